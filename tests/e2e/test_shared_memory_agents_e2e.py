@@ -184,3 +184,41 @@ async def test_a_merged_entitys_name_still_reaches_the_entity_kept(make_vault: C
         await h.settled()
         links = (await ok(alice, "get_outlinks", path="Notes/Trip.md"))["items"]
         assert {link["path"] for link in links} == {"Memory/Ann Lee.md"}, h.read("Notes/Trip.md")
+
+
+async def test_a_link_to_a_merged_observation_still_lands_and_keeps_who_wrote_it(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """Bob records a fact about Ann Lees, Alice links to it by its block id; a curator merges Ann
+    Lees into Ann Lee. The fact keeps its block id, Bob as `by` and its day, so Alice's link,
+    repointed to Ann Lee, lands on it (M6 s72: it got a new id and the curator's `by`, and the
+    link was broken)."""
+    async with (
+        e2e(make_vault({"Home.md": "# Home\n"}), auth=AUTH) as (url, h),
+        agent(url, "alice", mode) as alice,
+        agent(url, "bob", mode) as bob,
+        agent(url, "curator", mode, "admin read:vault write:vault delete:vault") as curator,
+    ):
+        await ok(alice, "create_entities", entities=[{"name": "Ann Lee", "entityType": "person", "observations": []}])
+        await ok(alice, "add_observations", observations=[{"entityName": "Ann Lee", "contents": ["Paints"]}])
+        await ok(bob, "create_entities", entities=[{"name": "Ann Lees", "entityType": "person"}])
+        added = await ok(bob, "add_observations", observations=[{"entityName": "Ann Lees", "contents": ["Runs"]}])
+        [block] = added["results"][0]["block_ids"]
+        [before] = (await ok(alice, "open_nodes", names=["Ann Lees"]))["entities"][0]["observations"]
+        await ok(alice, "create_note", path="Notes/Trip.md", content=f"She [[Ann Lees#^{block}|runs]].\n")
+        await ok(curator, "run_consolidation", wait=True, jobs=["duplicates"])
+        [found] = (await ok(curator, "list_findings", kind="duplicate_entity"))["items"]
+        ask = await error(curator, "apply_finding", finding_id=found["id"])
+        store = h.app.services.confirmations
+        [request] = await store.pending(ask["details"]["args_hash"], ask["details"]["vault"])
+        token, _ = await store.mint(request, minted_by="test")
+        applied = await ok(curator, "apply_finding", finding_id=found["id"], elicit_token=str(token))
+        assert applied["status"] == "applied" and not (h.root / "Memory/Ann Lees.md").exists()
+        assert h.read("Notes/Trip.md") == f"She [[Ann Lee#^{block}|runs]].\n"
+        [ann] = (await ok(alice, "open_nodes", names=["Ann Lee"]))["entities"]
+        runs = next(o for o in ann["observations"] if o["text"] == "Runs")
+        assert runs == before and runs["block_id"] == block
+        await h.settled()
+        assert (await ok(alice, "find_broken_links"))["items"] == []
+        links = (await ok(alice, "get_outlinks", path="Notes/Trip.md"))["items"]
+        assert {link["path"] for link in links} == {"Memory/Ann Lee.md"}
