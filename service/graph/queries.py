@@ -42,11 +42,12 @@ class Edge:
     embed: bool
     kind: str
     property: str | None = None  # the frontmatter property the link is written in; None: the body
+    link_id: int = 0  # the `links` row: in a note, the order its links were read in
 
 
 _EDGE_SELECT = """
 SELECT s.path, s.title, l.line, l.target_raw, l.target_path, t.title,
-       l.subpath, l.alias, l.embed, l.kind, l.property
+       l.subpath, l.alias, l.embed, l.kind, l.property, l.id
 FROM links l
 JOIN notes s ON s.id = l.src_id
 LEFT JOIN notes t ON t.vault_id = l.vault_id AND t.path = l.target_path
@@ -86,6 +87,7 @@ def _edges(rows: Iterable[Any]) -> list[Edge]:
                 embed=bool(r[8]),
                 kind=str(r[9]),
                 property=None if r[10] is None else str(r[10]),
+                link_id=int(r[11]),
             )
         )
     return out

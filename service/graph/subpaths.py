@@ -49,7 +49,7 @@ _UNLINKABLE = re.compile(r"[#|^:%\[\]\\]")
 
 _SQL = """
 SELECT s.path, s.title, l.line, l.target_raw, l.target_path, t.title,
-       l.subpath, l.alias, l.embed, l.kind, l.property, t.id, t.size
+       l.subpath, l.alias, l.embed, l.kind, l.property, t.id, t.size, l.id
 FROM links l
 JOIN notes s ON s.id = l.src_id
 JOIN notes t ON t.vault_id = l.vault_id AND t.path = l.target_path
@@ -144,6 +144,7 @@ def _edge(r: Any) -> Edge:
         embed=bool(r[8]),
         kind=str(r[9]),
         property=None if r[10] is None else str(r[10]),
+        link_id=int(r[13]),
     )
 
 

@@ -26,10 +26,10 @@ async def test_links_into_missing_headings_and_blocks_over_http(make_vault: Call
             items = result.structured_content["items"]
             assert [(i["line"], i["reason"], i["subpath"], i.get("target_path")) for i in items] == [
                 (1, "no_heading", "Step One", "Plan.md"),
-                (2, "no_note", "Goals", None),  # on one line, links to no note first
-                (2, "no_block", "^setup1", "Plan.md"),
+                (2, "no_block", "^setup1", "Plan.md"),  # on one line, in the order written
+                (2, "no_note", "Goals", None),
             ]
-            assert items[0]["suggestions"][0] == "Step 1 Setup" and items[2]["suggestions"] == ["^setup-1"]
+            assert items[0]["suggestions"][0] == "Step 1 Setup" and items[1]["suggestions"] == ["^setup-1"]
             only = await client.call_tool("find_broken_links", {"subpaths": False})
             assert only.structured_content is not None
             assert [i["reason"] for i in only.structured_content["items"]] == ["no_note"]

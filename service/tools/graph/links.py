@@ -249,7 +249,7 @@ class BrokenItem(NoteItem):
 
 class BrokenOut(ToolOutput):
     items: list[BrokenItem] = Field(
-        description="Broken links, by note path then line (on one line, links to no note first)."
+        description="Broken links, by note path, line and position (a line's wikilinks before its Markdown links)."
     )
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
 
@@ -271,7 +271,7 @@ async def find_broken_links(ctx: ToolContext, args: BrokenLinksIn) -> BrokenOut:
             queries(ctx).broken(ctx.vault.id, readable), section_problems(ctx, readable)
         )
         found: list[Edge | Problem] = [*edges, *problems]
-        found.sort(key=lambda f: (f.edge.source, f.edge.line) if isinstance(f, Problem) else (f.source, f.line))
+        found.sort(key=lambda f: _order(f.edge if isinstance(f, Problem) else f))
     else:
         found = list(await queries(ctx).broken(ctx.vault.id, readable))
     found = [f for f in found if _source(f).startswith(prefix) and ctx.can_read(_source(f))]
@@ -298,6 +298,10 @@ async def find_broken_links(ctx: ToolContext, args: BrokenLinksIn) -> BrokenOut:
             item.reason, item.target_path, item.suggestions = f.reason, e.target_path, next(suggestions)
         items.append(item)
     return BrokenOut(items=items, next_cursor=cursor)
+
+
+def _order(edge: Edge) -> tuple[str, int, int]:
+    return edge.source, edge.line, edge.link_id
 
 
 def _source(found: Edge | Problem) -> str:

@@ -26,6 +26,7 @@ LINKS = (
     "[[Target#^abc123]] ![[Target#Section|s]]\n"  # 8
     "[t](Target.md#Old%20Heading) [[#Nope]] [[Target#Fenced heading]] [[Target#Commented heading]]\n"  # 9
     "![[pic.png#interface]] [[Target#]] [[Target#^]] [[Missing#Heading]]\n"  # 10: not checked; no note
+    "[[Target#Gone]] [[Nowhere]]\n"  # 11: in the order written
 )
 FILES: dict[str, str | bytes] = {"Target.md": TARGET, "Links.md": LINKS, "pic.png": b"\x89PNG\r\n"}
 
@@ -55,6 +56,8 @@ async def test_links_into_missing_headings_and_blocks_are_broken(vault: Harness)
         (9, "no_heading", "Target", "Commented heading", "Target.md"),  # nor one in a comment
         (9, "no_heading", "Target.md", "Old Heading", "Target.md"),  # a line's wikilinks come first
         (10, "no_note", "Missing", "Heading", None),
+        (11, "no_heading", "Target", "Gone", "Target.md"),
+        (11, "no_note", "Nowhere", None, None),
     ]
     by_subpath = {i.get("subpath"): i for i in out["items"]}
     # The target's headings as a link writes them (':' dropped), the closest first.
@@ -75,7 +78,7 @@ async def test_links_into_missing_headings_and_blocks_are_broken(vault: Harness)
 
 async def test_subpaths_false_lists_only_links_to_no_note(vault: Harness) -> None:
     out = await vault.ok("find_broken_links", subpaths=False)
-    assert _rows(out) == [(10, "no_note", "Missing", "Heading", None)]
+    assert _rows(out) == [(10, "no_note", "Missing", "Heading", None), (11, "no_note", "Nowhere", None, None)]
 
 
 async def test_pages_of_subpath_problems_and_their_cursor(vault: Harness) -> None:
@@ -129,5 +132,6 @@ async def test_a_link_into_a_note_the_caller_may_not_read_is_a_link_to_no_note(v
         ("no_note", "Target.md"),
         ("no_heading", ""),
         ("no_note", "Missing"),
+        ("no_note", "Nowhere"),
     }
     assert all(i.get("suggestions") is None and i.get("target_path") is None for i in items if i["target"] != "")
