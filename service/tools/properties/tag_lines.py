@@ -17,14 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from service.markdown import frontmatter as fm
+from service.markdown.yaml_edit import norm_tag
 
 _KEY = re.compile(r"^tags[ \t]*:[ \t]*$")
 _ITEM = re.compile(r"^([ \t]*-[ \t]*)(.*?)([ \t]*)$")
 _PLAIN = re.compile(r"^[^\s'\"#&*!|>{}\[\],%@`-][^#]*$")
-
-
-def _norm(tag: str) -> str:
-    return tag.strip().lstrip("#").strip()
 
 
 def renamed_items(text: str, rename: Callable[[str], str | None]) -> str | None:
@@ -51,7 +48,7 @@ def renamed_items(text: str, rename: Callable[[str], str | None]) -> str | None:
             continue
         if not _PLAIN.match(value):
             return None
-        name = rename(_norm(value))
+        name = rename(norm_tag(value))
         if name is not None and name != value:
             lines[i] = item[1] + name + item[3]
     edited = "\n".join(lines)
@@ -69,5 +66,5 @@ def _reads_back(raw: str, edited: str, rename: Callable[[str], str | None]) -> b
     if error is not None or error_after is not None or not isinstance(before.get("tags"), list):
         return False
     expected: dict[str, Any] = dict(before)
-    expected["tags"] = [item if item is None else (rename(_norm(str(item))) or item) for item in before["tags"]]
+    expected["tags"] = [item if item is None else (rename(norm_tag(str(item))) or item) for item in before["tags"]]
     return after == expected
