@@ -50,3 +50,25 @@ def writable_copy(src: Path, dest: Path, **copytree: Any) -> Path:
         if not path.is_symlink():
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
     return dest
+
+
+def _link_or_copy(src: str, dest: str) -> None:
+    try:
+        os.link(src, dest)
+    except OSError:  # another file system (or no hard links there): a copy
+        shutil.copy2(src, dest)
+
+
+def read_only_copy(src: Path, dest: Path) -> Path:
+    """The vault's tree made again at `dest` of hard links to its files, for a test that only
+    reads it (indexes it, counts it): the same bytes, modes and times as a copy, made in ~1 s
+    where copying the 13,415-note vault took 15-40 s on the 2-core CI machine. Never hand it to
+    a call that writes: a file changed in place would change the test data (vaultgate's own
+    writes replace a file by a rename and would not). Its folders, new ones, get their owner's
+    write permission: removing the tree then never needs to change a file's mode, which for a
+    link is the test data's own."""
+    shutil.copytree(src, dest, copy_function=_link_or_copy)
+    for path in (dest, *dest.rglob("*")):
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    return dest
