@@ -9,12 +9,12 @@ read by the server with the caller's read permission: the arguments name the two
 nothing else, so no call can give an observation a `by` or a block id of its choosing (what it
 could write into a note by hand it could as well write into the kept one).
 
-Block ids: a line the kept note already holds, as written (or under the `-N` id a merge gave
-it, its pointers following), is not copied again (a merge run twice, a fact copied by hand); a
-line whose block id the kept note (or a line copied before it) already uses for another
-observation gets `<id>-2` (`-3`… the first one free, in any letter case, as Obsidian compares
-them), and the `superseded_by` pointers of the copied lines to it follow; the answer lists each
-such change (`renamed`), as links to `[[Merged#^id]]` then land on the kept note's own `^id`.
+Block ids: a line the kept note already holds, as written (a merge run twice, a fact copied by
+hand), is not copied again. A block id the kept note already uses for another observation
+(any letter case, as Obsidian compares them) refuses the merge (`validation_error`, reason
+`block_id_taken`, the ids listed), nothing written: a copy under another id would leave every
+`[[Merged#^id]]`, once repointed, on the kept note's own, other fact — a link quietly landing on
+the wrong statement. A person renames one of the two blocks (and its links) first.
 Touches: the kept entity's note (one write; the merged one is read).
 """
 
@@ -43,39 +43,11 @@ class MergeObservationsIn(ToolInput):
     )
 
 
-class RenamedOut(ToolOutput):
-    old: str = Field(description="The block id the line had in the merged entity's note.")
-    new: str = Field(description="Its block id in the kept note (the old one was taken there).")
-
-
 class MergeObservationsOut(ToolOutput):
     path: str = Field(description="The kept entity's note.")
     copied: int = Field(description="Observation lines added to it.")
     block_ids: list[str] = Field(description="The added lines' block ids, in order ('' for a line with none).")
     already_there: int = Field(description="Lines the kept note already held as written (not added again).")
-    renamed: list[RenamedOut] = Field(
-        default_factory=list, description="Copied lines whose block id the kept note already used for another one."
-    )
-
-
-def _with_id(obs: Observation, new: str) -> Observation:
-    """`obs` under the block id `new`, its line as written but for its `^id`."""
-    raw = obs.raw
-    if raw is not None and raw.endswith(f"^{obs.block_id}"):
-        raw = raw[: -len(obs.block_id)] + new
-    return replace(obs, block_id=new, raw=raw, fields=dict(obs.fields))
-
-
-def _pointing(obs: Observation, ids: dict[str, str]) -> Observation:
-    """`obs` with its `superseded_by` following a renamed block id (`ids`: old -> new)."""
-    ref = obs.fields.get("superseded_by", "").strip()
-    new = ids.get(ref.lstrip("^").lower())
-    if new is None or new.lower() == ref.lstrip("^").lower():
-        return obs
-    raw = obs.raw
-    if raw is not None:
-        raw = raw.replace(f"[superseded_by:: {obs.fields['superseded_by']}]", f"[superseded_by:: ^{new}]", 1)
-    return replace(obs, raw=raw, fields=obs.fields | {"superseded_by": f"^{new}"})
 
 
 def _line(obs: Observation) -> str:
@@ -83,50 +55,42 @@ def _line(obs: Observation) -> str:
 
 
 def _bare(obs: Observation) -> str:
-    """`obs`'s line but for its block id and where its `superseded_by` points: a line copied under
-    another id (and its pointers following) is the same line."""
+    """`obs`'s line but for its block id and where its `superseded_by` points: the line of one fact
+    whose history was mended since (`superseded_by` moved or cleared) is the same line."""
     line = _line(obs)
     if obs.block_id and line.endswith(f"^{obs.block_id}"):
         line = line[: -len(obs.block_id)]
     return _POINTER.sub("[superseded_by:: ]", line)
 
 
-def carried(kept: Entity, lines: list[Observation]) -> tuple[list[Observation], int, list[RenamedOut]]:
-    """The observations of `lines` to add to `kept` (copies; see the module's rules on block ids),
-    how many it already held, and the block ids changed. A line is already held when `kept` has it
-    as written, or, for one with a block id, the same line under that id or one of its `-N` forms
-    (the form a merge gave it before), so a merge run again adds nothing."""
+def carried(kept: Entity, lines: list[Observation]) -> tuple[list[Observation], int]:
+    """The observations of `lines` to add to `kept` (copies) and how many it already held: as
+    written, or for one with a block id, the same line under that id (its `superseded_by` aside).
+    `block_id_taken` when a line's block id is `kept`'s for another observation (the module's rules)."""
     held = {_line(o) for o in kept.observations}
     by_id = {o.block_id.lower(): o for o in kept.observations if o.block_id}
     out: list[Observation] = []
-    ids: dict[str, str] = {}  # a merged line's block id (lower case) -> its id in the kept note
-    renamed: list[RenamedOut] = []
+    taken: list[str] = []
     there = 0
     for obs in lines:
-        if not obs.block_id:
-            if _line(obs) in held:
-                there += 1
-            else:
-                out.append(replace(obs, fields=dict(obs.fields)))
-                held.add(_line(obs))
-            continue
-        n, bare = 1, _bare(obs)
-        while True:
-            new = obs.block_id if n == 1 else f"{obs.block_id}-{n}"
-            other = by_id.get(new.lower())
-            if other is None or _bare(other) == bare:
-                break
-            n += 1
-        ids.setdefault(obs.block_id.lower(), new)
-        if other is not None:  # held already (by that id)
+        other = by_id.get(obs.block_id.lower()) if obs.block_id else None
+        if other is not None and _bare(other) != _bare(obs):
+            taken.append(obs.block_id)
+        elif other is not None or _line(obs) in held:
             there += 1
-            continue
-        copy = _with_id(obs, new) if n > 1 else replace(obs, fields=dict(obs.fields))
-        if n > 1:
-            renamed.append(RenamedOut(old=obs.block_id, new=new))
-        by_id[new.lower()] = copy
-        out.append(copy)
-    return [_pointing(o, ids) for o in out], there, renamed
+        else:
+            out.append(replace(obs, fields=dict(obs.fields)))
+            held.add(_line(obs))
+            if obs.block_id:
+                by_id[obs.block_id.lower()] = obs
+    if taken:
+        raise ValidationFailed(
+            f"the kept entity's note uses {len(taken)} of the merged entity's block ids for other observations",
+            details={"field": "mergedName", "reason": "block_id_taken", "block_ids": taken[:50]},
+            hint="Copied under other ids, links to these blocks would land on other facts once repointed: "
+            "rename the block in one of the two notes (and the links to it), then merge again.",
+        )
+    return out, there
 
 
 async def merge_observations(ctx: ToolContext, args: MergeObservationsIn) -> MergeObservationsOut:
@@ -142,7 +106,7 @@ async def merge_observations(ctx: ToolContext, args: MergeObservationsIn) -> Mer
             hint="Name two different entities: the one kept and the one merged into it.",
         )
     lines = list(source.entity.observations)
-    result: dict[str, tuple[list[Observation], int, list[RenamedOut]]] = {}
+    result: dict[str, tuple[list[Observation], int]] = {}
 
     def change(entity: Entity) -> bool:
         result["r"] = carried(entity, lines)  # as the kept note is now (a retry reads it again)
@@ -150,13 +114,12 @@ async def merge_observations(ctx: ToolContext, args: MergeObservationsIn) -> Mer
         return bool(result["r"][0])
 
     done = await store.update(name, change, size=len(source.text))
-    added, there, renamed = result["r"]
+    added, there = result["r"]
     return MergeObservationsOut(
         path=done.vp.rel,
         copied=len(added),
         block_ids=[o.block_id for o in added],
         already_there=there,
-        renamed=renamed,
     )
 
 
@@ -167,8 +130,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Merge observations",
         description="Copy every observation line of a memory entity (mergedName) into another's note "
         "(entityName) as written: block ids, recorded, by, source and superseded_by kept, so links to its "
-        "blocks still land once repointed. A line already there is skipped; a block id already used there "
-        "becomes <id>-2 (listed in renamed).",
+        "blocks still land once repointed. A line already there is skipped; a block id the kept note uses for "
+        "another observation refuses the merge (validation_error, nothing written).",
         input_model=MergeObservationsIn,
         output_model=MergeObservationsOut,
         handler=merge_observations,
