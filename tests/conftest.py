@@ -20,6 +20,7 @@ import concurrent.futures
 import contextlib
 import os
 import shutil
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -349,6 +350,21 @@ async def started(root: Path, **overrides: Any) -> AsyncIterator[Harness]:
     app = VaultgateApp(settings_for(root, **overrides))
     async with app.running():
         yield Harness(app, root)
+
+
+async def indexed_before(root: Path, version: int, *statements: str) -> None:
+    """Index `root`, then leave its index as a reading before migration `version` wrote it: the
+    `statements` undo what the newer reading stores, and the migration is forgotten, so the next
+    start applies it again (the re-reading a migration asks for is what such a test checks)."""
+    async with started(root) as harness:
+        await harness.indexed()
+        db_path = Path(harness.app.db.path)
+    conn = sqlite3.connect(db_path)
+    with conn:
+        for statement in statements:
+            conn.execute(statement)
+        conn.execute("DELETE FROM schema_migrations WHERE version = ?", (version,))
+    conn.close()
 
 
 @pytest.fixture

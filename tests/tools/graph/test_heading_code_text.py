@@ -6,11 +6,10 @@ from its help vault) was a link into no heading, and read_note by that heading f
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import Harness, started
+from tests.conftest import Harness, indexed_before, started
 
 FUNCTIONS = "# Functions\n\n### `hasTag()`\nTags.\n\n## Use `x` here\nX.\n\n##`x` is no heading\n"
 LINKS = "[[Functions#hasTag]] [[Functions#Use x here]] [[Functions#x is no heading]]\n"
@@ -34,15 +33,8 @@ async def test_headings_keep_their_inline_code(make_vault: Callable[..., Path]) 
 
 
 async def test_an_index_built_before_reads_its_headings_again(make_vault: Callable[..., Path]) -> None:
-    root = make_vault(FILES)
-    async with started(root) as vg:
-        await vg.indexed()
-        db_path = Path(vg.app.db.path)
-    conn = sqlite3.connect(db_path)  # the rows as the reading before 0033 wrote them: the code blanked
-    with conn:
-        conn.execute("UPDATE headings SET text = '' WHERE text = '`hasTag()`'")
-        conn.execute("DELETE FROM schema_migrations WHERE version = 33")
-    conn.close()
+    root = make_vault(FILES)  # the rows as the reading before 0033 wrote them: the code blanked
+    await indexed_before(root, 33, "UPDATE headings SET text = '' WHERE text = '`hasTag()`'")
     async with started(root) as vg:
         await vg.indexed()
         await _reads_code_in_headings(vg)

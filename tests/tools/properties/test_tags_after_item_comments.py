@@ -6,11 +6,10 @@ for rename_tag alike. An index built before reads such notes again (migration 00
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import Harness, started
+from tests.conftest import Harness, indexed_before, started
 
 NOTE = (
     "# N\n\n"
@@ -40,15 +39,8 @@ async def test_tags_after_an_item_or_quote_comment_are_read_and_renamed(make_vau
 
 
 async def test_an_index_built_before_reads_those_notes_again(make_vault: Callable[..., Path]) -> None:
-    root = make_vault({"N.md": NOTE, "Plain.md": "no comment #plain\n"})
-    async with started(root) as vg:
-        await vg.indexed()
-        db_path = Path(vg.app.db.path)
-    conn = sqlite3.connect(db_path)  # the rows as the reading before 0034 wrote them: the tags masked
-    with conn:
-        conn.execute("DELETE FROM note_tags WHERE tag_lower IN ('later', 'kept', 'outside')")
-        conn.execute("DELETE FROM schema_migrations WHERE version = 34")
-    conn.close()
+    root = make_vault({"N.md": NOTE, "Plain.md": "no comment #plain\n"})  # before 0034: the tags masked
+    await indexed_before(root, 34, "DELETE FROM note_tags WHERE tag_lower IN ('later', 'kept', 'outside')")
     async with started(root) as vg:
         await vg.indexed()
         assert await _tags(vg) == [*SHOWN, "plain"]

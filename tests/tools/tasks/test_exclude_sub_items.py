@@ -6,11 +6,10 @@ an instruction this server does not evaluate (query_syntax_error)."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import Harness, started
+from tests.conftest import Harness, indexed_before, started
 
 PLAN = (
     "# Plan\n\n"
@@ -57,15 +56,8 @@ async def test_exclude_sub_items_keeps_the_tasks_the_plugin_keeps(make_vault: Ca
 
 
 async def test_an_index_built_before_reads_the_indentation_of_its_tasks(make_vault: Callable[..., Path]) -> None:
-    root = make_vault(FILES)
-    async with started(root) as vg:
-        await vg.indexed()
-        db_path = Path(vg.app.db.path)
-    conn = sqlite3.connect(db_path)  # the index as the reading before 0028 left it: no indentation kept
-    with conn:
-        conn.execute("ALTER TABLE tasks DROP COLUMN indent")
-        conn.execute("DELETE FROM schema_migrations WHERE version = 28")
-    conn.close()
+    root = make_vault(FILES)  # the index as the reading before 0028 left it: no indentation kept
+    await indexed_before(root, 28, "ALTER TABLE tasks DROP COLUMN indent")
     async with started(root) as vg:
         await vg.indexed()
         assert await _found(vg, "exclude sub-items") == TOP
