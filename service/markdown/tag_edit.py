@@ -30,13 +30,13 @@ _TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]+)")
 _VALID = re.compile(r"^[\w/-]+$")
 
 
-def check_tag(tag: str) -> str:
-    """A tag name without '#', validated as Obsidian accepts it."""
+def check_tag(tag: str, field: str = "tags") -> str:
+    """A tag name without '#', validated as Obsidian accepts it; `field` names the argument in the error."""
     name = tag.strip().lstrip("#")
     if not name or not _VALID.match(name) or name.replace("/", "").isdigit() or "//" in name:
         raise ValidationFailed(
             f"{tag!r} is not a valid tag",
-            details={"field": "tags", "tag": tag},
+            details={"field": field, "tag": tag},
             hint="Tags use letters, digits, '_', '-' and '/' for nesting, and are not only digits.",
         )
     return name.strip("/")

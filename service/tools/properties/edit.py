@@ -293,7 +293,7 @@ def _rename_in(text: str, rel: str, old: str, new: str) -> str:
 
 
 def _rename_tags(args: RenameTagIn) -> tuple[str, str]:
-    old, new = check_tag(args.old), check_tag(args.new)
+    old, new = check_tag(args.old, "old"), check_tag(args.new, "new")
     if old.lower() == new.lower() and old == new:
         raise ValidationFailed("old and new are the same tag", details={"field": "new"})
     return old, new
