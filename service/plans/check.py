@@ -10,7 +10,8 @@ plan's size after `foreach` expansion against `MAX_CALLS`.
 
 Read-only steps that come before any mutating step are run (through the `Host`, i.e. the whole
 dispatch chain, as the caller): reading changes nothing, and their results make the references
-of later steps, `foreach` lists included, known before execution. Moves are previewed with the
+of later steps, `foreach` lists included, known before execution; so does the `path` a create,
+copy or move answers where its arguments decide it (`_known_path`). Moves are previewed with the
 tool's own dry run to count the links they rewrite. The host is the tool layer's view of the
 server (`service.tools.sessions.plans`): the engine itself imports no tool.
 """
@@ -292,7 +293,9 @@ async def _check_step(
     results: list[Any] = []
     runnable = reads and not tool.mutating
     for index, item in enumerate(items):
-        call_scope = Scope(scope.params, scope.steps, (step.item_name, item) if step.foreach is not None else None)
+        call_scope = Scope(
+            scope.params, scope.steps, (step.item_name, item) if step.foreach is not None else None, scope.known
+        )
         late: set[str] = set()
         args: dict[str, Any] = {}
         for key, value in step.args.items():
@@ -341,6 +344,8 @@ async def _check_step(
                 elif step.tool in REWRITES:
                     await preview_rewrite(step.tool, args, host, builder, step.id)
                 _failures(builder, since, step, where)  # the dry run's too: a read-only note it would edit
+                if step.foreach is None and builder.since() == since:  # the call is foreseen succeeding
+                    _known_path(step, builder, builder.paths[earlier:], moves, scope)
                 checked.calls.append((step.id, step.tool, args, on_plan))
                 for rel_op in builder.paths[earlier:]:  # a folder move's files too: later calls on them are on plan
                     checked.paths.setdefault(rel_op, where)
@@ -374,6 +379,23 @@ def _known_effects(
     _failures(builder, since, step, where)
     for rel_op in builder.paths[earlier:]:
         checked.paths.setdefault(rel_op, where)
+
+
+def _known_path(step: Step, builder: EffectsBuilder, paths: list[tuple[str, str]], moves: int, scope: Scope) -> None:
+    """The `path` a create_note, copy_note, move_note or rename_note answers, where its arguments
+    decide it (all known, the call foreseen succeeding): the file it makes (the numbered name of
+    `if_exists='unique'`), or where the move puts the note (as its own dry run tells), the same
+    value the run gives a later step's `$steps.<id>.path`. A later step naming it is then checked
+    and previewed as if the path were written out; its other fields are known only at run time."""
+    path: str | None = None
+    if step.tool in {"create_note", "copy_note"}:
+        path = next((rel for rel, op in paths if op == "write"), None)
+    elif step.tool in MOVES and len(builder.effects.files_moved) > moves:
+        path = builder.effects.files_moved[-1].to_path
+    if path is not None:
+        for name in (step.id, step.capture_as):
+            if name:
+                scope.known[name] = {"path": path}
 
 
 _FAILS = {

@@ -9,7 +9,8 @@
 `references` lists what a value refers to (validation and the dependency graph); `resolve`
 replaces references with values from a `Scope` and raises `Unresolved` when a step's result is not
 known yet (validation resolves what it can before anything runs) or `RefError` when a path does
-not fit the value.
+not fit the value. A mutating step's result is known at validation only in the fields its
+arguments decide (`Scope.known`: a create_note's `path`); another field of it is `Unresolved`.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class Scope:
     params: dict[str, Any] = field(default_factory=dict)
     steps: dict[str, Any] = field(default_factory=dict)  # step id or captureAs -> result
     item: tuple[str, Any] | None = None
+    known: dict[str, dict[str, Any]] = field(default_factory=dict)  # step id or captureAs -> fields known so far
 
 
 def _refs_in_string(text: str, item_name: str | None) -> list[Ref]:
@@ -135,7 +137,11 @@ def _select(value: Any, segments: list[tuple[str | None, str | None]], where: st
 def _lookup(ref: Ref, scope: Scope, where: str) -> Any:
     if ref.kind == "step":
         if ref.name not in scope.steps:
-            raise Unresolved(ref.name)
+            first = _SEG.match(ref.path)
+            fields = scope.known.get(ref.name, {})
+            if first is None or first.group(1) not in fields:  # the whole result, or a field the run tells
+                raise Unresolved(ref.name)
+            return select(fields, ref.path, where)
         return select(scope.steps[ref.name], ref.path, where)
     if ref.kind == "item":
         if scope.item is None:

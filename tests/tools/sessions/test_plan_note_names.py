@@ -185,12 +185,14 @@ async def test_a_bare_name_of_the_periodic_note_an_earlier_step_makes_is_that_no
         assert _changed(before, snapshot(vg.root)) == {"Daily/2026-12-01.md"}
 
 
-async def test_a_bare_name_after_a_move_known_at_run_time_is_not_previewed_as_a_new_note(
+async def test_a_bare_name_after_a_move_of_a_created_note_is_previewed_as_the_moved_note(
     make_vault: Callable[..., Path],
 ) -> None:
     """A created note moved by a step whose source is the create's result, then appended to by
-    its bare name: which file the append changes is known at run time (listed unresolved), never
-    previewed as a new `Final.md` at the root that the run does not make (T1 s62 #1)."""
+    its bare name: never previewed as a new `Final.md` at the root that the run does not make
+    (T1 s62 #1). The create's `path` is known at validation, so the move and the append are
+    previewed as the run does them: the note is made at `Archive/Final.md`, nothing unresolved
+    (before, both steps were listed unresolved and the note at its first path)."""
     plan = {
         "goal": "combo",
         "steps": [
@@ -202,27 +204,30 @@ async def test_a_bare_name_after_a_move_known_at_run_time_is_not_previewed_as_a_
     async with started(make_vault(VAULT)) as vg:
         await vg.indexed()
         effects = (await vg.ok("validate_plan", plan=plan))["effects"]
-        assert effects["files_created"] == ["Plan/Draft.md"] and set(effects["unresolved"]) == {"mv", "link"}
+        assert effects["files_created"] == ["Archive/Final.md"] and effects["unresolved"] == []
         asked, changed = await _approved_run(vg, plan)
-        assert "Final.md" not in asked["files"] and "known at run time" in asked["preview"]
+        assert "Final.md" not in asked["files"] and set(asked["files"]) == changed
         assert changed == {"Archive/Final.md"} and "back" in vg.read("Archive/Final.md")
 
 
 async def test_only_a_step_that_may_make_the_note_makes_a_later_name_late(make_vault: Callable[..., Path]) -> None:
     """After a step known at run time that makes no note (add_tags on a result), a later create
     is an ordinary create; after one that may make it, the path as written is still checked as the
-    call checks it (path_invalid), whatever note the run finds (R2 s62 F2)."""
+    call checks it (path_invalid), whatever note the run finds (R2 s62 F2). The late step's
+    path is a search's result: the search runs after the create, so only the run knows it (the
+    create's own `path` is known at validation)."""
 
     def plan(late: dict[str, Any], path: str) -> dict[str, Any]:
         steps = [
             {"id": "mk", "tool": "create_note", "args": {"path": "Plan/Draft", "content": "# Draft\n"}},
-            {"id": "late", **late},
+            {"id": "find", "tool": "search_text", "args": {"query": "Draft"}, "dependsOn": ["mk"]},
+            {"id": "late", **late, "dependsOn": ["find"]},
             {"id": "sum", "tool": "create_note", "args": {"path": path, "content": "summary\n"}},
         ]
         return {"goal": "g", "steps": steps}
 
-    tag = {"tool": "add_tags", "args": {"path": "$steps.mk.path", "tags": ["x"]}}
-    move = {"tool": "move_note", "args": {"path": "$steps.mk.path", "new_path": "Archive/Final"}}
+    tag = {"tool": "add_tags", "args": {"path": "$steps.find.items[0].path", "tags": ["x"]}}
+    move = {"tool": "move_note", "args": {"path": "$steps.find.items[0].path", "new_path": "Archive/Final"}}
     async with started(make_vault(VAULT)) as vg:
         await vg.indexed()
         out = await vg.ok("validate_plan", plan=plan(tag, "Reports/Summary"))

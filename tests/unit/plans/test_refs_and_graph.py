@@ -42,6 +42,17 @@ def test_whole_values_keep_their_type_and_inline_ones_become_text() -> None:
         resolve("${missing}", scope)
 
 
+def test_a_mutating_steps_known_fields_resolve_and_the_rest_waits_for_the_run() -> None:
+    scope = Scope(known={"mk": {"path": "Inbox/Hub.md"}})
+    assert resolve("$steps.mk.path", scope) == "Inbox/Hub.md"
+    assert resolve("moved from ${steps.mk.path}", scope) == "moved from Inbox/Hub.md"
+    for unknown in ("$steps.mk", "$steps.mk.created", "$steps.other.path"):
+        with pytest.raises(Unresolved):
+            resolve(unknown, scope)
+    with pytest.raises(RefError):  # a known value's path that does not fit it
+        resolve("$steps.mk.path[0]", scope)
+
+
 def test_references_and_the_graph_order_and_cycles() -> None:
     assert {r.name for r in references({"a": "$steps.x.p", "b": ["${steps.y.q} ${p}"]})} == {"x", "y", "p"}
     plan = Plan.model_validate(
