@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from service.errors import IndexUnavailable
+from service.errors import ECHO_DETAIL_CHARS, IndexUnavailable, cut_middle
 from service.graph.linkpath import base_name, strip_md
 from service.graph.moves import FileEdit, MovePlan, apply_plan, refuse_read_only_edits
 from service.graph.rewrite import LineChange
@@ -79,9 +79,23 @@ def target_note(path: str | None, title: str | None, raw: str, source: str) -> t
 
 
 LINE_WINDOW = 120  # characters kept either side of a link in a longer linking line
-LINE_TEXT_DESCRIPTION = (
-    f"That line's text (a long line: up to {LINE_WINDOW} characters either side of the link, '…' where cut)."
+LINK_ECHO_CHARS = ECHO_DETAIL_CHARS  # a link's target, subpath or alias echoed longer is cut in the middle
+LINE_TEXT_CHARS = 2 * LINE_WINDOW + LINK_ECHO_CHARS  # the window around a link with a cut-length target
+CUT_RULE = (
+    f"longer than {LINK_ECHO_CHARS:,} characters: its first and last {LINK_ECHO_CHARS // 2} kept, "
+    "'…(N characters cut)…' between"
 )
+LINE_TEXT_DESCRIPTION = (
+    f"That line's text (a long line: up to {LINE_WINDOW} characters either side of the link, '…' where cut; "
+    f"a window longer than {LINE_TEXT_CHARS:,} characters keeps its first and last {LINE_TEXT_CHARS // 2}, "
+    "'…(N characters cut)…' between)."
+)
+
+
+def echoed(value: str | None) -> str | None:
+    """A link's target, subpath or alias as written, cut in the middle past `LINK_ECHO_CHARS`: a note
+    holding `[[T#` and 20,000 characters would otherwise make one 20,000-character item."""
+    return value if value is None else cut_middle(value, LINK_ECHO_CHARS)
 
 
 def around(line: str, target: str) -> str:
@@ -115,7 +129,7 @@ class LineText:
                 lines = []
             self._cache[path] = lines
         text = lines[line].rstrip("\r") if 0 <= line < len(lines) else ""
-        return text if target is None else around(text, target)
+        return text if target is None else cut_middle(around(text, target), LINE_TEXT_CHARS)
 
 
 class LineChangeItem(BaseModel):

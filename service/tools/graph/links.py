@@ -28,7 +28,15 @@ from service.graph.subpaths import Problem, SubpathLinks
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.graph.section_checks import Reason, section_problems
-from service.tools.graph_common import LINE_TEXT_DESCRIPTION, LineText, NoteItem, note_item, target_note
+from service.tools.graph_common import (
+    CUT_RULE,
+    LINE_TEXT_DESCRIPTION,
+    LineText,
+    NoteItem,
+    echoed,
+    note_item,
+    target_note,
+)
 from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import drop_gone, forget_gone, missing
 from service.tools.spec import ToolSpec
@@ -47,9 +55,9 @@ class PathIn(ToolInput, Paging):
 class LinkItem(NoteItem):
     line: int = Field(description="1-based line of the link in the linking note.")
     text: str = Field(description=LINE_TEXT_DESCRIPTION)
-    target: str = Field(description="Link target as written.")
-    subpath: str | None = Field(default=None, description="Heading or ^block the link points into.")
-    alias: str | None = Field(default=None, description="Display text of the link.")
+    target: str = Field(description=f"Link target as written ({CUT_RULE}).")
+    subpath: str | None = Field(default=None, description=f"Heading or ^block the link points into ({CUT_RULE}).")
+    alias: str | None = Field(default=None, description=f"Display text of the link ({CUT_RULE}).")
     embed: bool = Field(description="True for an embed (![[...]]).")
     kind: str = Field(description="'wikilink' or 'markdown'.")
     property: str | None = Field(
@@ -64,11 +72,13 @@ class BacklinkItem(LinkItem):
 
 
 class OutlinkItem(LinkItem):
-    """`path` is the target (where an unresolved link would create its note)."""
+    """`path` is the target (where an unresolved link would create its note; a path and title
+    longer than the echo bound are cut as `target` is)."""
 
     obsidian_url: str = Field(
         description="obsidian://open URL of the target; for an unresolved link, the obsidian://new URL"
-        " that creates it, as clicking the link in Obsidian does."
+        " that creates it, as clicking the link in Obsidian does (an unresolved path cut for its length:"
+        " the linking note's obsidian://open URL)."
     )
     resolved: bool = Field(description="Whether the link points at an existing note.")
 
@@ -89,9 +99,9 @@ def _link_fields(edge: Edge, lines: LineText) -> dict[str, object]:
     return {
         "line": edge.line + 1,
         "text": lines.get(edge.source, edge.line, edge.target_raw),
-        "target": edge.target_raw,
-        "subpath": edge.subpath,
-        "alias": edge.alias,
+        "target": echoed(edge.target_raw),
+        "subpath": echoed(edge.subpath),
+        "alias": echoed(edge.alias),
         "embed": edge.embed,
         "kind": edge.kind,
         "property": edge.property,
@@ -137,7 +147,9 @@ async def get_outlinks(ctx: ToolContext, args: PathIn) -> OutlinksOut:
     for e in page:
         path, title = target_note(e.target_path, e.target_title, e.target_raw, vp.rel)
         item = note_item(ctx, path, title)
-        if e.target_path is None:
+        if e.target_path is None and echoed(path) != path:  # a cut name is no path to create: the linking note
+            item.update(path=echoed(path), title=echoed(title), obsidian_url=ctx.vault.url(vp.rel))
+        elif e.target_path is None:
             item["obsidian_url"] = ctx.vault.new_url(strip_md(path))
         items.append(OutlinkItem(**item, resolved=e.target_path is not None, **_link_fields(e, lines)))
     return OutlinksOut(source=vp.rel, items=items, next_cursor=cursor)
@@ -223,7 +235,9 @@ class BrokenItem(NoteItem):
 
     line: int = Field(description="1-based line of the link.")
     text: str = Field(description=LINE_TEXT_DESCRIPTION)
-    target: str = Field(description="The link's target as written, without its #subpath ('' for [[#Heading]]).")
+    target: str = Field(
+        description=f"The link's target as written, without its #subpath ('' for [[#Heading]]; {CUT_RULE})."
+    )
     kind: str = Field(description="'wikilink' or 'markdown'.")
     embed: bool = Field(description="True for an embed.")
     property: str | None = Field(
@@ -235,7 +249,9 @@ class BrokenItem(NoteItem):
         description="'no_note': the target resolves to no note; 'no_heading' / 'no_block': the note exists "
         "(`target_path`) but has no heading or block id the link's `subpath` names."
     )
-    subpath: str | None = Field(default=None, description="The heading (path) or ^block the link points into.")
+    subpath: str | None = Field(
+        default=None, description=f"The heading (path) or ^block the link points into ({CUT_RULE})."
+    )
     target_path: str | None = Field(
         default=None, description="For 'no_heading' / 'no_block': the note the link resolves to."
     )
@@ -287,12 +303,12 @@ async def find_broken_links(ctx: ToolContext, args: BrokenLinksIn) -> BrokenOut:
             **note_item(ctx, e.source, e.source_title),
             line=e.line + 1,
             text=lines.get(e.source, e.line, e.target_raw),
-            target=e.target_raw,
+            target=echoed(e.target_raw),
             kind=e.kind,
             embed=e.embed,
             property=e.property,
             reason="no_note",
-            subpath=e.subpath,
+            subpath=echoed(e.subpath),
         )
         if isinstance(f, Problem):
             item.reason, item.target_path, item.suggestions = f.reason, e.target_path, next(suggestions)
