@@ -1,6 +1,7 @@
 """notes domain: read, write, copy, delete and move notes, files and folders.
 
-Tools: read_note, read_notes, note_info (`read.py`); list_notes, list_folders (`listing.py`); create_note,
+Tools: read_note, read_notes, note_info (`read.py`); get_outline (`outlines.py`: headings and
+block ids with their lines and links); list_notes, list_folders (`listing.py`); create_note,
 write_note, append_note, prepend_note, patch_note (`write.py`); delete_note, copy_note,
 create_folder (`files.py`); bulk_create_notes (`bulk.py`); move_note, rename_note (`moves.py`,
 rewriting every link to what moved); replace_text (`replace.py`, find and
@@ -12,11 +13,12 @@ note facts, the notes that link to a moved file).
 
 from __future__ import annotations
 
-from service.tools.notes import bulk, files, listing, moves, read, replace, write
+from service.tools.notes import bulk, files, listing, moves, outlines, read, replace, write
 from service.tools.spec import ToolSpec
 
 TOOLS: tuple[ToolSpec, ...] = (
     *read.TOOLS,
+    *outlines.TOOLS,
     *listing.TOOLS,
     *write.TOOLS,
     *files.TOOLS,

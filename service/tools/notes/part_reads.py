@@ -27,7 +27,7 @@ import hashlib
 import os
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal
 
@@ -62,18 +62,23 @@ class Part:
     start: str  # the note's first `cap + 1` characters
 
 
-def too_long(size: int, limit: int, why: str = "", reason: str | None = None) -> Overflow:
+def too_long(
+    size: int, limit: int, why: str = "", reason: str | None = None, tool: str = "read_note", hint: str | None = None
+) -> Overflow:
     """read_note's `overflow` for text of at least `size` bytes (`why`: what made a part
     unreadable): the answer holds it twice (its content and its text), so it is refused before it
     is built (the governor would refuse it after)."""
-    details: dict[str, object] = {"bytes": size, "limit": limit, "tool": "read_note"}
+    details: dict[str, object] = {"bytes": size, "limit": limit, "tool": tool}
     if reason:
         details["reason"] = reason
     return Overflow(
         f"result of at least {size} bytes exceeds the {limit}-byte limit{why}",
         details=details,
-        hint="Read a part: a line range (start_line, end_line), a heading section, or part='frontmatter'.",
+        hint=hint or "Read a part: a line range (start_line, end_line), a heading section, or part='frontmatter'.",
     )
+
+
+_WHOLE = "Read the note by a line range (read_note start_line, end_line)."
 
 
 class _NotUtf8(Exception):
@@ -265,3 +270,45 @@ def _span(outliner: Outliner, lines: int, wanted: Wanted) -> tuple[int, int]:
         return outliner.block_starts[block], outliner.found[block] + 1
     span = sections.heading_span(outliner.headings, lines, list(wanted.heading))
     return span.start, span.end
+
+
+def each_line(fh: BinaryIO, limit: int, cap: int, take: Callable[[int, str, int], None], tool: str) -> tuple[int, str]:
+    """Every line of the open note `fh` in order, as `read_part` reads them, given to
+    `take(no, line, body_line)` (0-based; `body_line`: the first line after its frontmatter):
+    (the note's lines, its etag). A line longer than a part may hold, a note that is not UTF-8 or
+    frontmatter longer than `cap` is `overflow` (`read_part`: its structure cannot be read)."""
+    before = os.fstat(fh.fileno())
+    size, longest = before.st_size, max(limit // 2, cap + 1)
+    try:
+        start, whole = _start(fh, cap, longest)
+        front = fm.fences(start)
+        if (
+            front.raw is None
+            and start.startswith(("---", "\ufeff---"))
+            and not whole
+            and fm.fences(start + "\n---\n").raw
+        ):
+            raise too_long(
+                size, limit, f": its frontmatter is longer than {cap} characters", "frontmatter", tool, _WHOLE
+            )
+        sha = hashlib.sha256()
+        count, last_length = 0, 0
+        for no, (line, last_length, _end) in enumerate(_lines(fh, longest, sha)):
+            count = no + 1
+            if line is None:
+                why = f": line {no + 1} alone is more, and the note is read by its lines"
+                raise too_long(2 * last_length, limit, why, None, tool, _WHOLE)
+            take(no, line, front.body_line)
+    except _NotUtf8:
+        raise too_long(
+            size,
+            limit,
+            ": the note is not UTF-8, and a long note is read by its lines from UTF-8 only",
+            "not_utf8",
+            tool,
+            _WHOLE,
+        ) from None
+    after = os.fstat(fh.fileno())
+    if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        raise Conflict("the note changed while it was read: read it again", details={"reason": "changed_while_read"})
+    return count, sha.hexdigest()[:32]

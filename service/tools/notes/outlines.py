@@ -1,0 +1,211 @@
+"""notes domain, reading: get_outline — a note's headings and block ids, with the address each
+one is read by, without its text.
+
+The headings are those `read_note` finds a section by (`service.markdown.outline.Outliner`: not
+in code, a comment or the frontmatter); each comes with its section's lines as `read_note` gives
+them (trailing empty lines left out), its heading path and `link`, the subpath that reads this
+section alone (`Note#<link>`), checked with `sections.heading_span`, the function `read_note`
+finds a heading by. A note longer than an answer may hold is read by its lines from the file
+(`part_reads.each_line`), never held whole.
+
+Touches: vault files (read only, through `VaultFiles`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import partial
+from typing import BinaryIO
+
+from pydantic import Field
+
+from service.errors import ValidationFailed
+from service.graph.address import Address
+from service.markdown import frontmatter as fm
+from service.markdown import line_ends, sections
+from service.markdown.outline import Outliner
+from service.markdown.parse import Heading
+from service.tools.context import ToolContext
+from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
+from service.tools.notes import part_reads
+from service.tools.spec import ToolSpec
+from service.vault import offloop
+
+MAX_CHECKED = 2000  # headings sharing a link text whose shortest unique subpath is searched (each a scan)
+
+
+class OutlineIn(ToolInput):
+    path: str = Field(description=NOTE_ADDRESS)
+    max_level: int | None = Field(
+        default=None, ge=1, le=6, description="Only headings of this level or higher (1: '#' only); all by default."
+    )
+
+
+class OutlineHeading(ToolOutput):
+    level: int = Field(description="1 for '#', up to 6.")
+    text: str = Field(description="The heading's text as written (without the '#'s).")
+    line: int = Field(description="Its line (1-based).")
+    end_line: int = Field(description="The last line of its section (sub-sections included), as read_note gives it.")
+    path: list[str] = Field(description="Its heading path, outermost first, e.g. ['Plan', 'Goals'].")
+    link: str | None = Field(
+        description="The subpath a wikilink to it uses: read_note 'Note#<link>' reads this section. Null when no "
+        "heading address names it alone (two sections with the same heading path): read it by its lines."
+    )
+
+
+class OutlineBlock(ToolOutput):
+    id: str = Field(description="The block id, without '^' (read_note 'Note#^<id>' reads the block).")
+    start_line: int = Field(description="The block's first line (1-based).")
+    line: int = Field(description="The line that carries '^<id>'.")
+
+
+class OutlineOut(ToolOutput):
+    path: str = Field(description="Vault-relative path of the note.")
+    etag: str = Field(description="Content hash, as read_note gives it.")
+    total_lines: int = Field(description="Lines in the note.")
+    headings: list[OutlineHeading] = Field(description="Headings in note order (of max_level or higher).")
+    blocks: list[OutlineBlock] = Field(description="Block ids in note order.")
+
+
+@dataclass(slots=True)
+class _Reading:
+    """The note's lines fed in order (`take`): an `Outliner` and, at each heading line and at the
+    end, the last non-empty line before it (where `read_note` ends a section)."""
+
+    outliner: Outliner = field(default_factory=Outliner)
+    filled: int = -1  # the last non-empty line so far
+    filled_before: dict[int, int] = field(default_factory=dict)
+    lines: int = 0
+    last: str = ""
+
+    def take(self, no: int, line: str, body_line: int) -> None:
+        outliner = self.outliner
+        if no >= body_line:
+            seen = len(outliner.headings)
+            outliner.feed(no, line)
+            if len(outliner.headings) > seen:
+                self.filled_before[no] = self.filled
+        outliner.paragraph(no, line)
+        if line:
+            self.filled = no
+        self.lines, self.last = no + 1, line
+
+    def total_lines(self) -> int:
+        """The note's lines as `read_note` counts them (a line end closing the last line adds none)."""
+        return self.lines - 1 if self.lines > 1 and not self.last else max(self.lines, 1)
+
+
+def link_text(text: str) -> str:
+    """A heading as a link writes it: the characters `sections.link_key` reads as spaces are spaces."""
+    return " ".join(sections._PUNCTUATION.sub(" ", text).split())
+
+
+def _names(headings: list[Heading], total: int, at: int, path: list[int], keys: Counter[str]) -> str | None:
+    """The shortest subpath (`A#B`) that `read_note` reads heading `at` by: its own link text,
+    else with its nearest ancestors before it, else from its outermost; None when none does."""
+    own = link_text(headings[at].text)
+    if keys[sections.link_key(headings[at].text)] == 1 and own and not own.startswith("^"):
+        return own  # the only heading of its key: read_note's first match or its link_key match
+    texts = [link_text(headings[i].text) for i in path]
+    tried = [texts[-1:], *(texts[i : i + 1] + texts[-1:] for i in range(len(texts) - 2, -1, -1)), texts]
+    for parts in tried:
+        subpath = "#".join(parts)
+        heading = Address("", subpath, None, False).heading
+        if heading is None or "^" in subpath[:1]:
+            continue
+        try:
+            span = sections.heading_span(headings, total, heading)
+        except ValidationFailed:
+            continue
+        if span.start == headings[at].line:
+            return subpath
+    return None
+
+
+def _ends(headings: list[Heading], total: int) -> list[int]:
+    """Where each heading's section ends (0-based, excluded): the next heading of its level or higher."""
+    ends = [total] * len(headings)
+    open_: list[int] = []
+    for i, h in enumerate(headings):
+        while open_ and headings[open_[-1]].level >= h.level:
+            ends[open_.pop()] = h.line
+        open_.append(i)
+    return ends
+
+
+def _outline(reading: _Reading, max_level: int | None) -> tuple[list[OutlineHeading], list[OutlineBlock]]:
+    """The answer's headings and blocks (in a worker thread for a long note: `service.vault.offloop`)."""
+    headings, total = reading.outliner.headings, reading.lines
+    keys = Counter(sections.link_key(h.text) for h in headings)
+    ends = _ends(headings, total)
+    filled = {**reading.filled_before, total: reading.filled}
+    out: list[OutlineHeading] = []
+    open_: list[int] = []  # the headings whose sections hold the current one, outermost first
+    checked = 0
+    for i, h in enumerate(headings):
+        while open_ and headings[open_[-1]].level >= h.level:
+            open_.pop()
+        open_.append(i)
+        if max_level is not None and h.level > max_level:
+            continue
+        unique = keys[sections.link_key(h.text)] == 1
+        link = None
+        if unique or checked < MAX_CHECKED:
+            checked += 0 if unique else 1
+            link = _names(headings, total, i, open_, keys)
+        last = max(h.line, filled.get(ends[i], h.line))
+        path = [headings[j].text for j in open_]
+        out.append(OutlineHeading(level=h.level, text=h.text, line=h.line + 1, end_line=last + 1, path=path, link=link))
+    found = reading.outliner
+    blocks = [OutlineBlock(id=b, start_line=found.block_starts[b] + 1, line=no + 1) for b, no in found.found.items()]
+    return out, blocks
+
+
+def _read_text(text: str, max_level: int | None) -> tuple[_Reading, list[OutlineHeading], list[OutlineBlock]]:
+    """`_outline` of a note's text (held: it fits an answer)."""
+    text = line_ends.lf(text)  # a CR alone ends a line, as read_note reads it
+    reading = _Reading()
+    body_line = fm.fences(text).body_line
+    for no, line in enumerate(text.split("\n")):
+        reading.take(no, line, body_line)
+    return reading, *_outline(reading, max_level)
+
+
+def _read_file(
+    fh: BinaryIO, limit: int, cap: int, max_level: int | None
+) -> tuple[_Reading, str, list[OutlineHeading], list[OutlineBlock]]:
+    """`_outline` of a note read by its lines from its open file (`part_reads.each_line`)."""
+    reading = _Reading()
+    etag = part_reads.each_line(fh, limit, cap, reading.take, "get_outline")[1]
+    return reading, etag, *_outline(reading, max_level)
+
+
+async def get_outline(ctx: ToolContext, args: OutlineIn) -> OutlineOut:
+    vp = (await ctx.find_note(args.path, "read")).vp
+    limit = ctx.services.settings.governor.max_response_bytes
+    if (size := ctx.vault.files.stat(vp).size) > limit:  # read by its lines, never held whole
+        cap = ctx.services.settings.limits.max_indexed_note_chars
+        scan = partial(_read_file, limit=limit, cap=cap, max_level=args.max_level)
+        reading, etag, headings, blocks = await offloop.sized(size, ctx.vault.files.scan, vp, scan)
+    else:
+        note = await offloop.read(ctx.vault.files.read, vp)
+        reading, headings, blocks = await offloop.sized(len(note.content), _read_text, note.content, args.max_level)
+        etag = note.etag
+    return OutlineOut(path=vp.rel, etag=etag, total_lines=reading.total_lines(), headings=headings, blocks=blocks)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="get_outline",
+        domain="notes",
+        title="Outline of a note",
+        description="A note's headings (level, text, line, the last line of its section, heading path, and the "
+        "link subpath that reads that section: read_note 'Note#<link>') and block ids with their lines, without "
+        "its text. Headings in code, comments or frontmatter are not headings. To read a section use read_note.",
+        input_model=OutlineIn,
+        output_model=OutlineOut,
+        handler=get_outline,
+        reads_index=False,
+    ),
+)

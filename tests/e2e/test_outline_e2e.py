@@ -1,0 +1,48 @@
+"""get_outline end to end over HTTP with the SDK client in both eras: an agent tidying a note's
+headings lists them without reading the note, and reads one section by the `link` the outline
+gives it (tests/tools/notes/test_get_outline.py checks every link and path through the dispatch
+chain)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error, ok
+
+NOTE = (
+    "---\ntitle: plan\n---\n# Plan\n\n## Goals\n\n```\n## In code\n```\n\n### Step 1: Setup\n\nfirst ^s1\n\n"
+    "## Risks\n\n### Goals\n\nnested\n"
+)
+
+
+@pytest.mark.covers("get_outline", "success")
+@pytest.mark.covers("get_outline", "failure")
+async def test_outline_and_its_links_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    root = make_vault({"Projects/Plan.md": NOTE, "Private/Secret.md": "# S\n", "Board.canvas": '{"nodes": []}'})
+    async with e2e(root, acl={"prefix_rules": [{"path": "Private", "read": "deny"}]}) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            got = await ok(c, "get_outline", path="Plan")
+            assert [(x["line"], x["end_line"], x["link"]) for x in got["headings"]] == [
+                (4, 20, "Plan"),
+                (6, 14, "Plan#Goals"),
+                (12, 14, "Step 1 Setup"),
+                (16, 20, "Risks"),
+                (18, 20, "Risks#Goals"),
+            ]
+            assert got["headings"][2]["path"] == ["Plan", "Goals", "Step 1: Setup"]
+            assert got["blocks"] == [{"id": "s1", "start_line": 14, "line": 14}]
+            section = await ok(c, "read_note", path="Plan#" + got["headings"][4]["link"])
+            assert (section["start_line"], section["content"]) == (18, "### Goals\n\nnested\n")
+            assert [x["text"] for x in (await ok(c, "get_outline", path="Plan", max_level=2))["headings"]] == [
+                "Plan",
+                "Goals",
+                "Risks",
+            ]
+            assert (await error(c, "get_outline", path="Secret"))["code"] == "note_not_found"
+            assert (await error(c, "get_outline", path="Board.canvas"))["code"] == "not_a_note"
