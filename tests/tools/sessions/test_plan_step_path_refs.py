@@ -73,6 +73,9 @@ async def test_a_reference_to_a_made_notes_path_previews_like_the_path_written_o
             [("Alone 1.md", "Archive/Alone 1.md"), ("Archive/Alone 1.md", "Archive/Second.md")],
             [],
         ), numbered["effects"]
+        captured = {**REFERENCE, "steps": [{**REFERENCE["steps"][0], "captureAs": "hub"}, dict(REFERENCE["steps"][1])]}
+        captured["steps"][1]["args"] = {"path": "$steps.hub.path", "new_path": "Archive/"}
+        assert _files((await vg.ok("validate_plan", plan=captured))["effects"]) == expected
         copied = await vg.ok("validate_plan", plan=COPIED)
         assert _files(copied["effects"]) == (["Archive/Copy.md"], [("Inbox/Copy.md", "Archive/Copy.md")], [])
 
