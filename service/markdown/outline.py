@@ -22,12 +22,33 @@ LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
 
 class Outliner:
     """Headings and (`blocks`) block ids of the body lines fed in order (`feed(no, raw)`, `raw`
-    without its line end), with the first line of each block (`block_starts`: the block's line
-    for a list item, else the first line of its paragraph, as `sections.find_block` reads it;
-    right only when every line from the note's first, frontmatter too, is also given to
-    `paragraph` after its `feed`)."""
+    without its line end), with the first line of each block (`block_starts`, as
+    `sections.find_block` reads it; right only when every line from the note's first,
+    frontmatter too, is also given to `paragraph` after its `feed`):
 
-    __slots__ = ("block_starts", "blocks", "code", "comments", "found", "headings", "para")
+    - an id at the end of a list item's line, or of a line continuing an item (`- a` then
+      `  more ^id`): the item's line;
+    - an id on a line of its own after a blank line (`^id` alone, Obsidian's form for a quote,
+      callout, list, table or code block): the first line of the block above it, the run of
+      non-blank lines before the blank (blank lines inside a fence do not end it); only its own
+      line when nothing but a heading or the frontmatter is above it;
+    - else the first line of its paragraph (an id line right under a quote or a paragraph
+      continues it).
+    """
+
+    __slots__ = (
+        "block_starts",
+        "blocks",
+        "code",
+        "code_line",
+        "comments",
+        "fed",
+        "found",
+        "headings",
+        "last_run",
+        "para",
+        "run",
+    )
 
     def __init__(self, *, blocks: bool = True) -> None:
         self.headings: list[Heading] = []
@@ -37,12 +58,18 @@ class Outliner:
         self.code = CodeScanner()
         self.comments = Comments()
         self.para = 0  # the first line of the paragraph being read (`paragraph`)
+        self.run = -1  # the first line of the run of non-blank body lines being read, or -1
+        self.last_run = -1  # the first line of the run before the last blank line, or -1
+        self.fed = self.code_line = -1  # the last line fed; the last fed that is code
 
     def feed(self, no: int, raw: str) -> None:
+        self.fed = no
         comments = self.comments
         is_code = self.code.code(raw)
         if comments.percent or comments.html:  # a code block opened in a comment ends with it
             is_code = comments.seen(self.code, raw, is_code)
+        if is_code:
+            self.code_line = no
         hidden = False
         if not is_code and (comments.percent or comments.html or "%%" in raw or "<!--" in raw):
             hidden = comments.inside(mask_inline_code(raw) if "`" in raw else raw, self.code)
@@ -57,13 +84,31 @@ class Outliner:
             b = _BLOCK_ID.search(line) if self.blocks and "^" in line and not unseen else None
             if b and b.group(1) not in self.found:
                 self.found[b.group(1)] = no
-                self.block_starts[b.group(1)] = no if LIST_ITEM.match(raw) else self.para
+                self.block_starts[b.group(1)] = self._start(no, raw, b.group(1))
+
+    def _start(self, no: int, raw: str, block: str) -> int:
+        if LIST_ITEM.match(raw):
+            return no
+        if self.run < 0 and self.last_run >= 0 and raw.strip() == f"^{block}":
+            return self.last_run  # the id alone after a blank line: the block above it
+        return self.para
 
     def paragraph(self, no: int, raw: str) -> None:
         """After `feed` of line `no` (any line, frontmatter too): where the next paragraph starts."""
         lead = raw.lstrip()[:1]
-        if not lead or lead == "#" or ((lead in "-*+" or lead.isdigit()) and LIST_ITEM.match(raw)):
+        if not lead:
             self.para = no + 1
+            if self.code_line != no:  # a blank line outside code ends a run
+                self.last_run, self.run = (self.run, -1) if self.run >= 0 else (self.last_run, -1)
+        elif self.fed != no or (self.headings and self.headings[-1].line == no):
+            self.para, self.run, self.last_run = no + 1, -1, -1  # not a block an id names
+        else:
+            if lead == "#":
+                self.para = no + 1
+            elif (lead in "-*+" or lead.isdigit()) and LIST_ITEM.match(raw):
+                self.para = no  # the lines continuing the item belong to it
+            if self.run < 0:
+                self.run = no
 
 
 def outline(text: str, *, blocks: bool = True) -> tuple[list[Heading], dict[str, int]]:

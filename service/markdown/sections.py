@@ -21,7 +21,7 @@ from typing import Literal
 from service.errors import ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown import line_ends
-from service.markdown.outline import outline
+from service.markdown.outline import Outliner, outline
 from service.markdown.parse import Heading
 
 Position = Literal["before", "after", "prepend", "append", "replace"]
@@ -32,11 +32,13 @@ MAX_COMPARED = 2000  # block ids a missing one is compared with for the closest
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """Lines [start, end) of the note; `body_start` is the first line after a heading line."""
+    """Lines [start, end) of the note; `body_start` is the first line after a heading line;
+    `detached`: a block whose `^id` is on a line of its own, the span's last."""
 
     start: int
     end: int
     body_start: int
+    detached: bool = False
 
 
 def _norm(text: str) -> str:
@@ -119,21 +121,37 @@ def heading_span(headings: list[Heading], total: int, path: list[str]) -> Span:
 
 
 def find_block(text: str, block_id: str) -> Span:
-    """The paragraph (or list item) carrying `^block_id`; start..end covers its lines."""
+    """The block carrying `^block_id`, its lines up to the id's (`Outliner.block_starts`): the
+    paragraph or list item it ends, or, for an id on a line of its own after a blank line
+    (Obsidian's form for a quote, callout, list, table), the block above it with the blank and
+    the id's line (`detached`)."""
     block_id = block_id.lstrip("^")
     text = line_ends.lf(text)
-    blocks = outline(text)[1]
-    if block_id not in blocks:
-        raise missing_block(block_id, list(blocks))
-    lines = text.split("\n")
-    last = blocks[block_id]
-    first = last
-    is_item = bool(re.match(r"^\s*([-*+]|\d+[.)])\s", lines[last]))
-    while not is_item and first > 0 and lines[first - 1].strip() and not lines[first - 1].lstrip().startswith("#"):
-        if re.match(r"^\s*([-*+]|\d+[.)])\s", lines[first - 1]):
+    body = fm.fences(text).body_line
+    found = Outliner()
+    no, pos = 0, 0
+    while True:  # line by line, without holding the note's lines
+        end = text.find("\n", pos)
+        raw = (text[pos:] if end < 0 else text[pos:end]).rstrip("\r")
+        if no >= body:
+            found.feed(no, raw)
+        found.paragraph(no, raw)
+        if end < 0:
             break
-        first -= 1
-    return Span(first, last + 1, first)
+        pos, no = end + 1, no + 1
+    if block_id not in found.found:
+        raise missing_block(block_id, list(found.found))
+    first, last = found.block_starts[block_id], found.found[block_id]
+    return Span(first, last + 1, first, detached=first < last and _alone(text, last, block_id))
+
+
+def _alone(text: str, line: int, block_id: str) -> bool:
+    """Whether line `line` of `text` is `^block_id` alone."""
+    at = 0
+    for _ in range(line):
+        at = text.index("\n", at) + 1
+    end = text.find("\n", at)
+    return (text[at:] if end < 0 else text[at:end]).strip() == f"^{block_id}"
 
 
 def missing_block(block_id: str, present: list[str]) -> ValidationFailed:
@@ -232,7 +250,8 @@ def patch_lines(text: str, span: Span, position: Position, content: str, *, keep
     line, `append` after its last non-blank line (nested sub-sections included), `after` the whole
     section (before the next heading of the same or a higher level), `replace` everything under
     the heading. A block (`body_start == start`): `before`/`prepend` insert ahead of it,
-    `after`/`append` behind it, `replace` swaps its lines and keeps its `^id`. Inserted text is
+    `after`/`append` behind it (and its `^id` line), `replace` swaps its lines and keeps its
+    `^id` (a `detached` id's own line stays as it is, under the new lines). Inserted text is
     its own block: blank lines are added where it would otherwise merge with its neighbours.
     """
     lines = text.split("\n")
@@ -241,9 +260,12 @@ def patch_lines(text: str, span: Span, position: Position, content: str, *, keep
     is_block = span.body_start == span.start
     if position == "replace":
         end = _trim_end(lines, span.body_start, span.end)
-        if keep_block_id and new and f"^{keep_block_id}" not in content:
+        id_line_kept = bool(keep_block_id and new and span.detached and f"^{keep_block_id}" not in content)
+        if id_line_kept:  # the id's own line stays under the new lines, as far below as it was
+            end = _trim_end(lines, span.body_start, span.end - 1)
+        elif keep_block_id and new and f"^{keep_block_id}" not in content:
             new[-1] = f"{new[-1]} ^{keep_block_id}"
-        if new and end < len(lines) and _needs_gap(new[-1], lines[end]):
+        if new and end < len(lines) and not id_line_kept and _needs_gap(new[-1], lines[end]):
             new.append("")
         lines[span.body_start : end] = new
         return "\n".join(lines)

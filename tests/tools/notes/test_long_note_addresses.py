@@ -19,7 +19,8 @@ from tests.conftest import started
 WITHIN = 60.0
 LIMIT = 2048
 FILL = "".join(f"- [ ] task {i} with #tag{i % 5} and [[L{i % 7}]] words\n" for i in range(300))  # ~13 KB
-BIG = "# Top\n\n```\n## End\n```\n" + FILL + "para ^blk\n\n## End\nlast\n> # not a heading\n## After\nx\n"
+# `para ^blk` after a blank line: right under the last item it would continue that item (s72)
+BIG = "# Top\n\n```\n## End\n```\n" + FILL + "\npara ^blk\n\n## End\nlast\n> # not a heading\n## After\nx\n"
 
 
 @pytest.fixture
