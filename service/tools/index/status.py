@@ -161,7 +161,11 @@ class IndexStatusOut(ToolOutput):
     active_job: JobOut | None = Field(default=None, description="The running reindex, if any.")
     last_job: JobOut | None = Field(default=None, description="The most recent reindex.")
     links: LinkCounts = Field(description="Link counts.")
-    tags: int = Field(description="Distinct tags.")
+    tags: int = Field(
+        description="Distinct tags written in notes, letter case ignored; a nested tag's parent no note writes "
+        "itself (`tools` above `tools/x`) is not counted, so `list_tags`' `total`, which lists such parents as "
+        "Obsidian's tag pane does, can be larger."
+    )
     tasks: int = Field(description="Tasks (checkbox items).")
     open_tasks: int = Field(description="Tasks not yet done.")
     headings: int = Field(description="Headings.")

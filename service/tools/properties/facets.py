@@ -39,7 +39,11 @@ class TagItem(BaseModel):
 
 
 class ListTagsOut(ToolOutput):
-    total: int = Field(description="Distinct tags (including parents of nested tags).")
+    total: int = Field(
+        description="Distinct tags matching the filters, letter case ignored, including the parents of nested "
+        "tags that no note writes itself (`tools` above `tools/x`), as Obsidian's tag pane lists them; so it can "
+        "be larger than `index_status`' `tags`, which counts only tags written in notes."
+    )
     items: list[TagItem] = Field(description="This page of tags.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
 
