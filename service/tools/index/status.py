@@ -167,7 +167,10 @@ class IndexStatusOut(ToolOutput):
         "Obsidian's tag pane does, can be larger."
     )
     tasks: int = Field(description="Tasks (checkbox items).")
-    open_tasks: int = Field(description="Tasks not yet done.")
+    open_tasks: int = Field(
+        description="Tasks written `- [ ]` (a space between the brackets); `[/]`, `[X]` and other status characters "
+        "are not counted here, though `list_tasks` reads them as open by the Tasks plugin's statuses."
+    )
     headings: int = Field(description="Headings.")
     trigram_ready: bool = Field(description="The regex prefilter index is complete.")
     watching: bool = Field(description="External edits are being picked up by the file watcher.")
