@@ -28,6 +28,7 @@ from service.plans import graph as plan_graph
 from service.plans.addresses import found_args, made_late_name, name_problems
 from service.plans.dry_runs import preview_move, preview_rewrite
 from service.plans.effects import (
+    CREATE_OR_MODIFY,
     MOVES,
     PERIODIC,
     REWRITES,
@@ -382,13 +383,14 @@ def _known_effects(
 
 
 def _known_path(step: Step, builder: EffectsBuilder, paths: list[tuple[str, str]], moves: int, scope: Scope) -> None:
-    """The `path` a create_note, copy_note, move_note or rename_note answers, where its arguments
-    decide it (all known, the call foreseen succeeding): the file it makes (the numbered name of
-    `if_exists='unique'`), or where the move puts the note (as its own dry run tells), the same
+    """The `path` a create_note, write_note, append_note, prepend_note, copy_note, move_note or
+    rename_note answers, where its arguments decide it (all known, the call foreseen succeeding):
+    the file it makes or writes (the numbered name of `if_exists='unique'`, the note a bare name
+    finds), or where the move puts the note (as its own dry run tells), the same
     value the run gives a later step's `$steps.<id>.path`. A later step naming it is then checked
     and previewed as if the path were written out; its other fields are known only at run time."""
     path: str | None = None
-    if step.tool in {"create_note", "copy_note"}:
+    if step.tool in CREATE_OR_MODIFY | {"copy_note"}:
         path = next((rel for rel, op in paths if op == "write"), None)
     elif step.tool in MOVES and len(builder.effects.files_moved) > moves:
         path = builder.effects.files_moved[-1].to_path

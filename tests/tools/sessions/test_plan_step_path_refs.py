@@ -47,6 +47,16 @@ COPIED: dict[str, Any] = {
     ],
 }
 
+WRITTEN: dict[str, Any] = {  # the note a bare name finds ('Alone.md'), and a note write_note makes
+    "goal": "add to a note and file it, write another and rename it",
+    "steps": [
+        {"id": "ap", "tool": "append_note", "args": {"path": "Alone", "content": "more\n"}},
+        {"id": "mv", "tool": "move_note", "args": {"path": "$steps.ap.path", "new_path": "Archive/"}},
+        {"id": "wr", "tool": "write_note", "args": {"path": "Inbox/W", "content": "# W\n"}},
+        {"id": "rn", "tool": "rename_note", "args": {"path": "${steps.wr.path}", "new_path": "W2.md"}},
+    ],
+}
+
 
 def _files(effects: dict[str, Any]) -> tuple[list[str], list[tuple[str, str]], list[str]]:
     moved = [(m["from"], m["to"]) for m in effects["files_moved"]]
@@ -76,11 +86,17 @@ async def test_a_reference_to_a_made_notes_path_previews_like_the_path_written_o
         captured = {**REFERENCE, "steps": [{**REFERENCE["steps"][0], "captureAs": "hub"}, dict(REFERENCE["steps"][1])]}
         captured["steps"][1]["args"] = {"path": "$steps.hub.path", "new_path": "Archive/"}
         assert _files((await vg.ok("validate_plan", plan=captured))["effects"]) == expected
+        written = await vg.ok("validate_plan", plan=WRITTEN)
+        assert _files(written["effects"]) == (
+            ["Inbox/W2.md"],
+            [("Alone.md", "Archive/Alone.md"), ("Inbox/W.md", "Inbox/W2.md")],
+            [],
+        ), written["effects"]
         copied = await vg.ok("validate_plan", plan=COPIED)
         assert _files(copied["effects"]) == (["Archive/Copy.md"], [("Inbox/Copy.md", "Archive/Copy.md")], [])
 
 
-@pytest.mark.parametrize("name", ["reference", "literal", "numbered", "copied"])
+@pytest.mark.parametrize("name", ["reference", "literal", "numbered", "copied", "written"])
 async def test_the_confirmed_run_changes_what_the_preview_listed(
     make_vault: Callable[..., Path], capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
@@ -89,6 +105,7 @@ async def test_the_confirmed_run_changes_what_the_preview_listed(
         "literal": (LITERAL, "Archive/Publishing hub.md", "Inbox/Publishing hub.md"),
         "numbered": (NUMBERED, "Archive/Second.md", "Alone 1.md"),
         "copied": (COPIED, "Archive/Copy.md", "Inbox/Copy.md"),
+        "written": (WRITTEN, "Inbox/W2.md", "Inbox/W.md"),
     }[name]
     async with started(make_vault(_vault())) as vg:
         await vg.indexed()
