@@ -32,7 +32,9 @@ from service.tools.notes import part_reads
 from service.tools.spec import ToolSpec
 from service.vault import offloop
 
-MAX_CHECKED = 2000  # headings sharing a link text whose shortest unique subpath is searched (each a scan)
+# Headings read while checking the subpaths of headings sharing a link text (each check reads every
+# heading of the note: 20,000 headings named alike took 45 s); past it such a heading's link is null.
+MAX_VISITS = 2_000_000
 
 
 class OutlineIn(ToolInput):
@@ -47,10 +49,14 @@ class OutlineHeading(ToolOutput):
     text: str = Field(description="The heading's text as written (without the '#'s).")
     line: int = Field(description="Its line (1-based).")
     end_line: int = Field(description="The last line of its section (sub-sections included), as read_note gives it.")
-    path: list[str] = Field(description="Its heading path, outermost first, e.g. ['Plan', 'Goals'].")
+    path: list[str] = Field(
+        description="Its heading path, outermost first, e.g. ['Plan', 'Goals'] (as read_note's heading, ambiguous "
+        "where a deeper heading has its outermost's name: `link` is not)."
+    )
     link: str | None = Field(
         description="The subpath a wikilink to it uses: read_note 'Note#<link>' reads this section. Null when no "
-        "heading address names it alone (two sections with the same heading path): read it by its lines."
+        "heading address names it alone (two sections with the same heading path; or, in a note of thousands of "
+        "headings named alike, one past those checked): read it by its lines."
     )
 
 
@@ -101,21 +107,37 @@ def link_text(text: str) -> str:
     return " ".join(sections._PUNCTUATION.sub(" ", text).split())
 
 
-def _names(headings: list[Heading], total: int, at: int, path: list[int], keys: Counter[str]) -> str | None:
-    """The shortest subpath (`A#B`) that `read_note` reads heading `at` by: its own link text,
-    else with its nearest ancestors before it, else from its outermost; None when none does."""
+def _names(
+    headings: list[Heading],
+    total: int,
+    at: int,
+    path: list[int],
+    keys: Counter[str],
+    ends: list[int],
+    budget: list[int],
+) -> str | None:
+    """The shortest subpath (`A#B`) that `read_note` reads heading `at` by: its own link text when
+    no other heading has it, else with its nearest ancestors before it, else from its outermost; None when none does, or
+    when checking it would read more than `budget[0]` headings (what is read is taken from it).
+    `ends`: the index of the heading that ends each one's section (`_ends`)."""
     own = link_text(headings[at].text)
     if keys[sections.link_key(headings[at].text)] == 1 and own and not own.startswith("^"):
         return own  # the only heading of its key: read_note's first match or its link_key match
-    texts = [link_text(headings[i].text) for i in path]
-    tried = [texts[-1:], *(texts[i : i + 1] + texts[-1:] for i in range(len(texts) - 2, -1, -1)), texts]
-    for parts in tried:
-        subpath = "#".join(parts)
+    tried = [*([path[i], at] for i in range(len(path) - 2, -1, -1)), path]  # its text alone names several
+    for chain in tried:
+        subpath = "#".join(link_text(headings[i].text) for i in chain)
         heading = Address("", subpath, None, False).heading
         if heading is None or "^" in subpath[:1]:
             continue
+        first, end, lines = 0, len(headings), total
+        if len(chain) > 1 and keys[sections.link_key(headings[chain[0]].text)] == 1:  # read inside its section only
+            first, end = chain[0], ends[chain[0]]
+            lines = headings[end].line if end < len(headings) else total
+        budget[0] -= (end - first) * len(heading)
+        if budget[0] < 0:
+            return None
         try:
-            span = sections.heading_span(headings, total, heading)
+            span = sections.heading_span(headings[first:end], lines, heading)
         except ValidationFailed:
             continue
         if span.start == headings[at].line:
@@ -123,13 +145,14 @@ def _names(headings: list[Heading], total: int, at: int, path: list[int], keys: 
     return None
 
 
-def _ends(headings: list[Heading], total: int) -> list[int]:
-    """Where each heading's section ends (0-based, excluded): the next heading of its level or higher."""
-    ends = [total] * len(headings)
+def _ends(headings: list[Heading]) -> list[int]:
+    """The index of the heading that ends each heading's section (the next of its level or higher;
+    len(headings) for none)."""
+    ends = [len(headings)] * len(headings)
     open_: list[int] = []
     for i, h in enumerate(headings):
         while open_ and headings[open_[-1]].level >= h.level:
-            ends[open_.pop()] = h.line
+            ends[open_.pop()] = i
         open_.append(i)
     return ends
 
@@ -138,23 +161,20 @@ def _outline(reading: _Reading, max_level: int | None) -> tuple[list[OutlineHead
     """The answer's headings and blocks (in a worker thread for a long note: `service.vault.offloop`)."""
     headings, total = reading.outliner.headings, reading.lines
     keys = Counter(sections.link_key(h.text) for h in headings)
-    ends = _ends(headings, total)
+    ends = _ends(headings)
     filled = {**reading.filled_before, total: reading.filled}
     out: list[OutlineHeading] = []
     open_: list[int] = []  # the headings whose sections hold the current one, outermost first
-    checked = 0
+    budget = [MAX_VISITS]
     for i, h in enumerate(headings):
         while open_ and headings[open_[-1]].level >= h.level:
             open_.pop()
         open_.append(i)
         if max_level is not None and h.level > max_level:
             continue
-        unique = keys[sections.link_key(h.text)] == 1
-        link = None
-        if unique or checked < MAX_CHECKED:
-            checked += 0 if unique else 1
-            link = _names(headings, total, i, open_, keys)
-        last = max(h.line, filled.get(ends[i], h.line))
+        link = _names(headings, total, i, open_, keys, ends, budget)
+        end = headings[ends[i]].line if ends[i] < len(headings) else total
+        last = max(h.line, filled.get(end, h.line))
         path = [headings[j].text for j in open_]
         out.append(OutlineHeading(level=h.level, text=h.text, line=h.line + 1, end_line=last + 1, path=path, link=link))
     found = reading.outliner
