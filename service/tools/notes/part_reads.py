@@ -79,6 +79,10 @@ def too_long(
 
 
 _WHOLE = "Read the note by a line range (read_note start_line, end_line)."
+_UNREAD = (
+    "A note this long is read by its lines, from UTF-8 and with frontmatter of at most [limits] "
+    "max_indexed_note_chars characters; with a larger [governor] max_response_bytes it is read whole."
+)
 
 
 class _NotUtf8(Exception):
@@ -289,7 +293,7 @@ def each_line(fh: BinaryIO, limit: int, cap: int, take: Callable[[int, str, int]
             and fm.fences(start + "\n---\n").raw
         ):
             raise too_long(
-                size, limit, f": its frontmatter is longer than {cap} characters", "frontmatter", tool, _WHOLE
+                size, limit, f": its frontmatter is longer than {cap} characters", "frontmatter", tool, _UNREAD
             )
         sha = hashlib.sha256()
         count, last_length = 0, 0
@@ -306,7 +310,7 @@ def each_line(fh: BinaryIO, limit: int, cap: int, take: Callable[[int, str, int]
             ": the note is not UTF-8, and a long note is read by its lines from UTF-8 only",
             "not_utf8",
             tool,
-            _WHOLE,
+            _UNREAD,
         ) from None
     after = os.fstat(fh.fileno())
     if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):

@@ -113,7 +113,8 @@ async def test_a_note_longer_than_an_answer_is_outlined_by_its_lines(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     big = NOTE.replace("nested goals\n", "nested goals\n" + FILLER)
-    root = make_vault({"Big.md": big, "Mixed.md": big.replace("\n", "\r").encode()})
+    latin = big.replace("intro", "caf\u00e9").encode("cp1252")
+    root = make_vault({"Big.md": big, "Mixed.md": big.replace("\n", "\r").encode(), "Latin.md": latin})
     async with started(root) as whole:
         expected = await whole.ok("get_outline", path="Big")
     async with started(root, governor={"max_response_bytes": LIMIT}) as vg:
@@ -124,6 +125,8 @@ async def test_a_note_longer_than_an_answer_is_outlined_by_its_lines(
         assert got == expected
         mixed = await vg.ok("get_outline", path="Mixed")
         assert mixed["headings"] == expected["headings"] and mixed["blocks"] == expected["blocks"]
+        refused = await vg.err("get_outline", "overflow", path="Latin")  # read_note refuses its parts too
+        assert refused["details"]["reason"] == "not_utf8" and "max_response_bytes" in refused["hint"]
         await _reads_back(vg, "Big", got, longest=20)  # the rest are over the answer's limit
         assert sum(h["end_line"] - h["line"] < 20 and h["link"] is not None for h in got["headings"]) == 4
 
