@@ -291,8 +291,12 @@ def patch_anchor(text: str, offset: int, anchor: str, position: Position, conten
 
 
 def section_text(text: str, span: Span) -> str:
-    lines = line_ends.lf(text).split("\n")
-    return "\n".join(lines[span.start : span.end]).rstrip("\n") + "\n"
+    """The section's lines without its trailing blank lines, a CRLF note's (`\r` alone) too: a
+    section ends as read by its lines (`part_reads`) and in the LF form of the same note."""
+    lines = line_ends.lf(text).split("\n")[span.start : span.end]
+    while len(lines) > 1 and lines[-1] in ("", "\r"):
+        lines.pop()
+    return "\n".join(lines) + "\n"
 
 
 def keeping_crlf(change: Callable[[str], str]) -> Callable[[str], str]:

@@ -93,7 +93,7 @@ class _Reading:
             if len(outliner.headings) > seen:
                 self.filled_before[no] = self.filled
         outliner.paragraph(no, line)
-        if line:
+        if line and line != "\r":  # a CRLF note's blank line is blank too (`sections.section_text`)
             self.filled = no
         self.lines, self.last = no + 1, line
 
