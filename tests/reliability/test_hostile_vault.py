@@ -125,6 +125,7 @@ READ_CALLS: dict[str, list[dict[str, Any]]] = {
     "read_note": _each("path", NOTE_PATHS) + [{"path": "Cafe", "part": "frontmatter"}],
     "read_notes": [{"paths": NOTE_PATHS}],
     "note_info": _each("path", NOTE_PATHS),
+    "get_outline": _each("path", NOTE_PATHS) + [{"path": "Cafe", "max_level": 1}],
     "list_notes": _each("folder", FOLDERS) + _each("folder", FOLDERS, include_attachments=True),
     "list_folders": _each("folder", FOLDERS),
     "get_backlinks": _each("path", NOTE_PATHS),
