@@ -34,8 +34,10 @@ async def test_a_merge_keeps_relations_dates_and_inbound_links(make_vault: Calla
         await vg.ok("run_consolidation", wait=True, jobs=["duplicates"])
         [found] = (await vg.ok("list_findings", kind="duplicate_entity"))["items"]
         await vg.confirmed("apply_finding", finding_id=found["id"])
-        kept = found["detail"]["keep"]
-        assert kept == "Cafe Nova" and not (vg.root / "Memory/Café Nova.md").exists()
+        # The earlier created is kept, the path deciding a tie: both are made in one call, which may
+        # cross a second between them (a suite run saw Café Nova kept), so either may be.
+        kept, gone = found["detail"]["keep"], found["detail"]["merge"]
+        assert {kept, gone} == {"Cafe Nova", "Café Nova"} and not (vg.root / f"Memory/{gone}.md").exists()
         nodes = await vg.ok("open_nodes", names=[kept, "Zoe"])
         [entity] = [e for e in nodes["entities"] if e["name"] == kept]
         espresso = next(o for o in entity["observations"] if o["text"] == "Serves espresso")
