@@ -57,6 +57,12 @@ def _norm(text: str) -> str:
 _PUNCTUATION = re.compile(r"[!\"#$%&()*+,.:;<=>?@^`{|}~/\[\]\\]")
 
 
+def link_text(text: str) -> str:
+    """A heading as a link to it may write it: the characters `link_key` reads as spaces are
+    spaces, runs of spaces one (its `link_key` is the heading's)."""
+    return " ".join(_PUNCTUATION.sub(" ", text).split())
+
+
 def link_key(text: str) -> str:
     """A heading as a link's heading is compared with it (`_PUNCTUATION` as spaces), normalised as
     `_norm`: also what `service.graph.subpaths` compares a link's heading with a note's by."""

@@ -102,11 +102,6 @@ class _Reading:
         return self.lines - 1 if self.lines > 1 and not self.last else max(self.lines, 1)
 
 
-def link_text(text: str) -> str:
-    """A heading as a link writes it: the characters `sections.link_key` reads as spaces are spaces."""
-    return " ".join(sections._PUNCTUATION.sub(" ", text).split())
-
-
 def _names(
     headings: list[Heading],
     total: int,
@@ -120,12 +115,12 @@ def _names(
     no other heading has it, else with its nearest ancestors before it, else from its outermost; None when none does, or
     when checking it would read more than `budget[0]` headings (what is read is taken from it).
     `ends`: the index of the heading that ends each one's section (`_ends`)."""
-    own = link_text(headings[at].text)
+    own = sections.link_text(headings[at].text)
     if keys[sections.link_key(headings[at].text)] == 1 and own and not own.startswith("^"):
         return own  # the only heading of its key: read_note's first match or its link_key match
     tried = [*([path[i], at] for i in range(len(path) - 2, -1, -1)), path]  # its text alone names several
     for chain in tried:
-        subpath = "#".join(link_text(headings[i].text) for i in chain)
+        subpath = "#".join(sections.link_text(headings[i].text) for i in chain)
         heading = Address("", subpath, None, False).heading
         if heading is None or "^" in subpath[:1]:
             continue
