@@ -16,8 +16,8 @@ from __future__ import annotations
 from service.dispatch.context import CallContext, ContextFor, ToolResult
 from service.errors import AlreadyExists, PathInvalid, VaultgateError
 from service.memory.store import memory_notes
-from service.plans.effects import ADDRESSED
 from service.plans.preview import call_effects, preview_of
+from service.plans.tool_effects import ADDRESSED
 from service.settings import MemorySettings
 from service.tools.models import PIPELINE_ARGS
 from service.types import PathGuard

@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from service.graph.address import parse_address
-from service.plans.effects import ADDRESSED, CREATE_OR_MODIFY, MOVES, PERIODIC, EffectsBuilder, canvas_file, note_file
+from service.plans.effects import EffectsBuilder
 from service.plans.model import Step
+from service.plans.notepaths import canvas_file, note_file
+from service.plans.tool_effects import ADDRESSED, CREATE_OR_MODIFY, MOVES, PERIODIC
 
 # Tools that may make a note at a path the run decides: a later bare name may be that note.
 MAKERS = CREATE_OR_MODIFY | MOVES | PERIODIC | frozenset({"copy_note", "bulk_create_notes", "apply_template"})

@@ -27,15 +27,7 @@ from pydantic import BaseModel, ValidationError
 from service.plans import graph as plan_graph
 from service.plans.addresses import found_args, made_late_name, name_problems
 from service.plans.dry_runs import preview_move, preview_rewrite
-from service.plans.effects import (
-    CREATE_OR_MODIFY,
-    MOVES,
-    PERIODIC,
-    REWRITES,
-    WHOLE_NOTE,
-    EffectsBuilder,
-    MemoryNotes,
-)
+from service.plans.effects import EffectsBuilder, MemoryNotes
 from service.plans.model import Plan, Step
 from service.plans.params import Problem, bind_params
 from service.plans.planned_links import Rewritten
@@ -43,6 +35,7 @@ from service.plans.refs import RefError, Scope, Unresolved, not_a_list, resolve
 from service.plans.refusals import StaticCheck, refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
+from service.plans.tool_effects import CREATE_OR_MODIFY, MOVES, PERIODIC, REWRITES, WHOLE_NOTE
 from service.vault.paths import renamed
 
 MAX_STEPS = 500  # steps as written

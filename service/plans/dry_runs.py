@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from service.graph.address import parse_address
-from service.plans.effects import BOOKMARKS_FILE, EffectsBuilder, note_file
+from service.plans.effects import EffectsBuilder
+from service.plans.notepaths import note_file
 from service.plans.planned_links import Rewriter, links_on_plan, move_on_plan, renamed_around
+from service.plans.tool_effects import BOOKMARKS_FILE
 
 MAX_PAGES = 5000  # pages of one dry run, at most (as many as a plan has calls)
 DRY_RUN_PAGE = 500  # changed files per page of a rewriting tool's dry run (its maximum `limit`)

@@ -2,13 +2,10 @@
 
 `EffectsBuilder` is fed each mutating step's resolved arguments in run order and simulates the
 vault's file set as it goes (a note created by step 3 is modified, not created, by step 7; a
-note moved away no longer exists at its old path, nor do a moved folder's files: `folder_moved`).
-It knows the file effects of the note, property, task, template, canvas and bookmark tools by
-their arguments (a periodic note's path from the vault's periodic-notes settings, when the
-builder is given the vault folder), and the server-state changes of the admin, session, macro
-and plan-control tools (`state_changes`); a soft delete creates the note's copy in the trash. A
-step whose paths are only known at run time (a reference to a mutating step's result) is listed
-in `unresolved`. Unknown mutating tools count as writes of unknown files (`bulk_changes`).
+note moved away no longer exists at its old path, nor do a moved folder's files: `folder_moved`);
+a soft delete creates the note's copy in the trash. What each tool does to it is
+`service.plans.tool_effects` (the tool kinds and one rule per kind). A step whose paths are only
+known at run time (a reference to a mutating step's result) is listed in `unresolved`.
 The same builder previews a single call (`service.plans.preview`). The risk level is the
 highest of: `read-only`, `writes`, `destructive` (a delete, a destructive tool or one in the
 delete scope class), `commands` (a tool holding an execute scope).
@@ -17,51 +14,21 @@ delete scope class), `commands` (a tool holding an execute scope).
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
 from typing import Any
 
-from service.dates import iso_day
-from service.dates.moment import MomentError
-from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, period_config
-from service.errors import VaultgateError
 from service.graph.workspace_paths import WORKSPACES, repoint
 from service.plans.memory_effects import MemoryNotes as MemoryNotes
-from service.plans.memory_effects import memory_effect
-from service.plans.notepaths import canvas_file as canvas_file
-from service.plans.notepaths import note_file as note_file
+from service.plans.notepaths import note_file
 from service.plans.notepaths import note_path as _note
 from service.plans.summary import MovedFile, PlanEffects, Risk
+from service.plans.tool_effects import tool_effect
 from service.vault.paths import trash_copy
 from service.vault.settings_files import read_json
 
 _RISK_ORDER: tuple[Risk, ...] = ("read-only", "writes", "destructive", "commands")
 
-CREATE_OR_MODIFY = frozenset({"create_note", "write_note", "append_note", "prepend_note"})
-MODIFY = frozenset({"patch_note", "set_properties", "delete_property", "add_tags", "remove_tags"})
-MOVES = frozenset({"move_note", "rename_note"})
-REWRITES = frozenset({"rename_tag", "rewrite_links"})  # edit notes found at run time; their dry run lists them
-NOTE_WRITES = frozenset({"set_task_status", "apply_template", "write_canvas"})  # `path` is the file changed
-PERIODIC = frozenset({"create_periodic_note", "append_to_periodic_note"})
-# Tools whose `path` is an existing note's address, found as a wikilink finds it (a new note's
-# path as written where none fits): the effects name the file found (`service.plans.check`)
-ADDRESSED = CREATE_OR_MODIFY | MODIFY | MOVES | {"delete_note", "copy_note", "set_task_status", "apply_template"}
-# Tools that edit a note and never create one (append_note does with `create_if_missing`)
-EDITS = MODIFY | {"append_note", "prepend_note", "set_task_status"}
-WHOLE_NOTE = ADDRESSED - {"patch_note"}  # their `path` names a whole note: `Note#Section` is a validation_error
-BOOKMARKS = frozenset({"add_bookmark", "remove_bookmark"})
-BOOKMARKS_FILE = ".obsidian/bookmarks.json"
 UNIQUE_SUFFIXES = 1000  # create_note if_exists='unique' tries 'Name 1.md' … 'Name 1000.md'
-STATE = {  # tools that change the server's state, not vault files: what they change
-    "reindex": "rebuilds the vault's index",
-    "reload_vault": "reloads the vault's settings and index",
-    "reset_vault_cache": "deletes and rebuilds the vault's index cache",
-    "start_session": "opens an agent session",
-    "end_session": "ends the agent session",
-    "save_macro": "saves a macro",
-    "delete_macro": "deletes a macro",
-    "cancel_plan": "stops a background plan run",
-}
 
 
 class EffectsBuilder:
@@ -161,6 +128,10 @@ class EffectsBuilder:
     def risk(self, level: Risk) -> None:
         if _RISK_ORDER.index(level) > _RISK_ORDER.index(self.effects.risk_level):
             self.effects.risk_level = level
+
+    def touch(self, rel: str) -> None:
+        """The current call touches `rel` (without changing it: a copy's source)."""
+        self._touch(rel)
 
     def _touch(self, rel: str) -> None:
         if self._touched is not None:
@@ -274,100 +245,39 @@ class EffectsBuilder:
         touches, or None when that is not known from its arguments (the runner then orders it
         after and before every other change: `service.plans.schedule`)."""
         self._touched, self._step_id = set(), step_id
-        self._effect(tool, args, destructive=destructive, scopes=scopes, step_id=step_id)
+        tool_effect(self, tool, args, destructive=destructive, scopes=scopes, step_id=step_id)
         return frozenset(self._touched) if self._touched is not None else None
 
-    def _effect(
-        self, tool: str, args: dict[str, Any], *, destructive: bool, scopes: tuple[str, ...], step_id: str
-    ) -> None:
-        self.risk("writes")
-        if destructive or any(s.startswith("delete:") for s in scopes):
-            self.risk("destructive")
-        if any(s.startswith("execute:") for s in scopes):
-            self.risk("commands")
-            self.effects.commands.append(f"{step_id}: {tool}")
-            self._touched = None
-        path = args.get("path")
-        if tool == "create_note" and isinstance(path, str):
-            self.create(_note(path), step_id, str(args.get("if_exists", "error")))
-        elif tool in EDITS and isinstance(path, str) and not (tool == "append_note" and args.get("create_if_missing")):
-            self.edit(_note(path), step_id)
-        elif tool in CREATE_OR_MODIFY and isinstance(path, str) or tool in MODIFY and isinstance(path, str):
-            self.write(_note(path))
-        elif tool == "delete_note" and isinstance(path, str):
-            self.delete(_note(path), trash=not args.get("permanent"))
-            for ws in self.recent_files_of(_note(path)):  # Obsidian's recent files forget it
-                self.write(ws, acl=False)
-        elif tool == "copy_note" and isinstance(args.get("new_path"), str):
-            new = str(args["new_path"]).strip()
-            into = new.endswith("/") and bool(new.strip("/")) and isinstance(path, str)  # 'Copies/': into it
-            dst = f"{new}{_note(str(path)).rsplit('/', 1)[-1]}" if into else _note(new)
-            self.create(dst, step_id, "overwrite" if args.get("overwrite") else "error")
-            if isinstance(path, str):
-                self._touch(_note(path))
-        elif tool in MOVES and isinstance(path, str) and isinstance(args.get("new_path"), str):
-            src, new = _note(path), str(args["new_path"]).strip()
-            into = new.endswith("/") and bool(new.strip("/"))  # 'Archive/': into it, keeping the name
-            folder = path.strip().strip("/")
-            if folder and self.folder_now(folder) and not (self._is_folder is not None and self._is_folder(folder)):
-                self._move_made_folder(folder, new, rename=tool == "rename_note")
-            else:
-                self.move(
-                    src,
-                    f"{new.rstrip('/')}/{src.rsplit('/', 1)[-1]}" if into else _note(new),
-                    rename=tool == "rename_note",
-                )
-            self._touched = None  # its link rewrites change notes found at run time
-        elif tool == "create_folder" and isinstance(path, str):
-            if self._is_folder is None:
-                self.add(self.effects.folders_created, path.strip("/"))
-            self._parents(path.strip("/") + "/")
-            self.paths.append((path.strip("/"), "write"))
-            self._touch(path.strip("/"))
-        elif tool == "bulk_create_notes" and isinstance(args.get("notes"), list):
-            rels = [_note(n["path"]) for n in args["notes"] if isinstance(n, dict) and isinstance(n.get("path"), str)]
-            taken = [] if args.get("overwrite") else [rel for rel in rels if self.exists(rel)]
-            if taken:  # the call refuses them all at the first note already there: writes none
-                self.refused.append((step_id, taken[0]))
-                self.paths += [(rel, "write") for rel in rels]
-            for rel in rels if not taken else ():
-                self.write(rel)
-        elif tool in NOTE_WRITES and isinstance(path, str):
-            self.write(canvas_file(path) if tool == "write_canvas" else _note(path))
-        elif tool in BOOKMARKS:
-            self.write(BOOKMARKS_FILE, acl=False)
-        elif tool in PERIODIC and self._periodic(args) is not None:
-            self.write(str(self._periodic(args)))
-        elif self._memory is not None and memory_effect(self, self._memory, tool, args, step_id):
-            pass
-        elif tool in STATE:
-            self.effects.state_changes.append(f"{step_id}: {tool} {STATE[tool]}")
-            self._touched = None
-        elif tool in PERIODIC:
-            self.unknown(step_id)
-        else:
-            self.effects.bulk_changes.append(f"{step_id}: {tool}")
-            self._touched = None
+    def touches_unknown(self) -> None:
+        """The current call touches files known only at run time (a move's link rewrites, a command)."""
+        self._touched = None
 
     def unknown(self, step_id: str) -> None:
         """A step whose files are known only at run time."""
         self.effects.unresolved.append(step_id)
         self._touched = None
 
-    def _periodic(self, args: dict[str, Any]) -> str | None:
-        """The periodic note's path, as the periodic tools compute it (None: not knowable here)."""
-        if self._root is None:
-            return None
-        period = args.get("period", "daily")
-        day_text = args.get("date")
-        try:
-            day = iso_day(day_text) if isinstance(day_text, str) else date.today()
-            config = period_config(
-                period, read_json(self._root, PERIODIC_NOTES_DATA), read_json(self._root, DAILY_NOTES)
-            )
-            return config.path_for(day)
-        except (MomentError, VaultgateError, ValueError, KeyError):
-            return None
+    @property
+    def root(self) -> Path | None:
+        """The vault folder (periodic notes' settings are read from it; None: not known)."""
+        return self._root
+
+    @property
+    def memory(self) -> MemoryNotes | None:
+        """Where memory tools write (None: not known)."""
+        return self._memory
+
+    def folder_on_disk(self, rel: str) -> bool:
+        """Whether a folder is at `rel` in the vault now, before any step."""
+        return self._is_folder is not None and self._is_folder(rel)
+
+    def new_folder(self, rel: str) -> None:
+        """A folder create_folder makes (with its parents)."""
+        if self._is_folder is None:
+            self.add(self.effects.folders_created, rel)
+        self._parents(rel + "/")
+        self.paths.append((rel, "write"))
+        self._touch(rel)
 
     def move(self, src: str, dst: str, *, rename: bool = False) -> MovedFile:
         if rename and "/" not in dst and "/" in src:  # rename_note: a new name in the same folder
@@ -386,7 +296,7 @@ class EffectsBuilder:
         self.paths.append((dst, "write"))
         return moved
 
-    def _move_made_folder(self, folder: str, new_path: str, *, rename: bool) -> None:
+    def move_made_folder(self, folder: str, new_path: str, *, rename: bool) -> None:
         """A move of a folder no vault holds now, which earlier steps make: moved as a folder, as
         the call finds it at run time (a path that is a folder moves the folder), with the files
         those steps put in it; its own dry run, on the vault as it is now, cannot see it."""

@@ -1,0 +1,142 @@
+"""What each mutating tool does to the vault a plan's check simulates: the tool kinds the checker
+and the previews sort calls by, and `tool_effect`, the rule per tool that feeds one call's
+resolved arguments to an `service.plans.effects.EffectsBuilder` (which keeps the vault as the
+steps so far leave it).
+
+A note tool's `path` names its note, a create makes it (`if_exists` decides what a taken path
+makes), an edit needs it there, a delete soft-deletes it into the trash unless `permanent`, a
+copy makes its copy, a move moves the note or the folder (its link rewrites are counted by its
+own dry run: `service.plans.dry_runs`); a periodic note's path comes from the vault's
+periodic-notes settings; the memory tools' notes from `service.plans.memory_effects`; admin,
+session, macro and plan-control tools change server state (`state_changes`). A tool without a
+rule writes files found only at run time (`bulk_changes`).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from service.dates import iso_day
+from service.dates.moment import MomentError
+from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, period_config
+from service.errors import VaultgateError
+from service.plans.memory_effects import memory_effect
+from service.plans.notepaths import canvas_file
+from service.plans.notepaths import note_path as _note
+from service.vault.settings_files import read_json
+
+if TYPE_CHECKING:
+    from service.plans.effects import EffectsBuilder
+
+CREATE_OR_MODIFY = frozenset({"create_note", "write_note", "append_note", "prepend_note"})
+MODIFY = frozenset({"patch_note", "set_properties", "delete_property", "add_tags", "remove_tags"})
+MOVES = frozenset({"move_note", "rename_note"})
+REWRITES = frozenset({"rename_tag", "rewrite_links"})  # edit notes found at run time; their dry run lists them
+NOTE_WRITES = frozenset({"set_task_status", "apply_template", "write_canvas"})  # `path` is the file changed
+PERIODIC = frozenset({"create_periodic_note", "append_to_periodic_note"})
+# Tools whose `path` is an existing note's address, found as a wikilink finds it (a new note's
+# path as written where none fits): the effects name the file found (`service.plans.check`)
+ADDRESSED = CREATE_OR_MODIFY | MODIFY | MOVES | {"delete_note", "copy_note", "set_task_status", "apply_template"}
+# Tools that edit a note and never create one (append_note does with `create_if_missing`)
+EDITS = MODIFY | {"append_note", "prepend_note", "set_task_status"}
+WHOLE_NOTE = ADDRESSED - {"patch_note"}  # their `path` names a whole note: `Note#Section` is a validation_error
+BOOKMARKS = frozenset({"add_bookmark", "remove_bookmark"})
+BOOKMARKS_FILE = ".obsidian/bookmarks.json"
+STATE = {  # tools that change the server's state, not vault files: what they change
+    "reindex": "rebuilds the vault's index",
+    "reload_vault": "reloads the vault's settings and index",
+    "reset_vault_cache": "deletes and rebuilds the vault's index cache",
+    "start_session": "opens an agent session",
+    "end_session": "ends the agent session",
+    "save_macro": "saves a macro",
+    "delete_macro": "deletes a macro",
+    "cancel_plan": "stops a background plan run",
+}
+
+
+def tool_effect(
+    b: EffectsBuilder, tool: str, args: dict[str, Any], *, destructive: bool, scopes: tuple[str, ...], step_id: str
+) -> None:
+    """Feed one mutating call with fully resolved arguments to `b` (see the module docstring)."""
+    b.risk("writes")
+    if destructive or any(s.startswith("delete:") for s in scopes):
+        b.risk("destructive")
+    if any(s.startswith("execute:") for s in scopes):
+        b.risk("commands")
+        b.effects.commands.append(f"{step_id}: {tool}")
+        b.touches_unknown()
+    path = args.get("path")
+    if tool == "create_note" and isinstance(path, str):
+        b.create(_note(path), step_id, str(args.get("if_exists", "error")))
+    elif tool in EDITS and isinstance(path, str) and not (tool == "append_note" and args.get("create_if_missing")):
+        b.edit(_note(path), step_id)
+    elif tool in CREATE_OR_MODIFY and isinstance(path, str) or tool in MODIFY and isinstance(path, str):
+        b.write(_note(path))
+    elif tool == "delete_note" and isinstance(path, str):
+        b.delete(_note(path), trash=not args.get("permanent"))
+        for ws in b.recent_files_of(_note(path)):  # Obsidian's recent files forget it
+            b.write(ws, acl=False)
+    elif tool == "copy_note" and isinstance(args.get("new_path"), str):
+        new = str(args["new_path"]).strip()
+        into = new.endswith("/") and bool(new.strip("/")) and isinstance(path, str)  # 'Copies/': into it
+        dst = f"{new}{_note(str(path)).rsplit('/', 1)[-1]}" if into else _note(new)
+        b.create(dst, step_id, "overwrite" if args.get("overwrite") else "error")
+        if isinstance(path, str):
+            b.touch(_note(path))
+    elif tool in MOVES and isinstance(path, str) and isinstance(args.get("new_path"), str):
+        _move(b, tool, path, str(args["new_path"]).strip())
+    elif tool == "create_folder" and isinstance(path, str):
+        b.new_folder(path.strip("/"))
+    elif tool == "bulk_create_notes" and isinstance(args.get("notes"), list):
+        rels = [_note(n["path"]) for n in args["notes"] if isinstance(n, dict) and isinstance(n.get("path"), str)]
+        taken = [] if args.get("overwrite") else [rel for rel in rels if b.exists(rel)]
+        if taken:  # the call refuses them all at the first note already there: writes none
+            b.refused.append((step_id, taken[0]))
+            b.paths += [(rel, "write") for rel in rels]
+        for rel in rels if not taken else ():
+            b.write(rel)
+    elif tool in NOTE_WRITES and isinstance(path, str):
+        b.write(canvas_file(path) if tool == "write_canvas" else _note(path))
+    elif tool in BOOKMARKS:
+        b.write(BOOKMARKS_FILE, acl=False)
+    elif tool in PERIODIC and periodic_path(b.root, args) is not None:
+        b.write(str(periodic_path(b.root, args)))
+    elif b.memory is not None and memory_effect(b, b.memory, tool, args, step_id):
+        pass
+    elif tool in STATE:
+        b.effects.state_changes.append(f"{step_id}: {tool} {STATE[tool]}")
+        b.touches_unknown()
+    elif tool in PERIODIC:
+        b.unknown(step_id)
+    else:
+        b.effects.bulk_changes.append(f"{step_id}: {tool}")
+        b.touches_unknown()
+
+
+def _move(b: EffectsBuilder, tool: str, path: str, new: str) -> None:
+    """move_note / rename_note of `path` to `new`: a note, or a folder the plan's earlier steps make."""
+    src = _note(path)
+    into = new.endswith("/") and bool(new.strip("/"))  # 'Archive/': into it, keeping the name
+    folder = path.strip().strip("/")
+    if folder and b.folder_now(folder) and not b.folder_on_disk(folder):
+        b.move_made_folder(folder, new, rename=tool == "rename_note")
+    else:
+        b.move(src, f"{new.rstrip('/')}/{src.rsplit('/', 1)[-1]}" if into else _note(new), rename=tool == "rename_note")
+    b.touches_unknown()  # its link rewrites change notes found at run time
+
+
+def periodic_path(root: Path | None, args: dict[str, Any]) -> str | None:
+    """The periodic note's path, as the periodic tools compute it from the vault's settings
+    (None: not knowable here, no vault folder or a date the settings cannot place)."""
+    if root is None:
+        return None
+    period = args.get("period", "daily")
+    day_text = args.get("date")
+    try:
+        day = iso_day(day_text) if isinstance(day_text, str) else date.today()
+        config = period_config(period, read_json(root, PERIODIC_NOTES_DATA), read_json(root, DAILY_NOTES))
+        return config.path_for(day)
+    except (MomentError, VaultgateError, ValueError, KeyError):
+        return None
