@@ -1,8 +1,9 @@
 """Job 4, the vault audit: broken links with their likely target, orphans, tag variants, alias
 collisions and unlinked mentions (link suggestions). Reads the index only.
 
-- `broken_link`: a link target no note resolves, with the note name it most likely meant (a close
-  spelling of a note's name, title or alias); its plan rewrites every link to it (`rewrite_links`).
+- `broken_link`: a link target no note (nor file: an image, a `.base`) resolves, with the note name
+  it most likely meant (a close spelling of a note's name, title or alias); its plan rewrites every
+  link to it (`rewrite_links`).
 - `orphan`: a note no link reaches and that links nowhere (the memory folder and the vault's own
   folders aside).
 - `tag_variant`: tags that differ only by case, `-`/`_`, or a plural `s` (`#ToDo`, `#todo`,
@@ -84,14 +85,19 @@ class Audit:
         return out
 
     async def broken(self, ctx: JobContext, notes: list[Any]) -> list[Finding]:
-        seen = {str(n[1]) for n in notes}  # the notes a reader sees: a link to any other resolves to none
+        seen = {str(n[1]) for n in notes}  # the notes a reader sees: a link to any other note resolves to none
+        can_read = readable(ctx)
 
         def read(c: sqlite3.Connection) -> list[tuple[str, str, str]]:
             vid = ctx.vault.id
             targets = c.execute(
-                "SELECT DISTINCT target_path FROM links WHERE vault_id = ? AND target_path IS NOT NULL", (vid,)
+                "SELECT DISTINCT l.target_path, n.id IS NOT NULL FROM links l LEFT JOIN notes n"
+                " ON n.vault_id = l.vault_id AND n.path = l.target_path"
+                " WHERE l.vault_id = ? AND l.target_path IS NOT NULL",
+                (vid,),
             ).fetchall()
-            hidden = [str(t[0]) for t in targets if str(t[0]) not in seen]
+            # a file that is no note (an image, a .base, a canvas) is hidden only when the reader may not read it
+            hidden = [str(t) for t, is_note in targets if str(t) not in seen and (is_note or not can_read(str(t)))]
             sql = (
                 "SELECT l.target_raw, n.path, n.etag FROM links l JOIN notes n ON n.id = l.src_id"
                 " WHERE l.vault_id = ? AND l.target_raw != '' AND n.path NOT LIKE ? AND "

@@ -1,0 +1,32 @@
+"""What a user driving a served copy of kepano's vault (plus the Obsidian Help notes) met, end to
+end: a real uvicorn server and the SDK's Streamable HTTP client in both protocol eras."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import ok as _ok
+
+
+async def test_the_audit_finds_no_broken_link_in_an_embedded_base_or_image(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """Every category note of kepano's vault embeds `![[<Category>.base]]`: the audit reported
+    each as "[[Books.base]] resolves to no note" while get_outlinks resolved it."""
+    files: dict[str, str | bytes] = {
+        "Categories/Books.md": "---\ntags:\n  - categories\n---\n\n![[Books.base]]\n",
+        "References/Trip.md": "# Trip\n\n![[kyoto.png]] then [[Shrines]].\n",
+        "Templates/Bases/Books.base": "views:\n  - type: table\n    name: Books\n",
+        "Attachments/kyoto.png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 32,
+    }
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        [link] = (await _ok(c, "get_outlinks", path="Books"))["items"]
+        assert link["path"] == "Templates/Bases/Books.base" and link["resolved"]
+        await _ok(c, "run_consolidation", wait=True, jobs=["audit"])
+        found = (await _ok(c, "list_findings", kind="broken_link"))["items"]
+        assert [f["detail"]["target"] for f in found] == ["Shrines"]
