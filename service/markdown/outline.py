@@ -30,8 +30,10 @@ class Outliner:
       `  more ^id`): the item's line;
     - an id on a line of its own after a blank line (`^id` alone, Obsidian's form for a quote,
       callout, list, table or code block): the first line of the block above it, the run of
-      non-blank lines before the blank (blank lines inside a fence do not end it); only its own
-      line when nothing but a heading or the frontmatter is above it;
+      non-blank lines before the blank (blank lines inside a fence do not end it), or the whole
+      list above it, a loose one too (items or their indented lines after blank lines, the same
+      marker at the margin: `- a`, blank, `- b`, blank, `^id` names both items, as a list is one
+      block in Markdown); only its own line when nothing but a heading or the frontmatter is above;
     - else the first line of its paragraph (an id line right under a quote or a paragraph
       continues it).
     """
@@ -45,7 +47,10 @@ class Outliner:
         "fed",
         "found",
         "headings",
+        "last_list",
         "last_run",
+        "list_at",
+        "marker",
         "para",
         "run",
     )
@@ -60,6 +65,9 @@ class Outliner:
         self.para = 0  # the first line of the paragraph being read (`paragraph`)
         self.run = -1  # the first line of the run of non-blank body lines being read, or -1
         self.last_run = -1  # the first line of the run before the last blank line, or -1
+        self.list_at = -1  # the first line of the list the run being read is in (or the last was), or -1
+        self.last_list = -1  # `list_at` of the run before the last blank line
+        self.marker = ""  # that list's marker at the margin ('-', '*', '+', '.' or ')')
         self.fed = self.code_line = -1  # the last line fed; the last fed that is code
 
     def feed(self, no: int, raw: str) -> None:
@@ -90,7 +98,7 @@ class Outliner:
         if LIST_ITEM.match(raw):
             return no
         if self.run < 0 and self.last_run >= 0 and raw.strip() == f"^{block}":
-            return self.last_run  # the id alone after a blank line: the block above it
+            return self.last_list if self.last_list >= 0 else self.last_run  # the id alone: the block above it
         return self.para
 
     def paragraph(self, no: int, raw: str) -> None:
@@ -98,17 +106,36 @@ class Outliner:
         lead = raw.lstrip()[:1]
         if not lead:
             self.para = no + 1
-            if self.code_line != no:  # a blank line outside code ends a run
-                self.last_run, self.run = (self.run, -1) if self.run >= 0 else (self.last_run, -1)
+            if self.code_line != no and self.run >= 0:  # a blank line outside code ends a run
+                self.last_run, self.last_list, self.run = self.run, self.list_at, -1
         elif self.fed != no or (self.headings and self.headings[-1].line == no):
             self.para, self.run, self.last_run = no + 1, -1, -1  # not a block an id names
+            self.list_at = self.last_list = -1
         else:
+            item = LIST_ITEM.match(raw) if lead in "-*+" or lead.isdigit() else None
             if lead == "#":
                 self.para = no + 1
-            elif (lead in "-*+" or lead.isdigit()) and LIST_ITEM.match(raw):
+            elif item is not None:
                 self.para = no  # the lines continuing the item belong to it
+            if self.code_line == no:
+                item = None  # a line of code is no list item
             if self.run < 0:
+                self._list(no, raw, item)
                 self.run = no
+            elif item is not None and self.list_at < 0:  # a list right under a paragraph starts there
+                self.list_at, self.marker = no, item.group(1)[-1]
+
+    def _list(self, no: int, raw: str, item: re.Match[str] | None) -> None:
+        """`list_at` of the run starting at line `no`: the list before the blank line above goes on
+        (an item of its marker at the margin, a deeper item, an indented line), or one starts."""
+        indent = len(raw) - len(raw.lstrip(" \t"))
+        if self.list_at >= 0 and indent > 0 and (item is None or indent > 1):
+            return  # an item's own lines, or a deeper item
+        marker = item.group(1)[-1] if item is not None else ""
+        if item is not None and not (self.list_at >= 0 and marker == self.marker):
+            self.list_at, self.marker = no, marker
+        elif item is None:
+            self.list_at = -1
 
 
 def outline(text: str, *, blocks: bool = True) -> tuple[list[Heading], dict[str, int]]:
