@@ -11,7 +11,8 @@ plan's size after `foreach` expansion against `MAX_CALLS`.
 Read-only steps that come before any mutating step are run (through the `Host`, i.e. the whole
 dispatch chain, as the caller): reading changes nothing, and their results make the references
 of later steps, `foreach` lists included, known before execution; so does the `path` a create,
-copy or move answers where its arguments decide it (`_known_path`). Moves are previewed with the
+write, copy or move answers where its arguments decide it, a foreach step's and a
+bulk_create_notes' paths too (`_known_result`). Moves are previewed with the
 tool's own dry run to count the links they rewrite. The host is the tool layer's view of the
 server (`service.tools.sessions.plans`): the engine itself imports no tool.
 """
@@ -35,6 +36,7 @@ from service.plans.refs import RefError, Scope, Unresolved, not_a_list, resolve
 from service.plans.refusals import StaticCheck, refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
+from service.plans.texts import PlannedText
 from service.plans.tool_effects import CREATE_OR_MODIFY, MOVES, PERIODIC, REWRITES, WHOLE_NOTE
 from service.vault.paths import renamed
 
@@ -123,9 +125,15 @@ class Host(Protocol):
         """Run a call that changes nothing through the dispatch chain: (result, error code)."""
 
     async def move_rewrites(
-        self, moves: dict[str, str], folder: tuple[str, str] | None, made: list[str], gone: set[str]
+        self,
+        moves: dict[str, str],
+        folder: tuple[str, str] | None,
+        made: list[str],
+        gone: set[str],
+        texts: dict[str, PlannedText],
     ) -> tuple[Rewritten | None, str | None]:
-        """A move's link rewrites once earlier steps made `made` and removed `gone` (`service.plans.planned_links`)."""
+        """A move's link rewrites once earlier steps made `made`, removed `gone` and wrote the notes
+        of `texts` (`service.plans.planned_links`)."""
 
     async def link_rewrites(
         self, old: str, new: str, made: list[str], gone: set[str]
@@ -285,6 +293,7 @@ async def _check_step(
             checked.touches[step.id] = None
         return False
     results: list[Any] = []
+    known: list[Any] = [None] * len(items)  # what each call's result is known to hold (`_known_result`)
     runnable = reads and not tool.mutating
     for index, item in enumerate(items):
         call_scope = Scope(
@@ -338,8 +347,8 @@ async def _check_step(
                 elif step.tool in REWRITES:
                     await preview_rewrite(step.tool, args, host, builder, step.id)
                 _failures(builder, since, step, where)  # the dry run's too: a read-only note it would edit
-                if step.foreach is None and builder.since() == since:  # the call is foreseen succeeding
-                    _known_path(step, builder, builder.paths[earlier:], moves, scope)
+                if builder.since() == since:  # the call is foreseen succeeding
+                    known[index] = _known_result(step, builder, builder.paths[earlier:], moves)
                 checked.calls.append((step.id, step.tool, args, on_plan))
                 for rel_op in builder.paths[earlier:]:  # a folder move's files too: later calls on them are on plan
                     checked.paths.setdefault(rel_op, where)
@@ -353,10 +362,12 @@ async def _check_step(
         else:
             runnable = False
     if runnable:
-        known: Any = results if step.foreach is not None else results[0]
-        scope.steps[step.id] = known
+        read: Any = results if step.foreach is not None else results[0]
+        scope.steps[step.id] = read
         if step.capture_as:
-            scope.steps[step.capture_as] = known
+            scope.steps[step.capture_as] = read
+    elif tool.mutating and (step.foreach is not None or known[0] is not None):
+        _know(step, scope, known if step.foreach is not None else known[0])
     return reads and not tool.mutating and runnable
 
 
@@ -375,22 +386,31 @@ def _known_effects(
         checked.paths.setdefault(rel_op, where)
 
 
-def _known_path(step: Step, builder: EffectsBuilder, paths: list[tuple[str, str]], moves: int, scope: Scope) -> None:
-    """The `path` a create_note, write_note, append_note, prepend_note, copy_note, move_note or
-    rename_note answers, where its arguments decide it (all known, the call foreseen succeeding):
-    the file it makes or writes (the numbered name of `if_exists='unique'`, the note a bare name
-    finds), or where the move puts the note (as its own dry run tells), the same
-    value the run gives a later step's `$steps.<id>.path`. A later step naming it is then checked
-    and previewed as if the path were written out; its other fields are known only at run time."""
-    path: str | None = None
-    if step.tool in CREATE_OR_MODIFY | {"copy_note"}:
-        path = next((rel for rel, op in paths if op == "write"), None)
-    elif step.tool in MOVES and len(builder.effects.files_moved) > moves:
-        path = builder.effects.files_moved[-1].to_path
-    if path is not None:
-        for name in (step.id, step.capture_as):
-            if name:
-                scope.known[name] = {"path": path}
+def _known_result(step: Step, builder: EffectsBuilder, paths: list[tuple[str, str]], moves: int) -> Any:
+    """What a call's result is known to hold where its arguments decide it (all known, the call
+    foreseen succeeding), the same values the run gives a later step's `$steps.<id>.…`: the
+    `path` a create_note, write_note, append_note, prepend_note or copy_note answers (the file it
+    makes or writes: the numbered name of `if_exists='unique'`, the note a bare name finds), the
+    `path` of a move_note or rename_note (where the move puts the note, as its own dry run
+    tells), and each `items[*].path` of a bulk_create_notes. A later step naming it is then
+    checked and previewed as if the path were written out; its other fields are known only at
+    run time. None: nothing is known."""
+    writes = [rel for rel, op in paths if op == "write"]
+    if step.tool in CREATE_OR_MODIFY | {"copy_note"} and writes:
+        return {"path": writes[0]}
+    if step.tool in MOVES and len(builder.effects.files_moved) > moves:
+        return {"path": builder.effects.files_moved[-1].to_path}
+    if step.tool == "bulk_create_notes" and writes:
+        return {"items": [{"path": rel} for rel in writes]}
+    return None
+
+
+def _know(step: Step, scope: Scope, value: Any) -> None:
+    """What the check knows of the step's result (`_known_result`; a foreach step's: one per
+    call, a list), under its id and its captureAs name."""
+    for name in (step.id, step.capture_as):
+        if name:
+            scope.known[name] = value
 
 
 _FAILS = {

@@ -11,7 +11,14 @@ from typing import Any, Protocol
 from service.graph.address import parse_address
 from service.plans.effects import EffectsBuilder
 from service.plans.notepaths import note_file
-from service.plans.planned_links import Rewriter, links_on_plan, move_on_plan, renamed_around
+from service.plans.planned_links import (
+    Rewriter,
+    links_on_plan,
+    move_on_plan,
+    pairs_of,
+    renamed_around,
+    texts_before,
+)
 from service.plans.tool_effects import BOOKMARKS_FILE
 
 MAX_PAGES = 5000  # pages of one dry run, at most (as many as a plan has calls)
@@ -82,7 +89,8 @@ async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: E
         moved.folder = True
         moving = builder.folder_moved(moved.from_path, moved.to_path, pairs)
         moved.moved_files = sorted({*moving, *moving.values()})
-    if renamed_around(builder, {*moves, *(moved.moved_files or ()), moved.from_path, moved.to_path}):
+    ends = {*moves, *(moved.moved_files or ()), moved.from_path, moved.to_path}
+    if renamed_around(builder, ends) or texts_before(builder, pairs_of(moved)):  # links its dry run cannot see
         await move_on_plan(host, builder, moved)
 
 

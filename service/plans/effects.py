@@ -22,6 +22,7 @@ from service.plans.memory_effects import MemoryNotes as MemoryNotes
 from service.plans.notepaths import note_file
 from service.plans.notepaths import note_path as _note
 from service.plans.summary import MovedFile, PlanEffects, Risk
+from service.plans.texts import PlannedText
 from service.plans.tool_effects import tool_effect
 from service.vault.paths import trash_copy
 from service.vault.settings_files import read_json
@@ -64,6 +65,8 @@ class EffectsBuilder:
         self.absent: list[tuple[str, str]] = []  # (step id, path): an edit of a note not there (note_not_found)
         self.ambiguous: list[str] = []  # addresses several notes fit (ambiguous_note), as the steps come
         self._guessed: dict[str, bool | None] = {}  # the last move's note paths -> whether there before it
+        self._call: tuple[str, dict[str, Any]] = ("", {})  # the call being fed (its notes' texts)
+        self.texts: dict[str, PlannedText] = {}  # path -> its text as the steps so far leave it
 
     def exists(self, rel: str) -> bool:
         if rel not in self._now:
@@ -176,12 +179,36 @@ class EffectsBuilder:
             e.passing.discard(rel)
             self._now[rel] = True
             self._parents(rel)
-        if acl:
+        if acl:  # a note (not a settings file, not a soft delete's copy): its text changes
             self.paths.append((rel, "write"))
+            tool, args = self._call
+            if tool == "bulk_create_notes":  # this note of the batch
+                notes = [n for n in args.get("notes") or [] if isinstance(n, dict) and isinstance(n.get("path"), str)]
+                tool, args = "create_note", next((n for n in notes if _note(n["path"]) == rel), {})
+            self.texts[rel] = self._text(rel).then(tool, args)
         self._step_on(rel)
         self._touch(rel)
 
-    def create(self, rel: str, step_id: str, if_exists: str) -> None:
+    def _text(self, rel: str) -> PlannedText:
+        """The text at `rel` as the steps so far leave it (`service.plans.texts`)."""
+        found = self.texts.get(rel)
+        return found if found is not None else PlannedText(rel if self._exists_on_disk(rel) else None)
+
+    def copied(self, src: str, dst: str) -> None:
+        """copy_note made `dst` with `src`'s text."""
+        if self._now.get(dst):
+            self.texts[dst] = PlannedText(self._text(src).origin, list(self._text(src).calls))
+
+    def planned_texts(self) -> dict[str, PlannedText]:
+        """The notes there after the steps so far whose text is not what the disk holds at
+        their path (made, edited, moved or copied by a step): what a move's rewrites read."""
+        return {rel: t for rel, t in self.texts.items() if self._now.get(rel) and (t.calls or t.origin != rel)}
+
+    def _moved_text(self, old: str, new: str) -> None:
+        self.texts[new] = self._text(old)
+        self.texts[old] = PlannedText(None)  # no file there: a later append_note starts from nothing
+
+    def create(self, rel: str, step_id: str, if_exists: str) -> bool:
         """A note a call creates; where one is already there, what create_note's `if_exists`
         (copy_note's `overwrite`) makes of it: `overwrite` writes it, `unique` writes the first
         free 'Name 1.md', 'Name 2.md', … as the tool does, and `error` is the call's refusal
@@ -196,8 +223,9 @@ class EffectsBuilder:
             self.refused.append((step_id, rel))
             self.paths.append((rel, "write"))
             self._touch(rel)
-            return
+            return False
         self.write(rel)
+        return True
 
     def edit(self, rel: str, step_id: str) -> None:
         """A note a call edits, which it does not create: where none is there after the steps
@@ -226,6 +254,7 @@ class EffectsBuilder:
         if rel in e.files_modified:
             e.files_modified.remove(rel)
         self._now[rel] = False
+        self.texts[rel] = PlannedText(None)
         self.paths.append((rel, "delete"))
         self._step_on(rel)
         self._touch(rel)
@@ -244,7 +273,7 @@ class EffectsBuilder:
         """One mutating call with fully resolved arguments; returns the files and folders it
         touches, or None when that is not known from its arguments (the runner then orders it
         after and before every other change: `service.plans.schedule`)."""
-        self._touched, self._step_id = set(), step_id
+        self._touched, self._step_id, self._call = set(), step_id, (tool, args)
         tool_effect(self, tool, args, destructive=destructive, scopes=scopes, step_id=step_id)
         return frozenset(self._touched) if self._touched is not None else None
 
@@ -287,6 +316,7 @@ class EffectsBuilder:
         self.effects.files_moved.append(moved)
         self._moved_on(src, dst)
         self._guessed = {src: self._now.get(src), dst: self._now.get(dst)}
+        self._moved_text(src, dst)
         self._now[src] = False
         self._now[dst] = True
         self._step_on(src)
@@ -331,6 +361,7 @@ class EffectsBuilder:
         the arguments (`Proj` -> `Proj.md`) are as they were: a later step that writes a moved
         note modifies it, and one that creates a note at an old path makes a new one."""
         for rel, was in self._guessed.items():
+            self.texts.pop(rel, None)  # no note moved: a folder does
             if was is None:
                 self._now.pop(rel, None)
             else:
@@ -352,6 +383,7 @@ class EffectsBuilder:
             self.paths.append((old, "write"))
         for old, new in moving.items():
             self._moved_on(old, new)
+            self._moved_text(old, new)
             self._now[new] = True
             self._step_on(new)
             self._parents(new)

@@ -10,10 +10,13 @@ otherwise once those steps ran (`[[Target]]` fits two notes after a step made `S
 Vault `{Home.md: "see [[New/Fresh]]"}`: the link resolves to no note on disk, to `New/Fresh.md`
 once `create_note New/Fresh` ran, and a later move of that note rewrites it.
 
+A fourth: an earlier step wrote a note's text (made it, wrote, appended or prepended to it, copied
+or moved it): the links it then holds are rewritten by the run (the move finds the plan's own
+writes in the index) and are counted and listed like any other note's (`service.plans.texts`).
+
 For such a step the host plans the rewrite with the tool's own planner over the vault's files
-with the made ones and without the removed ones (`Rewriter`). It reads the notes on disk: a note
-an earlier step changes, makes, moves away or deletes is among the plan's changed files already
-(modified, created, moved or deleted) and is not listed again as one the step rewrites.
+with the made ones and without the removed ones (`Rewriter`). It reads the notes on disk, and a
+note an earlier step wrote as the steps leave its text; a note it moved away or deleted is gone.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Protocol
 
 from service.plans.effects import EffectsBuilder
 from service.plans.summary import MovedFile
+from service.plans.texts import PlannedText
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +42,16 @@ class Rewriter(Protocol):
     def is_file(self, rel: str) -> bool: ...
 
     async def move_rewrites(
-        self, moves: dict[str, str], folder: tuple[str, str] | None, made: list[str], gone: set[str]
+        self,
+        moves: dict[str, str],
+        folder: tuple[str, str] | None,
+        made: list[str],
+        gone: set[str],
+        texts: dict[str, PlannedText],
     ) -> tuple[Rewritten | None, str | None]:
         """The link rewrites of a move of `moves` (old path -> new; `folder`: the folder that
-        moves, and where) once earlier steps made the files `made` and removed `gone`: (them,
-        None), or (None, the error code the move answers)."""
+        moves, and where) once earlier steps made the files `made` and removed `gone`, and wrote
+        the notes of `texts` so: (them, None), or (None, the error code the move answers)."""
 
     async def link_rewrites(
         self, old: str, new: str, made: list[str], gone: set[str]
@@ -58,6 +67,16 @@ def vault_before(host: Rewriter, builder: EffectsBuilder, moves: dict[str, str])
     before = [p for p in made if p not in moves.values() and not host.is_file(p)]
     before += [p for p in moves if p in builder.named(p) and not host.is_file(p)]  # made, then moved by it
     return before, {p for p in gone if p not in moves and host.is_file(p)}
+
+
+def texts_before(builder: EffectsBuilder, moves: dict[str, str]) -> dict[str, PlannedText]:
+    """The texts earlier steps wrote, as the vault is before the step that moves `moves` (the
+    builder has counted that move: a moved note's text is back at its old path)."""
+    texts = builder.planned_texts()
+    for old, new in moves.items():
+        if new in texts:
+            texts[old] = texts.pop(new)
+    return {rel: t for rel, t in texts.items() if t.calls or t.origin != rel}
 
 
 def renamed_around(builder: EffectsBuilder, paths: set[str]) -> bool:
@@ -80,11 +99,12 @@ async def move_on_plan(host: Rewriter, builder: EffectsBuilder, moved: MovedFile
     neither on disk nor made by an earlier step is left as the dry run left it."""
     pairs = pairs_of(moved)
     made, gone = vault_before(host, builder, pairs)
+    texts = texts_before(builder, pairs)
     there = set(made)
-    if not made and not gone or not pairs or any(p not in there and not host.is_file(p) for p in pairs):
+    if not made and not gone and not texts or not pairs or any(p not in there and not host.is_file(p) for p in pairs):
         return
     folder = (moved.from_path, moved.to_path) if moved.folder else None
-    found, code = await host.move_rewrites(pairs, folder, made, gone)
+    found, code = await host.move_rewrites(pairs, folder, made, gone, texts)
     if code == "vault_unwritable":  # a read-only note holds a link it would rewrite: refused at run time
         builder.unwritable_now(moved.from_path)
     if found is not None:

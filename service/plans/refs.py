@@ -10,7 +10,9 @@
 replaces references with values from a `Scope` and raises `Unresolved` when a step's result is not
 known yet (validation resolves what it can before anything runs) or `RefError` when a path does
 not fit the value. A mutating step's result is known at validation only in the fields its
-arguments decide (`Scope.known`: a create_note's `path`); another field of it is `Unresolved`.
+arguments decide (`Scope.known`: a create_note's `path`, each `items[*].path` of a
+bulk_create_notes, each call's `path` of a foreach step, `$steps.mk[*].path`); another field of
+it is `Unresolved`.
 """
 
 from __future__ import annotations
@@ -59,7 +61,9 @@ class Scope:
     params: dict[str, Any] = field(default_factory=dict)
     steps: dict[str, Any] = field(default_factory=dict)  # step id or captureAs -> result
     item: tuple[str, Any] | None = None
-    known: dict[str, dict[str, Any]] = field(default_factory=dict)  # step id or captureAs -> fields known so far
+    # step id or captureAs -> what the check knows of a mutating step's result: its fields known
+    # now (`{"path": ...}`; a foreach step's, a list of them; None where the run tells)
+    known: dict[str, Any] = field(default_factory=dict)
 
 
 def _refs_in_string(text: str, item_name: str | None) -> list[Ref]:
@@ -134,14 +138,42 @@ def _select(value: Any, segments: list[tuple[str | None, str | None]], where: st
     return value
 
 
+def _select_known(value: Any, segments: list[tuple[str | None, str | None]], step: str, where: str) -> Any:
+    """`_select` over what the check knows of a mutating step's result (`Scope.known`): a field
+    or call it does not know (absent from an object, None) is `Unresolved`, never an error: the
+    run's result may hold it; so is an object (the check knows only some of its fields). A path
+    that does not fit the known shape (a field of a text, of a foreach step's list) is the
+    `RefError` the run then answers."""
+    for i, (name, index) in enumerate(segments):
+        if value is None:
+            raise Unresolved(step)
+        if name is not None:
+            if not isinstance(value, dict):
+                raise RefError(f"{where}: no field {name!r} here")
+            if name not in value:
+                raise Unresolved(step)
+            value = value[name]
+        elif index == "*":
+            if not isinstance(value, list):
+                raise RefError(f"{where}: [*] needs a list")
+            return [_select_known(v, segments[i + 1 :], step, where) for v in value]
+        else:
+            assert index is not None
+            if not isinstance(value, list) or int(index) >= len(value):
+                raise RefError(f"{where}: no element [{index}]")
+            value = value[int(index)]
+    if value is None or isinstance(value, dict | list):  # unknown, or only part of what the run gives
+        raise Unresolved(step)
+    return value
+
+
 def _lookup(ref: Ref, scope: Scope, where: str) -> Any:
     if ref.kind == "step":
         if ref.name not in scope.steps:
-            first = _SEG.match(ref.path)
-            fields = scope.known.get(ref.name, {})
-            if first is None or first.group(1) not in fields:  # the whole result, or a field the run tells
+            if ref.name not in scope.known or not ref.path:  # the whole result: the run tells
                 raise Unresolved(ref.name)
-            return select(fields, ref.path, where)
+            segments = [(m.group(1), m.group(2)) for m in _SEG.finditer(ref.path)]
+            return _select_known(scope.known[ref.name], segments, ref.name, where)
         return select(scope.steps[ref.name], ref.path, where)
     if ref.kind == "item":
         if scope.item is None:

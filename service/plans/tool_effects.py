@@ -82,9 +82,11 @@ def tool_effect(
         new = str(args["new_path"]).strip()
         into = new.endswith("/") and bool(new.strip("/")) and isinstance(path, str)  # 'Copies/': into it
         dst = f"{new}{_note(str(path)).rsplit('/', 1)[-1]}" if into else _note(new)
-        b.create(dst, step_id, "overwrite" if args.get("overwrite") else "error")
+        made = b.create(dst, step_id, "overwrite" if args.get("overwrite") else "error")
         if isinstance(path, str):
             b.touch(_note(path))
+            if made:
+                b.copied(_note(path), dst)
     elif tool in MOVES and isinstance(path, str) and isinstance(args.get("new_path"), str):
         _move(b, tool, path, str(args["new_path"]).strip())
     elif tool == "create_folder" and isinstance(path, str):

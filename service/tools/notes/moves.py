@@ -13,6 +13,7 @@ confirmation): the source exists, the destination is free, the caller may write 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from functools import partial
 
 from pydantic import BaseModel, Field
@@ -20,8 +21,18 @@ from pydantic import BaseModel, Field
 from service.errors import AclDenied, AlreadyExists, Conflict, NotANote, NoteNotFound, PathInvalid
 from service.graph.bookmark_paths import BOOKMARKS
 from service.graph.linkpath import PathSet, base_name, folder_of
-from service.graph.moves import MovePlan, Page, apply_plan, files_under, move_lock, plan_move
+from service.graph.moves import (
+    NAMES_PER_LINE,
+    MovePlan,
+    Page,
+    apply_plan,
+    files_under,
+    move_lock,
+    paths_moved,
+    plan_move,
+)
 from service.graph.queries import GraphQueries
+from service.graph.rewrite import link_names, rewrite_note
 from service.markdown.parse import note_title
 from service.obs.sessions import caller_hash
 from service.plans.recovery import journaled
@@ -186,17 +197,23 @@ async def _plan(
 
 
 async def rewritten_by(
-    ctx: ToolContext, moves: dict[str, str], folder: tuple[str, str] | None, paths: PathSet
+    ctx: ToolContext,
+    moves: dict[str, str],
+    folder: tuple[str, str] | None,
+    paths: PathSet,
+    texts: Mapping[str, str | None] | None = None,
 ) -> tuple[list[str], MovePlan]:
-    """The notes on disk whose links a move of `moves` (old path -> new; `folder`: the folder
-    that moves, and where) rewrites, at their paths after it, over the vault's files `paths`
-    (a plan's check: as its earlier steps leave the vault), and the move's plan (its
-    edits counted, not held: a hub's thousands of notes; its settings files). A note is taken or
-    refused as the call takes it (`_admit`)."""
+    """The notes whose links a move of `moves` (old path -> new; `folder`: the folder that
+    moves, and where) rewrites, at their paths after it, over the vault's files `paths` (a
+    plan's check: as its earlier steps leave the vault), and the move's plan (its edits counted,
+    not held: a hub's thousands of notes; its settings files). A note is taken or refused as the
+    call takes it (`_admit`). `texts`: the notes those steps wrote, read as they leave them (a
+    note the plan made is no file on disk yet), and those they removed (None): not read on disk."""
     notes: list[str] = []
+    planned = texts or {}
 
     def admit(path: str) -> bool:  # in a worker thread, one batch at a time
-        if not _admit(ctx, path):
+        if path in planned or not _admit(ctx, path):
             return False
         notes.append(moves.get(path, path))
         return True
@@ -204,7 +221,38 @@ async def rewritten_by(
     await complete_index(ctx)
     queries = GraphQueries(ctx.services.db)
     plan = await plan_move(ctx.vault, queries, moves, folder=folder, admit=admit, page=Page(0, 0), paths=paths)
+    if planned:
+        notes += await asyncio.to_thread(_planned_edits, ctx, plan, paths, planned)
     return sorted(notes), plan
+
+
+def _planned_edits(ctx: ToolContext, plan: MovePlan, paths: PathSet, texts: Mapping[str, str | None]) -> list[str]:
+    """Count in `plan` the rewrites of the notes `texts` holds (a plan's check: the notes its
+    earlier steps wrote, as they leave them), as `plan_move` counts a note on disk; returns them,
+    at their paths after the move. Worker thread."""
+    moves = plan.moves
+    after = paths_moved(paths, moves)
+    names = link_names((*moves, *moves.values()))
+    found: list[str] = []
+    for path, text in sorted((p, t) for p, t in texts.items() if t is not None):
+        if not path.lower().endswith(".md") or not ctx.can_read(path):
+            continue
+        new_path = moves.get(path, path)
+        result = rewrite_note(
+            text,
+            source_before=path,
+            source_after=new_path,
+            before=paths,
+            after=after,
+            moved=moves,
+            names=names if len(names) <= NAMES_PER_LINE else None,
+        )
+        if result.changed:
+            plan.counted_files += 1
+            plan.counted_links += len(result.changes)
+            plan.counted_moved += path in moves
+            found.append(new_path)
+    return found
 
 
 def _moves(ctx: ToolContext, src: str, dst: str, *, folder: bool = True) -> dict[str, str]:

@@ -25,6 +25,7 @@ from service.plans.effects import MemoryNotes
 from service.plans.model import Plan
 from service.plans.planned_links import Rewritten
 from service.plans.runner import CallError
+from service.plans.texts import PlannedText
 from service.security import scopes as scope_rules
 from service.tools.context import ToolContext
 from service.tools.sessions import plan_rewrites
@@ -187,9 +188,14 @@ class PlanHost:
             return None
 
     async def move_rewrites(
-        self, moves: dict[str, str], folder: tuple[str, str] | None, made: list[str], gone: set[str]
+        self,
+        moves: dict[str, str],
+        folder: tuple[str, str] | None,
+        made: list[str],
+        gone: set[str],
+        texts: dict[str, PlannedText],
     ) -> tuple[Rewritten | None, str | None]:
-        return await plan_rewrites.move_rewrites(self.ctx, self._disk, moves, folder, made, gone)
+        return await plan_rewrites.move_rewrites(self.ctx, self._disk, moves, folder, made, gone, texts)
 
     async def link_rewrites(
         self, old: str, new: str, made: list[str], gone: set[str]

@@ -5,7 +5,9 @@ The tools' own planners (`service.tools.notes.moves.rewritten_by`,
 `service.tools.graph.rewrite.plan_rewrite`) run over the vault's files with the ones the earlier
 steps make and without the ones they remove, and read the notes on disk as the caller: a note it
 may not read is left alone, one it may not write (or made read-only) refuses the move, as the
-call does. Nothing is written; the edits are counted, not held.
+call does. A note an earlier step wrote is read as the steps leave its text
+(`service.tools.sessions.plan_texts`), one it moved away or deleted not at all. Nothing is
+written; the edits are counted, not held.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from service.errors import VaultgateError
 from service.graph.linkpath import PathSet
 from service.graph.moves import Page, vault_files
 from service.plans.planned_links import Rewritten
+from service.plans.texts import PlannedText
 from service.tools.context import ToolContext
 from service.tools.graph.rewrite import old_target, plan_rewrite
 from service.tools.notes.moves import rewritten_by
+from service.tools.sessions.plan_texts import planned_reads
 
 Resolve = Callable[[str, list[str], set[str]], Awaitable[tuple[str | None, int]]]
 
@@ -62,10 +66,12 @@ async def move_rewrites(
     folder: tuple[str, str] | None,
     made: list[str],
     gone: set[str],
+    texts: dict[str, PlannedText],
 ) -> tuple[Rewritten | None, str | None]:
     try:
         paths = await disk.paths_after(made, gone)
-        notes, plan = await rewritten_by(ctx, moves, folder, paths)
+        read = await asyncio.to_thread(planned_reads, ctx, texts, gone)
+        notes, plan = await rewritten_by(ctx, moves, folder, paths, read)
     except VaultgateError as exc:  # the move's refusal (vault_unwritable: a read-only note it would rewrite)
         return None, exc.code
     settings = [s.path for s in plan.settings if s.changed]

@@ -166,7 +166,10 @@ def plan_preview(ctx: ToolContext, checked: Checked, head: str = "") -> ChangePr
     files, complete = checked.effects.changed_files()
     summary = head + checked.effects.preview(checked.plan.goal)
     if not complete:
-        summary += "\nsome steps change files known only at run time: the list below is what is known now"
+        summary += (
+            "\nsome steps change files known only at run time: the list below is what is known now, "
+            "and those steps may also change, move or delete files it lists"
+        )
     versions = [f"{rel} {etag}" for rel in checked.effects.files_deleted if (etag := _etag(ctx, rel)) is not None]
     if versions:
         summary += "\nas they are now: " + ", ".join(versions)

@@ -196,25 +196,30 @@ async def test_a_plan_step_cannot_write_where_the_acl_denies(make_vault: Callabl
 
 
 async def test_foreach_over_a_result_known_only_at_run_time(make_vault: Callable[..., Path]) -> None:
+    """A list a read gives after the plan's first change is known only at run time; the paths
+    a foreach create answers are known at validation (`$steps.make[*].path`, s73)."""
+    make = {"id": "make", "tool": "create_note", "foreach": ["X/one", "X/two"], "args": {"path": "$item"}}
+    more = {
+        "id": "more",
+        "tool": "append_note",
+        "foreach": "$steps.find.items[*].path",
+        "args": {"path": "$item", "content": "more"},
+        "captureAs": "appended",
+    }
     async with started(make_vault({"A.md": "# A\n"})) as vg:
         plan = {
             "goal": "create then append to what was created",
-            "steps": [
-                {"id": "make", "tool": "create_note", "foreach": ["X/one", "X/two"], "args": {"path": "$item"}},
-                {
-                    "id": "more",
-                    "tool": "append_note",
-                    "foreach": "$steps.make[*].path",
-                    "args": {"path": "$item", "content": "more"},
-                    "captureAs": "appended",
-                },
-            ],
+            "steps": [make, {"id": "find", "tool": "list_notes", "args": {"folder": "X"}, "dependsOn": ["make"]}, more],
         }
+        known = {"goal": "the same by the creates' paths", "steps": [make, {**more, "foreach": "$steps.make[*].path"}]}
+        checked = await vg.ok("validate_plan", plan=known)
+        assert checked["valid"] and checked["effects"]["unresolved"] == [], checked["effects"]
+        assert checked["effects"]["files_created"] == ["X/one.md", "X/two.md"], checked["effects"]
         checked = await vg.ok("validate_plan", plan=plan)
         assert checked["valid"] and checked["effects"]["unresolved"] == ["more"]
         run = await vg.ok("execute_plan", plan=plan)
-        assert run["status"] == "done" and run["calls_done"] == 4 and run["calls_total"] == 4
-        assert [r["path"] for r in run["steps"][1]["result"]] == ["X/one.md", "X/two.md"]
+        assert run["status"] == "done" and run["calls_done"] == 5 and run["calls_total"] == 5
+        assert [r["path"] for r in run["steps"][2]["result"]] == ["X/one.md", "X/two.md"]
         assert vg.read("X/two.md").endswith("more")
 
 

@@ -53,6 +53,24 @@ def test_a_mutating_steps_known_fields_resolve_and_the_rest_waits_for_the_run() 
         resolve("$steps.mk.path[0]", scope)
 
 
+def test_a_foreach_or_bulk_steps_known_paths_resolve_as_the_run_gives_them() -> None:
+    """A foreach step's result is the list of its calls'; a bulk_create_notes' paths are items[*].path."""
+    known = {"each": [{"path": "A.md"}, {"path": "B.md"}], "bulk": {"items": [{"path": "X.md"}]}}
+    scope = Scope(known={**known, "part": [{"path": "A.md"}, None]})
+    assert resolve("$steps.each[*].path", scope) == ["A.md", "B.md"]
+    assert resolve("$steps.each[1].path", scope) == "B.md"
+    assert resolve("$steps.bulk.items[*].path", scope) == ["X.md"]
+    assert resolve("${steps.bulk.items[0].path}!", scope) == "X.md!"
+    for unknown in ("$steps.part[*].path", "$steps.part[1].path", "$steps.each[*]", "$steps.bulk.items"):
+        with pytest.raises(Unresolved):
+            resolve(unknown, scope)
+    with pytest.raises(Unresolved):  # a field the run tells
+        resolve("$steps.each[0].etag", scope)
+    for wrong in ("$steps.each.path", "$steps.each[2].path", "$steps.bulk.items.path"):  # as the run answers
+        with pytest.raises(RefError):
+            resolve(wrong, scope)
+
+
 def test_references_and_the_graph_order_and_cycles() -> None:
     assert {r.name for r in references({"a": "$steps.x.p", "b": ["${steps.y.q} ${p}"]})} == {"x", "y", "p"}
     plan = Plan.model_validate(

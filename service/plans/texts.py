@@ -1,0 +1,30 @@
+"""The text a note holds once a plan's earlier steps ran, as the check knows it without running
+them: where it starts (`origin`: a file on disk, whose text the steps then change; None: a note
+a step wrote whole) and the calls that changed it since, in order. A move's link rewrites over
+the vault the plan leaves read a note the plan made or edited this way (`service.plans.planned_links`),
+not as it is on disk: the run rewrites the links a new note holds (read-your-writes: the index
+holds the plan's own writes when the move plans its rewrites).
+
+Which calls change a text how is the tool layer's to say (`service.tools.sessions.plan_rewrites`
+composes it with the tools' own functions); a call it has no rule for (a patch, a property
+edit) leaves the text as before it, an estimate the docs name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+WHOLE = frozenset({"create_note", "bulk_create_notes"})  # a note's whole text; write_note too, but in append mode
+
+
+@dataclass
+class PlannedText:
+    origin: str | None  # the file on disk its text starts from; None: a step wrote it whole
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (tool, resolved args), in order
+
+    def then(self, tool: str, args: dict[str, Any]) -> PlannedText:
+        """This text once `tool` wrote it with `args`."""
+        if tool in WHOLE or tool == "write_note" and args.get("mode", "create") != "append":
+            return PlannedText(None, [(tool, args)])
+        return PlannedText(self.origin, [*self.calls, (tool, args)])

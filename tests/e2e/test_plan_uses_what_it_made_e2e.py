@@ -1,0 +1,54 @@
+"""Over HTTP with the SDK client (tests/tools/sessions/test_plan_uses_what_it_made.py through the
+dispatch chain): a plan that bulk-creates notes and files each with a `foreach` over the paths
+the bulk create answers, and one that makes a note linking to a note it then moves. validate_plan
+lists the notes where the run leaves them and the move's rewrites in the made note; the
+confirmation lists exactly the files the confirmed run changes; undo_last_plan puts them back.
+Before, the foreach was known only at run time (the notes listed where they were made), and the
+move's preview left out the made note's links the run rewrote."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import e2e, snapshot
+from tests.e2e.calls import error, ok
+from tests.e2e.test_plan_previews_e2e import _changed, _token
+from tests.tools.sessions.test_plan_uses_what_it_made import BULK_THEN_EACH, LINKED_THEN_MOVED, VAULT
+
+
+@pytest.mark.parametrize("plan", [BULK_THEN_EACH, LINKED_THEN_MOVED], ids=["bulk then each", "linked then moved"])
+async def test_a_plan_using_what_it_made_previews_what_the_run_changes(
+    make_vault: Callable[..., Path], mode: str, plan: dict[str, Any]
+) -> None:
+    async with e2e(make_vault(VAULT)) as (url, h):
+        await h.indexed()
+        start = snapshot(h.root)
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            checked = await ok(c, "validate_plan", plan=plan)
+            assert checked["valid"], checked["problems"]
+            effects = checked["effects"]
+            assert effects["unresolved"] == [], effects
+            if plan is BULK_THEN_EACH:
+                assert sorted(effects["files_created"]) == ["Archive/A.md", "Archive/B.md"], effects
+            else:
+                [moved] = effects["files_moved"]
+                assert moved["rewritten_in"] == ["Cards/Card.md", "Home.md", "Log.md"], moved
+                assert moved["links_rewritten"] == 4, moved
+            ask = await error(c, "execute_plan", plan=plan, effects_hash=checked["effects_hash"])
+            assert ask["code"] == "elicit_required", ask
+            files = ask["details"]["files"]
+            before = snapshot(h.root)
+            token = await _token(h, ask)
+            run = await ok(c, "execute_plan", plan=plan, effects_hash=checked["effects_hash"], elicit_token=token)
+            assert run["status"] == "done", run
+            assert set(files) == _changed(before, snapshot(h.root)), (files, _changed(before, snapshot(h.root)))
+            if plan is LINKED_THEN_MOVED:
+                assert h.read("Log.md") == "# Log\n\nsee [[Archive/Target]]\nand [[Archive/Target#x]]\n"
+            ask = await error(c, "undo_last_plan")
+            await ok(c, "undo_last_plan", elicit_token=await _token(h, ask))
+            assert _changed(start, snapshot(h.root)) == set()

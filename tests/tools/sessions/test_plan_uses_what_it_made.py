@@ -1,0 +1,181 @@
+"""Plans whose later steps use what earlier steps made, as a user combines them: a `foreach`
+over the paths an earlier create, bulk create or foreach answers, bare note names (no folder,
+no '.md'), and a move of a note that notes the plan made link to. validate_plan's effects are
+compared field by field with what execute_plan then changes on disk (and with the move's own
+result), and undo_last_plan puts every file back.
+
+Before: a `foreach` over `$steps.mk.items[*].path` (a bulk_create_notes) or `$steps.mk[*].path`
+(a foreach create) was known only at run time, so the confirmation listed the notes where they
+were made (`Inbox/A.md`), no file after the run, and not where the run moved them; and a move's
+preview counted the links of notes on disk only, while the run also rewrote the links a note
+made by the plan held (`rewritten_in`, `links_rewritten`, `files_changed` short of the run's)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Harness, started
+
+VAULT = {
+    "Hub/Target.md": "# Target\n",
+    "Home.md": "see [[Hub/Target]]\n",
+    "Inbox/Old.md": "old\n",
+}
+
+BULK_THEN_EACH: dict[str, Any] = {
+    "goal": "draft two notes, tag and file each",
+    "steps": [
+        {
+            "id": "mk",
+            "tool": "bulk_create_notes",
+            "args": {"notes": [{"path": "Inbox/A", "content": "# A\n"}, {"path": "Inbox/B", "content": "# B\n"}]},
+        },
+        {
+            "id": "tag",
+            "tool": "add_tags",
+            "foreach": "$steps.mk.items[*].path",
+            "args": {"path": "$item", "tags": ["t"]},
+        },
+        {
+            "id": "mv",
+            "tool": "move_note",
+            "foreach": "$steps.mk.items[*].path",
+            "as": "note",
+            "args": {"path": "$note", "new_path": "Archive/"},
+            "dependsOn": ["tag"],
+        },
+    ],
+}
+EACH_THEN_EACH: dict[str, Any] = {  # bare names: 'Idea one' is 'Idea one.md' at the vault's top
+    "goal": "two ideas, each renamed",
+    "steps": [
+        {"id": "mk", "tool": "create_note", "foreach": ["Idea one", "Idea two"], "args": {"path": "${item}"}},
+        {
+            "id": "rn",
+            "tool": "rename_note",
+            "foreach": "$steps.mk[*].path",
+            "args": {"path": "$item", "new_path": "Done ${item}"},
+        },
+        {
+            "id": "ap",
+            "tool": "append_note",
+            "args": {"path": "Done Idea two", "content": "more\n"},
+            "dependsOn": ["rn"],
+        },
+    ],
+}
+LINKED_THEN_MOVED: dict[str, Any] = {  # a note the plan makes links to the note it then moves
+    "goal": "log the target, then file it",
+    "steps": [
+        {"id": "log", "tool": "create_note", "args": {"path": "Log", "content": "# Log\n\nsee [[Hub/Target]]\n"}},
+        {"id": "more", "tool": "append_note", "args": {"path": "Log", "content": "and [[Hub/Target#x]]\n"}},
+        {"id": "card", "tool": "create_note", "args": {"path": "Cards/Card", "frontmatter": {"up": "[[Hub/Target]]"}}},
+        {"id": "mv", "tool": "move_note", "args": {"path": "Target", "new_path": "Archive/"}, "captureAs": "moved"},
+    ],
+}
+
+
+async def _previewed_then_run(vg: Harness, plan: dict[str, Any]) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+    """validate_plan's effects, then the files execute_plan's confirmation names; runs the plan
+    confirmed and checks that the files it changed are exactly those."""
+    checked = await vg.ok("validate_plan", plan=plan)
+    assert checked["valid"], checked["problems"]
+    asked = await vg.err("execute_plan", "elicit_required", plan=plan)
+    before = vg.snapshot()
+    run = await vg.confirmed("execute_plan", plan=plan)
+    assert run["status"] == "done", [s["errors"] for s in run["steps"]]
+    files = asked["details"]["files"]
+    assert set(files) == vg.changed_since(before), (sorted(files), sorted(vg.changed_since(before)))
+    assert "run time" not in asked["details"]["preview"], asked["details"]["preview"]
+    return checked["effects"], files, run
+
+
+async def _undone(vg: Harness, before: dict[str, bytes]) -> None:
+    await vg.confirmed("undo_last_plan")
+    assert vg.snapshot() == before
+
+
+@pytest.mark.covers("validate_plan", "success")
+async def test_a_foreach_over_a_bulk_creates_paths_previews_each_note_where_the_run_leaves_it(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        start = vg.snapshot()
+        effects, files, _run = await _previewed_then_run(vg, BULK_THEN_EACH)
+        assert effects["unresolved"] == [] and effects["estimated_steps"] == 5, effects
+        assert sorted(effects["files_created"]) == ["Archive/A.md", "Archive/B.md"], effects
+        moved = [(m["from"], m["to"]) for m in effects["files_moved"]]
+        assert moved == [("Inbox/A.md", "Archive/A.md"), ("Inbox/B.md", "Archive/B.md")], effects
+        assert sorted(files) == ["Archive/A.md", "Archive/B.md"]
+        assert "tags: [t]" in vg.read("Archive/A.md") or "- t" in vg.read("Archive/A.md"), vg.read("Archive/A.md")
+        await _undone(vg, start)
+
+
+async def test_a_foreach_over_a_foreach_creates_paths_by_bare_names(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        start = vg.snapshot()
+        effects, files, _run = await _previewed_then_run(vg, EACH_THEN_EACH)
+        assert effects["unresolved"] == [], effects
+        assert sorted(effects["files_created"]) == ["Done Idea one.md", "Done Idea two.md"], effects
+        moved = [(m["from"], m["to"]) for m in effects["files_moved"]]
+        assert moved == [("Idea one.md", "Done Idea one.md"), ("Idea two.md", "Done Idea two.md")], effects
+        assert sorted(files) == ["Done Idea one.md", "Done Idea two.md"]
+        assert vg.read("Done Idea two.md") == "more\n"
+        await _undone(vg, start)
+
+
+async def test_a_moves_preview_counts_the_links_in_notes_the_plan_made(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        start = vg.snapshot()
+        effects, files, run = await _previewed_then_run(vg, LINKED_THEN_MOVED)
+        [moved] = effects["files_moved"]
+        result = next(s for s in run["steps"] if s["id"] == "mv")["result"]
+        assert (
+            (moved["from"], moved["to"])
+            == (result["old_path"], result["path"])
+            == ("Hub/Target.md", "Archive/Target.md")
+        )
+        rewritten = ["Cards/Card.md", "Home.md", "Log.md"]
+        assert moved["rewritten_in"] == sorted(i["path"] for i in result["items"]) == rewritten, (moved, result)
+        assert moved["links_rewritten"] == result["links_rewritten"] == 4, (moved, result)
+        assert moved["files_changed"] == result["notes_rewritten"] == 3, (moved, result)
+        assert sorted(files) == ["Archive/Target.md", "Cards/Card.md", "Home.md", "Hub/Target.md", "Log.md"]
+        assert vg.read("Log.md") == "# Log\n\nsee [[Archive/Target]]\nand [[Archive/Target#x]]\n"
+        await _undone(vg, start)
+
+
+async def test_a_foreach_over_a_read_after_a_change_says_it_is_known_at_run_time(
+    make_vault: Callable[..., Path],
+) -> None:
+    """The list a read gives after the plan's first change is known only at run time: the
+    step is listed as such and the confirmation says its list is incomplete, never a move of a
+    note it guessed."""
+    plan = {
+        "goal": "make a note, then file the inbox",
+        "steps": [
+            {"id": "mk", "tool": "create_note", "args": {"path": "Inbox/C", "content": "c\n"}},
+            {"id": "find", "tool": "list_notes", "args": {"folder": "Inbox"}, "dependsOn": ["mk"]},
+            {
+                "id": "mv",
+                "tool": "move_note",
+                "foreach": "$steps.find.items[*].path",
+                "args": {"path": "$item", "new_path": "Archive/"},
+            },
+        ],
+    }
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        checked = await vg.ok("validate_plan", plan=plan)
+        assert checked["valid"], checked["problems"]
+        assert checked["effects"]["unresolved"] == ["mv"] and checked["effects"]["files_moved"] == []
+        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
+        preview = asked["details"]["preview"]
+        assert "known at run time (1): mv" in preview, preview
+        assert "may also change, move or delete files it lists" in preview, preview
