@@ -21,7 +21,9 @@ class IndexSettings(Section):
 
 
 SENSITIVE_TERMS = ["medication", "therapy", "diagnosis", "owe", "owed", "debt", "paid", "spent", "spend", "$"]
-SENSITIVE_TAGS = ["mentalhealth", "physicalhealth", "health", "relations", "finance"]
+# Health and money only: not `relations`, the heading of every memory entity's relations section
+# (docs/memory.md), which made each entity note a topic in every search.
+SENSITIVE_TAGS = ["mentalhealth", "physicalhealth", "health", "finance"]
 
 
 class SearchSettings(Section):

@@ -30,3 +30,19 @@ async def test_the_audit_finds_no_broken_link_in_an_embedded_base_or_image(
         await _ok(c, "run_consolidation", wait=True, jobs=["audit"])
         found = (await _ok(c, "list_findings", kind="broken_link"))["items"]
         assert [f["detail"]["target"] for f in found] == ["Shrines"]
+
+
+async def test_a_memory_entity_found_by_search_is_not_flagged_sensitive(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """Every entity note has a `## Relations` section, and `relations` was a default sensitive
+    tag (whose heading flags a note): search_text flagged every entity `sensitive: true`."""
+    files = {"Notes/Budget.md": "# Budget\n\n## Finance\n\nWired magazine subscription.\n"}
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        kelly = {"name": "Kevin Kelly", "entityType": "person", "observations": ["Founding editor of Wired"]}
+        await _ok(c, "create_entities", entities=[kelly])
+        await _ok(c, "create_relations", relations=[{"from": "Kevin Kelly", "to": "Budget", "relationType": "reads"}])
+        found = await _ok(c, "search_text", query="Wired")
+        flags = {i["path"]: i["sensitive"] for i in found["items"]}
+        assert flags == {"Memory/Kevin Kelly.md": False, "Notes/Budget.md": True}
