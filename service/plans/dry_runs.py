@@ -11,14 +11,7 @@ from typing import Any, Protocol
 from service.graph.address import parse_address
 from service.plans.effects import EffectsBuilder
 from service.plans.notepaths import note_file
-from service.plans.planned_links import (
-    Rewriter,
-    links_on_plan,
-    move_on_plan,
-    pairs_of,
-    renamed_around,
-    texts_before,
-)
+from service.plans.planned_links import Rewriter, links_on_plan, move_on_plan, renamed_around
 from service.plans.tool_effects import BOOKMARKS_FILE
 
 MAX_PAGES = 5000  # pages of one dry run, at most (as many as a plan has calls)
@@ -65,8 +58,9 @@ async def _dry_run(
 
 async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: EffectsBuilder) -> None:
     """The move's own dry run: the links it rewrites and every file they are in; over the vault
-    the earlier steps leave where they made or removed a file the move or its links meet
-    (`service.plans.planned_links`: a note or folder the plan makes is moved at run time)."""
+    the earlier steps leave where they made, wrote or removed a file (`service.plans.planned_links`:
+    a note or folder the plan makes is moved at run time, the links a note it made holds are
+    rewritten, a note it deleted holds none)."""
     moved = builder.effects.files_moved[-1]
     if moved.folder:  # a folder the plan makes, moved as one by the builder: its dry run cannot see it
         await move_on_plan(host, builder, moved)
@@ -89,9 +83,7 @@ async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: E
         moved.folder = True
         moving = builder.folder_moved(moved.from_path, moved.to_path, pairs)
         moved.moved_files = sorted({*moving, *moving.values()})
-    ends = {*moves, *(moved.moved_files or ()), moved.from_path, moved.to_path}
-    if renamed_around(builder, ends) or texts_before(builder, pairs_of(moved)):  # links its dry run cannot see
-        await move_on_plan(host, builder, moved)
+    await move_on_plan(host, builder, moved)  # where earlier steps made, wrote or removed files: over the plan's vault
 
 
 async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder: EffectsBuilder, step_id: str) -> None:

@@ -179,3 +179,49 @@ async def test_a_foreach_over_a_read_after_a_change_says_it_is_known_at_run_time
         preview = asked["details"]["preview"]
         assert "known at run time (1): mv" in preview, preview
         assert "may also change, move or delete files it lists" in preview, preview
+
+
+LINKERS = {**VAULT, "Notes/Ref.md": "ref [[Target]] and [[Hub/Target]]\n"}
+MOVE_TARGET = {
+    "id": "mv",
+    "tool": "move_note",
+    "args": {"path": "Target", "new_path": "Archive/"},
+    "captureAs": "moved",
+}
+BEFORE_THE_MOVE: dict[str, list[dict[str, Any]]] = {  # what earlier steps do to the notes linking the moved one
+    "a copy of a linking note": [{"id": "cp", "tool": "copy_note", "args": {"path": "Home", "new_path": "Copies/"}}],
+    "a linking note overwritten": [
+        {"id": "w", "tool": "write_note", "args": {"path": "Home", "content": "no link\n", "mode": "overwrite"}}
+    ],
+    "a link prepended": [
+        {"id": "p", "tool": "prepend_note", "args": {"path": "Inbox/Old", "content": "[[Hub/Target]]"}}
+    ],
+    "a linking note moved": [{"id": "m", "tool": "move_note", "args": {"path": "Notes/Ref", "new_path": "Deep/Er/"}}],
+    "a linking note deleted": [{"id": "d", "tool": "delete_note", "args": {"path": "Home"}}],
+    "a made linking note moved": [
+        {"id": "mk", "tool": "create_note", "args": {"path": "New", "content": "[[Hub/Target]]\n"}},
+        {"id": "m", "tool": "move_note", "args": {"path": "$steps.mk.path", "new_path": "Sub/"}},
+    ],
+}
+
+
+@pytest.mark.parametrize("earlier", list(BEFORE_THE_MOVE))
+async def test_a_moves_preview_is_its_run_after_earlier_steps_changed_linking_notes(
+    make_vault: Callable[..., Path], earlier: str
+) -> None:
+    """rewritten_in, links_rewritten and files_changed as the move's own result in the run gives
+    them. Before: the copy's, the prepended and the moved note's links were missed, the
+    overwritten and the deleted note's counted."""
+    plan = {"goal": earlier, "steps": [*BEFORE_THE_MOVE[earlier], MOVE_TARGET]}
+    async with started(make_vault(LINKERS)) as vg:
+        await vg.indexed()
+        start = vg.snapshot()
+        effects, _files, run = await _previewed_then_run(vg, plan)
+        moved = effects["files_moved"][-1]
+        result = next(s for s in run["steps"] if s["id"] == "mv")["result"]
+        assert (moved["rewritten_in"], moved["links_rewritten"], moved["files_changed"]) == (
+            sorted(i["path"] for i in result["items"]),
+            result["links_rewritten"],
+            result["notes_rewritten"],
+        ), (moved, result)
+        await _undone(vg, start)
