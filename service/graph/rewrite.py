@@ -24,9 +24,8 @@ from service.errors import ValidationFailed
 from service.graph import yaml_scalars as ys
 from service.graph.linkpath import PathSet, base_name, form_of, strip_md
 from service.markdown import frontmatter as fm
-from service.markdown.fences import outside_fences
+from service.markdown.fences import mask_code_outside_links, outside_fences
 
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^<>\n]+>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)((?:\s+\"[^\"\n]*\")?)\)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
@@ -63,7 +62,8 @@ class Rewrite:
 
 
 def _mask(line: str) -> str:
-    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
+    """Code spans blanked, as the index reads links (a wikilink opened first keeps its code)."""
+    return mask_code_outside_links(line) if "`" in line else line
 
 
 def _lines_to_scan(lines: list[str], body_line: int) -> Iterator[tuple[int, str]]:

@@ -27,7 +27,6 @@ is checked again against its file by the caller (`Problem.target_size`).
 from __future__ import annotations
 
 import difflib
-import re
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -37,15 +36,13 @@ from typing import Any, Literal
 from service.gcpause import paused
 from service.graph.address import Address
 from service.graph.queries import Edge
-from service.markdown.sections import link_key
+from service.markdown.sections import link_key, link_text
 from service.storage.db import Database
 
 Reason = Literal["no_heading", "no_block"]
 MAX_SUGGESTIONS = 5
 MAX_COMPARED = 500  # headings or block ids of one target a missing one is ranked against
 _CHUNK = 500  # stay far below SQLite's bound-parameter limit
-# What a link to a heading cannot hold (its help's "Invalid characters"): a suggestion writes them as spaces.
-_UNLINKABLE = re.compile(r"[#|^:%\[\]\\]")
 
 _SQL = """
 SELECT s.path, s.title, l.line, l.target_raw, l.target_path, t.title,
@@ -204,8 +201,9 @@ class SubpathLinks:
     async def suggestions(self, problems: list[Problem]) -> list[list[str]]:
         """For each problem, up to `MAX_SUGGESTIONS` subpaths of its target to write instead, the
         closest to the one written first: a block id as '^id'; a heading as a link writes it
-        (`## Step 1: Setup` as 'Step 1 Setup'), ranked by the path's last part, under the parts
-        before it that name a section with headings ('Plan#Goals' for `#Plan#Gaols`)."""
+        (`sections.link_text`, as get_outline's `link`: `## Step 1: Setup` as 'Step 1 Setup'),
+        ranked by the path's last part, under the parts before it that name a section with
+        headings ('Plan#Goals' for `#Plan#Gaols`)."""
 
         def run(conn: sqlite3.Connection) -> list[list[str]]:
             headings = _headings(conn, (p.target_id for p in problems if p.reason == "no_heading"))
@@ -240,11 +238,6 @@ def _closest(wanted: str, present: list[str], key: Callable[[str], str]) -> list
     return [text for _, _, text in scored[:MAX_SUGGESTIONS]]
 
 
-def link_form(heading: str) -> str:
-    """A heading as a link to it writes it: what a link cannot hold as spaces, spaces collapsed."""
-    return " ".join(_UNLINKABLE.sub(" ", heading).split())
-
-
 def _heading_suggestions(parts: list[str], headings: list[tuple[int, str, str]]) -> list[str]:
     keyed = [(level, key) for level, key, _ in headings]
     found = [(0, [(0, len(headings), 0)])]  # (parts found, their sections): the whole note first
@@ -256,7 +249,7 @@ def _heading_suggestions(parts: list[str], headings: list[tuple[int, str, str]])
     for depth, windows in reversed(found):  # the deepest section with headings inside
         inside = sorted({i for start, end, floor in windows for i in range(start, end) if headings[i][0] > floor})
         if inside:
-            names = [link_form(headings[i][2]) for i in inside]
+            names = [link_text(headings[i][2]) for i in inside]
             lead = "".join(f"{part}#" for part in parts[:depth])
             return [lead + name for name in _closest(parts[-1], names, link_key)]
     return []

@@ -40,6 +40,34 @@ def mask_inline_code(line: str) -> str:
     return INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
 
 
+_WIKILINK = re.compile(r"\[\[[^\[\]\n]+?\]\]")  # as `parse` and `service.graph.rewrite` read one
+
+
+def mask_code_outside_links(line: str) -> str:
+    """`mask_inline_code`, but a wikilink opened before a backtick keeps it: read left to right,
+    the first of a link and a code span wins, as in Obsidian, whose help links to headings holding
+    code (`[[#`move`|move]]`, `[[Filters#`wikilink`|wikilink]]`): the link's text stays as written,
+    and the heading it names is found (blanked, `[[Note#Use `x` here]]` named 'Use     here', no
+    heading, and `[[#`move`|move]]` no heading at all). A link inside a code span stays none."""
+    if "[[" not in line:
+        return mask_inline_code(line)
+    parts: list[str] = []
+    pos = 0
+    link = _WIKILINK.search(line)
+    while (code := INLINE_CODE.search(line, pos)) is not None:
+        if link is not None and link.start() < pos:  # one inside a code span: the next after it
+            link = _WIKILINK.search(line, pos)
+        if link is not None and link.start() < code.start():  # the link opens first: it wins
+            parts.append(line[pos : link.end()])
+            pos = link.end()
+            continue
+        parts.append(line[pos : code.start()])
+        parts.append(" " * (code.end() - code.start()))
+        pos = code.end()
+    parts.append(line[pos:])
+    return "".join(parts)
+
+
 def closes(fence: str, match: re.Match[str] | None) -> bool:
     """Whether a fence-looking line closes the open `fence`."""
     return match is not None and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)

@@ -29,8 +29,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from service.markdown import frontmatter as fm
-from service.markdown.fences import CodeScanner, Comments
-from service.markdown.fences import mask_inline_code as _mask_inline_code
+from service.markdown.fences import CodeScanner, Comments, mask_code_outside_links
 from service.markdown.line_ends import lf
 from service.markdown.property_links import property_links
 from service.markdown.tasks import depends_on
@@ -294,7 +293,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         if not html and raw[:1] in "< " and code.depth == 0 and raw.lstrip(" ")[:1] == "<":
             html = HTML_BLOCK.match(raw) is not None
         # Cheap membership tests first: most lines have no link, tag, block id or task.
-        line = _mask_inline_code(raw) if "`" in raw else raw
+        line = mask_code_outside_links(raw) if "`" in raw else raw  # a link opened first keeps its code
         prose = line  # what tags are read from: no HTML comments
         if comment or "<!--" in line:
             prose, comment = mask_comments(line, comment)

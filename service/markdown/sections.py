@@ -51,16 +51,22 @@ def _norm(text: str) -> str:
 
 
 # The punctuation Obsidian's link resolution reads as spaces when it compares a link's heading
-# with a note's (its `stripHeading`); a link Obsidian writes to a heading has the characters a
-# link cannot hold as spaces: `## Step 1: Setup` is `[[Note#Step 1 Setup]]`, `## Tasks #work`
-# `[[Note#Tasks work]]`, a heading with a `[[Link|Shown]]` in it `[[Note#Link Shown …]]`.
+# with a note's (its API's `stripHeading`): what `link_key` compares by.
 _PUNCTUATION = re.compile(r"[!\"#$%&()*+,.:;<=>?@^`{|}~/\[\]\\]")
+# What a link to a heading cannot hold, written as spaces (Obsidian's `stripHeadingForLink`, what it
+# writes when it completes a link to a heading: `: # | ^ \`, `%%`, `[[`, `]]`, line ends), and a
+# single `[` or `]`, which Obsidian keeps but ends a wikilink as the index reads one (`stripHeading`
+# reads both as spaces, so the link names the same heading).
+_UNLINKABLE = re.compile(r"[:#|^\\\[\]\r\n]|%%")
 
 
 def link_text(text: str) -> str:
-    """A heading as a link to it may write it: the characters `link_key` reads as spaces are
-    spaces, runs of spaces one (its `link_key` is the heading's)."""
-    return " ".join(_PUNCTUATION.sub(" ", text).split())
+    """A heading as a link to it writes it, the one spelling every tool gives (get_outline's
+    `link`, find_broken_links' suggestions): what a link cannot hold as spaces, runs of white
+    space as one; the rest as written (`## Step 1: Setup` is `Step 1 Setup`, `## Tasks #work`
+    `Tasks work`, `## What's new?` itself, `## [[Link|Shown]] x` `Link Shown x`). Its `link_key`
+    is the heading's, so `heading_span` and `service.graph.subpaths` find that heading by it."""
+    return " ".join(_UNLINKABLE.sub(" ", text).split())
 
 
 def link_key(text: str) -> str:

@@ -46,3 +46,34 @@ async def test_outline_and_its_links_over_http(make_vault: Callable[..., Path], 
             ]
             assert (await error(c, "get_outline", path="Secret"))["code"] == "note_not_found"
             assert (await error(c, "get_outline", path="Board.canvas"))["code"] == "not_a_note"
+
+
+async def test_outline_pages_and_links_obsidian_writes_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """A note of 600 headings comes in pages of `limit` (next_cursor the rest, as other listings); a
+    heading's link is spelt as Obsidian writes it (`What's new?` kept, `:` and `#` as spaces, inline
+    code kept), and a note linking to each by it has no broken link and reads each section back."""
+    headings = ["What's new?", "Step 1: Setup", "C# tips", "Use `x` here", "50% done"]
+    guide = "# Guide\n\n" + "".join(f"## {t}\n\nabout {t}\n\n" for t in headings)
+    big = "".join(f"## H{i}\n\nx\n\n" for i in range(600))
+    root = make_vault({"Guide.md": guide, "Big.md": big})
+    async with e2e(root) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            got = await ok(c, "get_outline", path="Guide")
+            links = [x["link"] for x in got["headings"][1:]]
+            assert links == ["What's new?", "Step 1 Setup", "C tips", "Use `x` here", "50% done"]
+            await ok(c, "create_note", path="Links", content="".join(f"- [[Guide#{link}]]\n" for link in links))
+            await h.settled()
+            assert (await ok(c, "find_broken_links"))["items"] == []
+            back = (await ok(c, "get_backlinks", path="Guide"))["items"]
+            assert [x["subpath"] for x in back] == links
+            for x in got["headings"][1:]:
+                assert (await ok(c, "read_note", path=f"Guide#{x['link']}"))["start_line"] == x["line"]
+            seen, cursor = [], None
+            while True:
+                page = await ok(c, "get_outline", path="Big", limit=250, **({"cursor": cursor} if cursor else {}))
+                seen += [x["text"] for x in page["headings"]]
+                cursor = page.get("next_cursor")
+                if not cursor:
+                    break
+            assert seen == [f"H{i}" for i in range(600)] and page["headings_total"] == 600

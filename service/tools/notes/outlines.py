@@ -6,7 +6,8 @@ in code, a comment or the frontmatter); each comes with its section's lines as `
 them (trailing empty lines left out), its heading path and `link`, the subpath that reads this
 section alone (`Note#<link>`), checked with `sections.heading_span`, the function `read_note`
 finds a heading by. A note longer than an answer may hold is read by its lines from the file
-(`part_reads.each_line`), never held whole.
+(`part_reads.each_line`), never held whole. An answer lists a page of `limit` headings and as many
+block ids, `next_cursor` the rest (a cursor names the note's version: it changed, outline it again).
 
 Touches: vault files (read only, through `VaultFiles`).
 """
@@ -27,7 +28,7 @@ from service.markdown import line_ends, sections
 from service.markdown.outline import Outliner
 from service.markdown.parse import Heading
 from service.tools.context import ToolContext
-from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
+from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.notes import part_reads
 from service.tools.spec import ToolSpec
 from service.vault import offloop
@@ -37,10 +38,16 @@ from service.vault import offloop
 MAX_VISITS = 2_000_000
 
 
-class OutlineIn(ToolInput):
+class OutlineIn(ToolInput, Paging):
     path: str = Field(description=NOTE_ADDRESS)
     max_level: int | None = Field(
         default=None, ge=1, le=6, description="Only headings of this level or higher (1: '#' only); all by default."
+    )
+    limit: int = Field(
+        default=200,
+        ge=1,
+        le=1000,
+        description="Headings a page lists, and as many block ids (the next ones by `next_cursor`).",
     )
 
 
@@ -70,8 +77,15 @@ class OutlineOut(ToolOutput):
     path: str = Field(description="Vault-relative path of the note.")
     etag: str = Field(description="Content hash, as read_note gives it.")
     total_lines: int = Field(description="Lines in the note.")
-    headings: list[OutlineHeading] = Field(description="Headings in note order (of max_level or higher).")
-    blocks: list[OutlineBlock] = Field(description="Block ids in note order.")
+    headings: list[OutlineHeading] = Field(description="Headings in note order (of max_level or higher): this page's.")
+    blocks: list[OutlineBlock] = Field(description="Block ids in note order: this page's.")
+    headings_total: int = Field(description="Headings in the note (of max_level or higher), on every page.")
+    blocks_total: int = Field(description="Block ids in the note.")
+    next_cursor: str | None = Field(
+        default=None,
+        description="Pass as `cursor` for the next page (the next `limit` headings and block ids); absent on the "
+        "last. A cursor of an earlier version of the note is refused (reason 'stale_cursor'): outline it again.",
+    )
 
 
 @dataclass(slots=True)
@@ -152,8 +166,17 @@ def _ends(headings: list[Heading]) -> list[int]:
     return ends
 
 
-def _outline(reading: _Reading, max_level: int | None) -> tuple[list[OutlineHeading], list[OutlineBlock]]:
-    """The answer's headings and blocks (in a worker thread for a long note: `service.vault.offloop`)."""
+@dataclass(frozen=True, slots=True)
+class _Page:
+    headings: list[OutlineHeading]
+    blocks: list[OutlineBlock]
+    headings_total: int
+    blocks_total: int
+
+
+def _outline(reading: _Reading, max_level: int | None, offset: int, limit: int) -> _Page:
+    """The page of `limit` headings and block ids from the `offset`th of each (in a worker thread for
+    a long note: `service.vault.offloop`); only its headings' links are looked for."""
     headings, total = reading.outliner.headings, reading.lines
     keys = Counter(sections.link_key(h.text) for h in headings)
     ends = _ends(headings)
@@ -161,11 +184,15 @@ def _outline(reading: _Reading, max_level: int | None) -> tuple[list[OutlineHead
     out: list[OutlineHeading] = []
     open_: list[int] = []  # the headings whose sections hold the current one, outermost first
     budget = [MAX_VISITS]
+    listed = 0  # headings of max_level or higher so far
     for i, h in enumerate(headings):
         while open_ and headings[open_[-1]].level >= h.level:
             open_.pop()
         open_.append(i)
         if max_level is not None and h.level > max_level:
+            continue
+        listed += 1
+        if not offset < listed <= offset + limit:
             continue
         link = _names(headings, total, i, open_, keys, ends, budget)
         end = headings[ends[i]].line if ends[i] < len(headings) else total
@@ -173,41 +200,72 @@ def _outline(reading: _Reading, max_level: int | None) -> tuple[list[OutlineHead
         path = [headings[j].text for j in open_]
         out.append(OutlineHeading(level=h.level, text=h.text, line=h.line + 1, end_line=last + 1, path=path, link=link))
     found = reading.outliner
-    blocks = [OutlineBlock(id=b, start_line=found.block_starts[b] + 1, line=no + 1) for b, no in found.found.items()]
-    return out, blocks
+    ids = list(found.found.items())
+    blocks = [
+        OutlineBlock(id=b, start_line=found.block_starts[b] + 1, line=no + 1) for b, no in ids[offset : offset + limit]
+    ]
+    return _Page(out, blocks, listed, len(ids))
 
 
-def _read_text(text: str, max_level: int | None) -> tuple[_Reading, list[OutlineHeading], list[OutlineBlock]]:
+def _read_text(text: str, max_level: int | None, offset: int, limit: int) -> tuple[_Reading, _Page]:
     """`_outline` of a note's text (held: it fits an answer)."""
     text = line_ends.lf(text)  # a CR alone ends a line, as read_note reads it
     reading = _Reading()
     body_line = fm.fences(text).body_line
     for no, line in enumerate(text.split("\n")):
         reading.take(no, line, body_line)
-    return reading, *_outline(reading, max_level)
+    return reading, _outline(reading, max_level, offset, limit)
 
 
 def _read_file(
-    fh: BinaryIO, limit: int, cap: int, max_level: int | None
-) -> tuple[_Reading, str, list[OutlineHeading], list[OutlineBlock]]:
+    fh: BinaryIO, limit: int, cap: int, max_level: int | None, offset: int, page: int
+) -> tuple[_Reading, str, _Page]:
     """`_outline` of a note read by its lines from its open file (`part_reads.each_line`)."""
     reading = _Reading()
     etag = part_reads.each_line(fh, limit, cap, reading.take, "get_outline")[1]
-    return reading, etag, *_outline(reading, max_level)
+    return reading, etag, _outline(reading, max_level, offset, page)
 
 
 async def get_outline(ctx: ToolContext, args: OutlineIn) -> OutlineOut:
     vp = (await ctx.find_note(args.path, "read")).vp
+    offset = decode_cursor(args.cursor, t="outline", p=vp.rel, m=args.max_level)  # before any reading
     limit = ctx.services.settings.governor.max_response_bytes
     if (size := ctx.vault.files.stat(vp).size) > limit:  # read by its lines, never held whole
         cap = ctx.services.settings.limits.max_indexed_note_chars
-        scan = partial(_read_file, limit=limit, cap=cap, max_level=args.max_level)
-        reading, etag, headings, blocks = await offloop.sized(size, ctx.vault.files.scan, vp, scan)
+        scan = partial(_read_file, limit=limit, cap=cap, max_level=args.max_level, offset=offset, page=args.limit)
+        reading, etag, page = await offloop.sized(size, ctx.vault.files.scan, vp, scan)
     else:
         note = await offloop.read(ctx.vault.files.read, vp)
-        reading, headings, blocks = await offloop.sized(len(note.content), _read_text, note.content, args.max_level)
+        reading, page = await offloop.sized(
+            len(note.content), _read_text, note.content, args.max_level, offset, args.limit
+        )
         etag = note.etag
-    return OutlineOut(path=vp.rel, etag=etag, total_lines=reading.total_lines(), headings=headings, blocks=blocks)
+    if args.cursor:
+        _same_version(args.cursor, vp.rel, args.max_level, etag)
+    more = offset + args.limit < max(page.headings_total, page.blocks_total)
+    return OutlineOut(
+        path=vp.rel,
+        etag=etag,
+        total_lines=reading.total_lines(),
+        headings=page.headings,
+        blocks=page.blocks,
+        headings_total=page.headings_total,
+        blocks_total=page.blocks_total,
+        next_cursor=encode_cursor(offset + args.limit, t="outline", p=vp.rel, m=args.max_level, e=etag)
+        if more
+        else None,
+    )
+
+
+def _same_version(cursor: str, rel: str, max_level: int | None, etag: str) -> None:
+    """A cursor given for an earlier version of the note is refused: its pages would skip or repeat."""
+    try:
+        decode_cursor(cursor, t="outline", p=rel, m=max_level, e=etag)
+    except ValidationFailed:
+        raise ValidationFailed(
+            "the note changed since that page was listed: outline it again without a cursor",
+            details={"field": "cursor", "reason": "stale_cursor", "etag": etag},
+        ) from None
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -217,7 +275,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Outline of a note",
         description="A note's headings (level, text, line, the last line of its section, heading path, and the "
         "link subpath that reads that section: read_note 'Note#<link>') and block ids with their lines, without "
-        "its text. Headings in code, comments or frontmatter are not headings. To read a section use read_note.",
+        "its text, by pages of `limit` (next_cursor: the rest). Headings in code, comments or frontmatter are not "
+        "headings. To read a section use read_note.",
         input_model=OutlineIn,
         output_model=OutlineOut,
         handler=get_outline,

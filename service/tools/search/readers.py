@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from service.markdown import sections
 from service.semantic import search as sem
 from service.semantic.engine import Searchable, SemanticEngine
 from service.tools.context import ToolContext
@@ -136,5 +137,13 @@ async def best_chunks(
         if row is not None:
             snippets[h.note_id] = shown.show(h.note_id, row.text)
         anchor = shown.anchor(h.note_id, row.heading) if row is not None else None
-        links[h.note_id] = ctx.vault.url(f"{h.path}#{anchor}" if anchor else h.path)
+        links[h.note_id] = at_heading(ctx, h.path, anchor)
     return links
+
+
+def at_heading(ctx: ToolContext, path: str, heading: str | None) -> str:
+    """The obsidian:// URL of a note, at `heading` (its text as written) when given: spelt as a link
+    to it (`sections.link_text`), since Obsidian reads the part after '#' as a link's heading path
+    (`## C# tips` as written named the heading 'C', then ' tips' under it)."""
+    anchor = sections.link_text(heading) if heading else ""
+    return ctx.vault.url(f"{path}#{anchor}" if anchor else path)

@@ -26,7 +26,7 @@ from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search import positions
 from service.tools.search.dates import AFTER_FIELD, BEFORE_FIELD, DateArg, stamp
-from service.tools.search.readers import hybrid_halves, on_disk, shown_read
+from service.tools.search.readers import at_heading, hybrid_halves, on_disk, shown_read
 from service.tools.search_common import (
     FOLDER_FIELD,
     Capped,
@@ -116,7 +116,8 @@ def note_filter(ctx: ToolContext, args: FilterArgs) -> sem.NoteFilter:
 
 
 def url(ctx: ToolContext, path: str, heading: str | None) -> str:
-    return ctx.vault.url(f"{path}#{heading}" if heading else path)
+    """The note's obsidian:// URL, at `heading` when given (`readers.at_heading`)."""
+    return at_heading(ctx, path, heading)
 
 
 def chunk_hit(ctx: ToolContext, row: ChunkRow, score: float, shown: Excerpts) -> SemanticHit:

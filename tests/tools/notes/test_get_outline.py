@@ -159,11 +159,62 @@ async def test_thousands_of_headings_named_alike_get_their_links(make_vault: Cal
     async with started(
         make_vault({"Journal.md": days, "Same.md": same}), governor={"max_response_bytes": 4 << 20}
     ) as vg:
-        got = await vg.ok("get_outline", path="Journal", max_level=2)
-        notes = [h for h in got["headings"] if h["level"] == 2]
+        got = await _every_page(vg, path="Journal", max_level=2, limit=1000)
+        notes = [h for h in got if h["level"] == 2]
         assert [h["link"] for h in notes] == [f"Day {i}#Notes" for i in range(5000)]
         for h in notes[::997]:
             read = await vg.ok("read_note", path=f"Journal#{h['link']}")
             assert _section(read) == (h["line"], h["end_line"]) == (h["line"], h["line"] + 2)
-        siblings = (await vg.ok("get_outline", path="Same"))["headings"]
+        siblings = await _every_page(vg, path="Same", limit=1000)
         assert [h["link"] for h in siblings] == ["Top"] + [None] * 3000
+
+
+async def _every_page(vg: Harness, **args: Any) -> list[dict[str, Any]]:
+    """The headings of every page of get_outline, following next_cursor."""
+    headings: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        page = await vg.ok("get_outline", **args, **({"cursor": cursor} if cursor else {}))
+        headings += page["headings"]
+        assert page["headings_total"] >= len(headings)
+        cursor = page.get("next_cursor")
+        if cursor is None:
+            assert len(headings) == page["headings_total"]
+            return headings
+
+
+@pytest.mark.covers("get_outline", "success")
+async def test_an_outline_of_thousands_of_headings_comes_in_pages(make_vault: Callable[..., Path]) -> None:
+    """A note of 3,000 headings and 3,000 block ids: its outline was one answer (~700 KB, over a
+    256 KB budget: overflow, with no way to ask for less). Now pages of `limit` (200 by default)
+    headings and as many block ids, next_cursor the rest, as the other listing tools page; a page
+    over the budget answers overflow with the limit that fits; a cursor of an earlier version of the
+    note, or of another query, is refused."""
+    note = "# Top\n\n" + "".join(f"## Heading {i}\n\nline {i} ^b{i}\n\n" for i in range(3000))
+    async with started(make_vault({"Big.md": note}), governor={"max_response_bytes": 256 << 10}) as vg:
+        first = await vg.ok("get_outline", path="Big")
+        assert (len(first["headings"]), len(first["blocks"])) == (200, 200)
+        assert (first["headings_total"], first["blocks_total"]) == (3001, 3000)
+        headings, blocks, cursor, pages = first["headings"], first["blocks"], first["next_cursor"], 1
+        while cursor:
+            page = await vg.ok("get_outline", path="Big", cursor=cursor)
+            headings, blocks, cursor, pages = (
+                headings + page["headings"],
+                blocks + page["blocks"],
+                page.get("next_cursor"),
+                pages + 1,
+            )
+        assert pages == 16
+        assert [h["text"] for h in headings] == ["Top", *(f"Heading {i}" for i in range(3000))]
+        assert [b["id"] for b in blocks] == [f"b{i}" for i in range(3000)]
+        assert [h["link"] for h in headings[1:]] == [f"Heading {i}" for i in range(3000)]
+        lines = note.split("\n")
+        assert all(lines[h["line"] - 1] == f"{'#' * h['level']} {h['text']}" for h in headings)
+        tops = await vg.ok("get_outline", path="Big", max_level=1)
+        assert tops["headings_total"] == 1 and tops["next_cursor"]  # its block ids go on
+        over = await vg.err("get_outline", "overflow", path="Big", limit=1000)
+        assert 200 <= over["details"]["suggested_limit"] < 1000
+        await vg.err("get_outline", "validation_error", path="Big", max_level=2, cursor=first["next_cursor"])
+        await vg.ok("append_note", path="Big", content="## Late\n")
+        stale = await vg.err("get_outline", "validation_error", path="Big", cursor=first["next_cursor"])
+        assert stale["details"]["reason"] == "stale_cursor"

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from service.markdown import parse
-from service.markdown.fences import INLINE_CODE, CodeScanner
+from service.markdown.fences import INLINE_CODE, CodeScanner, mask_code_outside_links
 from service.markdown.frontmatter import fences
 from service.markdown.line_ends import lf
 
@@ -117,7 +117,7 @@ def _plain_reading(text: str) -> tuple[int, list[tuple[str, str | None, str | No
         if scanner.code(raw) or not raw.strip():
             continue
         words += len(raw.split())
-        line = parse._mask_inline_code(raw)
+        line = mask_code_outside_links(raw)  # inline code blanked, but in a wikilink opened before it
         for start, m in parse._banged(parse._WIKILINK, line):
             links.append((*parse._split_link(m.group(1)), start < m.start(), no))
     return words, links
