@@ -22,6 +22,11 @@ write that failed `void` the held counts, and the next read counts everything on
 writer, so it sees exactly the writes before it (each reconcile did, ~110 ms at 100k notes).
 Counts reach readers only once their write committed (`committed`), never those of a write still
 in its transaction, and never after a later `void`.
+
+Tasks are held per status character (keys `status <char>`); which of them are open is the
+vault's Tasks plugin statuses' to say when they are reported (`reported`: `open_tasks`, as
+`service.obsidian.task_status` defines it), so editing a custom status changes the count at
+once, with no recount.
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ import asyncio
 import sqlite3
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from service.obsidian.canvas import not_canvas
+from service.obsidian.task_status import StatusTable, open_count
 from service.storage.db import Database
 
 _COUNTS = (
@@ -40,19 +47,21 @@ _COUNTS = (
     " (SELECT COUNT(*) FROM links WHERE vault_id = ?1 AND target_path IS NULL),"
     " (SELECT COUNT(DISTINCT tag_lower) FROM note_tags WHERE vault_id = ?1),"
     " (SELECT COUNT(*) FROM tasks WHERE vault_id = ?1),"
-    " (SELECT COUNT(*) FROM tasks WHERE vault_id = ?1 AND status = ' '),"
     " (SELECT COUNT(*) FROM headings h JOIN notes n ON n.id = h.note_id WHERE n.vault_id = ?1)"
 )
-# The rows of the notes a write touches: (notes, links, tasks, open tasks, headings).
+# Tasks per status character: which are open is the vault's Tasks settings' to say, read with the counts.
+_STATUSES = "SELECT status, COUNT(*) FROM tasks WHERE vault_id = ? GROUP BY status"
+_NOTES = "WITH t AS (SELECT id, path FROM notes WHERE vault_id = ? AND path IN ({marks}))"
+# The rows of the notes a write touches: (notes, links, tasks, headings), then their tasks per status.
 _TOUCHED = (
-    "WITH t AS (SELECT id, path FROM notes WHERE vault_id = ? AND path IN ({marks}))"
-    f" SELECT (SELECT COUNT(*) FROM t WHERE {not_canvas()}),"
+    _NOTES + f" SELECT (SELECT COUNT(*) FROM t WHERE {not_canvas()}),"
     " (SELECT COUNT(*) FROM links WHERE src_id IN (SELECT id FROM t)),"
     " (SELECT COUNT(*) FROM tasks WHERE note_id IN (SELECT id FROM t)),"
-    " (SELECT COUNT(*) FROM tasks WHERE note_id IN (SELECT id FROM t) AND status = ' '),"
     " (SELECT COUNT(*) FROM headings WHERE note_id IN (SELECT id FROM t))"
 )
-_TOUCHED_KEYS = ("notes", "links", "tasks", "open_tasks", "headings")
+_TOUCHED_STATUSES = _NOTES + " SELECT status, COUNT(*) FROM tasks WHERE note_id IN (SELECT id FROM t) GROUP BY status"
+_TOUCHED_KEYS = ("notes", "links", "tasks", "headings")
+STATUS = "status "  # held counts' key prefix: tasks of one status character ('status x')
 # Changed outside the notes a write touches; each counted from its own index.
 _SHARED = (
     "SELECT (SELECT COUNT(*) FROM links WHERE vault_id = ?1 AND target_path IS NULL),"
@@ -104,6 +113,7 @@ class Counts:
             return dict(cached[1])
         started = time.monotonic()
         counts = _named(await self.db.fetchone(_COUNTS, (self.vault_id,)))
+        counts.update(_by_status(await self.db.fetchall(_STATUSES, (self.vault_id,))))
         self.full_counts += 1
         self._cached = (generation, dict(counts))
         self._read_at = time.monotonic()
@@ -128,8 +138,10 @@ class Counts:
             return None
         now = self._touched(conn, paths)
         counts = dict(held)
-        for key in _TOUCHED_KEYS:
-            counts[key] += now[key] - before[key]
+        for key in {*now, *before}:
+            counts[key] = counts.get(key, 0) + now.get(key, 0) - before.get(key, 0)
+            if key.startswith(STATUS) and not counts[key]:
+                del counts[key]  # no task of that status left, as a full count reads it
         row = conn.execute(_SHARED, (self.vault_id,)).fetchone()
         counts["unresolved_links"], counts["tags"] = int(row[0]), int(row[1])
         return self._hold(counts)
@@ -143,7 +155,12 @@ class Counts:
 
     def _seed(self, conn: sqlite3.Connection) -> Token:
         self.full_counts += 1
-        return self._hold(_named(conn.execute(_COUNTS, (self.vault_id,)).fetchone()))
+        return self._hold(self._all(conn))
+
+    def _all(self, conn: sqlite3.Connection) -> dict[str, int]:
+        counts = _named(conn.execute(_COUNTS, (self.vault_id,)).fetchone())
+        counts.update(_by_status(conn.execute(_STATUSES, (self.vault_id,)).fetchall()))
+        return counts
 
     def _hold(self, counts: dict[str, int]) -> Token:
         self._step += 1
@@ -159,6 +176,9 @@ class Counts:
             row = conn.execute(sql, (self.vault_id, *part)).fetchone()
             for key, value in zip(_TOUCHED_KEYS, row, strict=True):
                 out[key] += int(value)
+            sql = _TOUCHED_STATUSES.format(marks=",".join("?" * len(part)))
+            for char, n in conn.execute(sql, (self.vault_id, *part)):
+                out[STATUS + str(char)] = out.get(STATUS + str(char), 0) + int(n)
         return out
 
     # -- the event loop, once the write committed -----------------------------------------------
@@ -181,6 +201,18 @@ def _named(row: Sequence[int]) -> dict[str, int]:
         "unresolved_links": int(row[2]),
         "tags": int(row[3]),
         "tasks": int(row[4]),
-        "open_tasks": int(row[5]),
-        "headings": int(row[6]),
+        "headings": int(row[5]),
     }
+
+
+def _by_status(rows: Sequence[Any]) -> dict[str, int]:
+    """(status, count) rows as held counts."""
+    return {STATUS + str(char): int(n) for char, n in rows}
+
+
+def reported(counts: dict[str, int], statuses: StatusTable) -> dict[str, int]:
+    """The counts as `index_status` reports them: the tasks per status character folded into
+    `open_tasks`, open as the vault's Tasks settings read it (`service.obsidian.task_status`)."""
+    out = {k: v for k, v in counts.items() if not k.startswith(STATUS)}
+    out["open_tasks"] = open_count({k[len(STATUS) :]: v for k, v in counts.items() if k.startswith(STATUS)}, statuses)
+    return out

@@ -230,7 +230,7 @@ def without_block_id(body: str) -> str:
 
 # -- statuses ------------------------------------------------------------------------------------
 
-StatusType = Literal["todo", "in_progress", "done", "cancelled", "non_task"]
+StatusType = Literal["todo", "in_progress", "on_hold", "done", "cancelled", "non_task"]
 TASKS_PLUGIN_DATA = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
 # The Tasks plugin's built-in statuses: type and the status a toggle moves to. `X` is not one: the
 # plugin reads a character its settings do not name as the status `Unknown`, type TODO, next `x`
@@ -244,6 +244,7 @@ CORE_STATUSES: dict[str, tuple[StatusType, str]] = {
 _TYPES: dict[str, StatusType] = {
     "TODO": "todo",
     "IN_PROGRESS": "in_progress",
+    "ON_HOLD": "on_hold",  # Tasks 7.23
     "DONE": "done",
     "CANCELLED": "cancelled",
     "NON_TASK": "non_task",

@@ -15,6 +15,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Protocol
 
 from service.obsidian.canvas import is_canvas_path
+from service.obsidian.task_status import open_sql, vault_statuses
 from service.security.scopes import narrowing
 from service.types import OpenGuard, PathGuard, Principal
 
@@ -61,6 +62,7 @@ async def visible_counts(ctx: Caller) -> dict[str, int]:
     canvases = {int(note_id) for note_id, path in rows if is_canvas_path(str(path))}  # their links and words count
     vault_id = ctx.vault.id
     seen: dict[str, bool] = {}
+    open_clause, closed = open_sql(vault_statuses(ctx.vault.paths.root))  # open as list_tasks reads it
 
     def target_readable(path: str) -> bool:
         found = seen.get(path)
@@ -69,8 +71,8 @@ async def visible_counts(ctx: Caller) -> dict[str, int]:
         return found
 
     def count(conn: sqlite3.Connection) -> dict[str, int]:
-        def grouped(sql: str) -> list[tuple[int, ...]]:
-            return [tuple(r) for r in conn.execute(sql, (vault_id,)).fetchall() if int(r[0]) in readable]
+        def grouped(sql: str, *params: str) -> list[tuple[int, ...]]:
+            return [tuple(r) for r in conn.execute(sql, (*params, vault_id)).fetchall() if int(r[0]) in readable]
 
         # A link to a note the caller may not read counts as unresolved, as every graph tool shows it.
         link_total = link_unresolved = 0
@@ -81,7 +83,9 @@ async def visible_counts(ctx: Caller) -> dict[str, int]:
             link_total += int(n)
             if target is None or not target_readable(str(target)):
                 link_unresolved += int(n)
-        tasks = grouped("SELECT note_id, COUNT(*), SUM(status = ' ') FROM tasks WHERE vault_id = ? GROUP BY note_id")
+        tasks = grouped(
+            f"SELECT note_id, COUNT(*), SUM({open_clause}) FROM tasks WHERE vault_id = ? GROUP BY note_id", *closed
+        )
         headings = grouped(
             "SELECT h.note_id, COUNT(*) FROM headings h JOIN notes n ON n.id = h.note_id"
             " WHERE n.vault_id = ? GROUP BY h.note_id"

@@ -2,7 +2,8 @@
 
 A single day is a span of one day: `2026-11-30`, `today`, `tomorrow`, `yesterday`, a weekday
 (`monday`: that day of the current Monday-to-Sunday week; `next monday` / `last monday`: the
-nearest one after / before today), `in two weeks`, `3 days ago`, `in 1 month`. A range names
+nearest one after / before today), `in two weeks`, `3 days ago`, `in 1 month`, a day in words
+(`25th May 2023`, `May 25, 2023`, `14 October` and `May`: this year's, a month alone its 1st day). A range names
 several days: two dates (`2026-11-01 2026-11-30`), `this|next|last week|month|quarter|year`
 (weeks run Monday to Sunday, as the Tasks plugin's are), `2026-W48`, `2026-11`, `2026-Q4`, `2026`.
 Pure functions of the phrase and the day counted from; None when the phrase names no date.
@@ -28,6 +29,14 @@ _IN = re.compile(rf"in {_COUNT} {_UNIT}")
 _AGO = re.compile(rf"{_COUNT} {_UNIT} (ago|from now|later)")
 _PERIOD = re.compile(r"(this|next|last|previous) (week|month|quarter|year)")
 _WEEKDAY = re.compile(r"(?:(this|next|last|previous) )?(" + "|".join(WEEKDAYS) + ")")
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")  # fmt: skip
+_MONTH_NUMBERS = {w: i for i, m in enumerate(MONTHS, start=1) for w in (m, m[:3], m[:3] + ".")} | {"sept": 9}
+_MONTH = "(" + "|".join(re.escape(w) for w in sorted(_MONTH_NUMBERS, key=len, reverse=True)) + ")"
+_ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
+_DAY_MONTH = re.compile(rf"{_ORDINAL} (?:of )?{_MONTH},?(?: (\d{{4}}))?")  # 25th May 2023, 14 October
+_MONTH_DAY = re.compile(rf"{_MONTH} {_ORDINAL},?(?: (\d{{4}}))?")  # May 25th, 2023
+_MONTH_ONLY = re.compile(rf"{_MONTH}(?: (\d{{4}}))?")  # May: its 1st day, as the plugin reads it
 
 
 def _day(text: str) -> date | None:
@@ -82,6 +91,23 @@ def _weekday(today: date, which: str | None, name: str) -> date:
     return today + timedelta(days=target - today.weekday())
 
 
+def _spoken(text: str, today: date) -> date | None:
+    """A day written in words, as the plugin's date parser reads it: `25th May 2023`, `May 25, 2023`,
+    `14 October` and `May` (this year's when no year is written; a month alone is its first day)."""
+    if m := _DAY_MONTH.fullmatch(text):
+        day, month, year = m.group(1), _MONTH_NUMBERS[m.group(2)], m.group(3)
+    elif m := _MONTH_DAY.fullmatch(text):
+        month, day, year = _MONTH_NUMBERS[m.group(1)], m.group(2), m.group(3)
+    elif m := _MONTH_ONLY.fullmatch(text):
+        month, day, year = _MONTH_NUMBERS[m.group(1)], "1", m.group(2)
+    else:
+        return None
+    try:
+        return date(int(year) if year else today.year, month, int(day))
+    except ValueError:
+        return None
+
+
 def _named(text: str) -> Span | None:
     """Calendar periods written as numbers: 2026-W48, 2026-11, 2026-Q4, 2026."""
     if m := re.fullmatch(r"(\d{4})-w(\d{1,2})", text):
@@ -126,6 +152,8 @@ def parse_span(phrase: str, today: date) -> Span | None:
         return _period(today, m.group(1), m.group(2))
     elif m := _WEEKDAY.fullmatch(text):
         one = _weekday(today, m.group(1), m.group(2))
+    else:
+        one = _spoken(text, today)
     return (one, one) if one is not None else None
 
 

@@ -107,7 +107,7 @@ def read_function(source: str, offset: int, ctx: Context) -> tuple[Function, boo
 _DATE_NAMES = {"starts": "start", "start": "start", "happens": "happens", **{n: n for n in DATE_FIELDS}}
 _DATE = re.compile(
     r"(due|scheduled|starts?|happens|done|created|cancelled)(?: date)?"
-    r"(?: (on or before|on or after|before|after|on|in))?(?: (.+))?",
+    r"(?: (on or before|on or after|in or before|in or after|before|after|on|in))?(?: (.+))?",
     re.IGNORECASE,
 )
 _HAS = re.compile(r"(has|no) (due|scheduled|start|happens|done|created|cancelled) date", re.IGNORECASE)
@@ -182,7 +182,7 @@ def _date_vector(columns: tuple[str, ...], op: str, span: Span, keep_missing: bo
 
 def _date_filter(m: re.Match[str], source: str, today: date) -> Filter:
     name = _DATE_NAMES[m.group(1).lower()]
-    op = (m.group(2) or "on").lower()
+    op = (m.group(2) or "on").lower().replace("in or", "on or")  # `in or before <range>`: its last day too
     phrase = m.group(3)
     if not phrase:
         raise QueryError(f"{m.group(1)} filter needs a date", len(source) + 1)
@@ -428,7 +428,7 @@ def parse_filter(source: str, ctx: Context) -> Filter:
         return _priority_filter(m)
     if m := _STATUS_TYPE.fullmatch(text):
         kind, negate = m.group(2).lower(), bool(m.group(1))
-        if kind not in ("todo", "in_progress", "done", "cancelled", "non_task"):
+        if kind not in TYPE_RANK:
             raise QueryError(f"unknown status type {m.group(2)!r}", m.start(2) + 1)
         rank = TYPE_RANK[kind]
         return Filter(lower, lambda t: (t.kind == kind) != negate,

@@ -4,7 +4,8 @@ Reading: one instruction a line; a line ending in `\\` goes on with the next; bl
 `#` comments skipped. Filters (all of them must hold), `sort by <field> [reverse]`,
 `group by <field> [reverse]`, `limit [to] N [tasks]`, `limit groups [to] N [tasks]`, `explain`;
 what only changes how Obsidian draws the list (`hide …`, `show …`, `short mode`, `full mode`,
-`ignore global query`) is accepted and set aside. A line that does not read raises
+`ignore global query`) is accepted and set aside; placeholders (`{{query.file.path}}`) and
+presets (`preset this_file`) are expanded first (`placeholders.py`). A line that does not read raises
 `QueryError` with its 1-based line number and the column; `filter|sort|group by function`
 (JavaScript) is refused, never run. Running is `run.py`'s.
 
@@ -21,10 +22,12 @@ from datetime import date
 from typing import Any
 
 from service.markdown.fences import unfence
+from service.obsidian.task_status import is_open
 from service.obsidian.tasks_query.boolean import is_boolean, parse_boolean
 from service.obsidian.tasks_query.columns import URGENCY_PRIORITY, URGENCY_SCHEDULED, URGENCY_STARTS_LATER
 from service.obsidian.tasks_query.expressions import Function
 from service.obsidian.tasks_query.filters import Context, Filter, QueryError, parse_filter, read_function
+from service.obsidian.tasks_query.placeholders import Placeholders
 from service.obsidian.tasks_query.record import PRIORITY_RANK, TYPE_RANK
 
 SORT_FIELDS = ("status", "status.type", "status.name", "urgency", "due", "scheduled", "start", "happens", "done",
@@ -110,15 +113,31 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def parse_query(text: str, ctx: Context) -> Query:
+def parse_query(text: str, ctx: Context, places: Placeholders | None = None) -> Query:
+    """The query `text` states; `places`: what its placeholders and presets expand to
+    (`placeholders.py`; none given: a placeholder is an error, the plugin's default presets)."""
     text = unfence(text, "tasks")  # a ```tasks block pasted whole
     query = Query(today=ctx.today)
+    places = places or Placeholders()
     for number, line in _lines(text):
         try:
-            _instruction(query, line, replace(ctx, line=number, line_text=line))
+            _expanded(query, line, replace(ctx, line=number, line_text=line), places, 0)
         except QueryError as e:
             raise LineError(e.message, number, line, e.column) from None
     return query
+
+
+def _expanded(query: Query, line: str, ctx: Context, places: Placeholders, depth: int) -> None:
+    """The instructions of one line once its placeholders and presets are expanded, read into `query`."""
+    expanded = places.expand(line)
+    lines = [line] if expanded == line else [text for _, text in _lines(expanded)]
+    for one in lines:
+        preset = places.preset(" ".join(one.split()), depth)
+        if preset is None:
+            _instruction(query, one, ctx)
+            continue
+        for _, text in _lines(preset):
+            _expanded(query, text, ctx, places, depth + 1)
 
 
 def _instruction(query: Query, line: str, ctx: Context) -> None:
@@ -179,7 +198,7 @@ def order_sql(
     and the keys left to sort by outside the index."""
     in_sql = all(name in _SQL_SORTABLE for name, _ in query.sorts)  # never a `sort by function` key
     keys = [*(query.sorts if in_sql else []), *((name, False) for name in (BASE_ORDER if base else DEFAULT_ORDER))]
-    closed = [c for c, kind in type_of.items() if kind not in ("todo", "in_progress")]
+    closed = [c for c, kind in type_of.items() if not is_open(kind)]
     ranks = [(c, TYPE_RANK[kind]) for c, kind in type_of.items()]
     today = query.today.isoformat()
     parts: list[str] = []

@@ -7,11 +7,11 @@ import json
 from dataclasses import dataclass, field
 
 from service.markdown import tasks as tk
+from service.obsidian.task_status import OPEN_TYPES as OPEN_TYPES  # what `not done` keeps
 
 DATE_FIELDS = ("due", "scheduled", "start", "done", "created", "cancelled")
 PRIORITY_RANK = {p: i for i, p in enumerate(tk.PRIORITIES)}  # 0 = highest
-TYPE_RANK = {"in_progress": 0, "todo": 1, "done": 2, "cancelled": 3, "non_task": 4}
-OPEN_TYPES = ("todo", "in_progress")
+TYPE_RANK = {"in_progress": 0, "todo": 1, "on_hold": 2, "done": 3, "cancelled": 4, "non_task": 5}  # the plugin's order
 
 
 @dataclass(slots=True)

@@ -16,6 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.budget import current
+from service.obsidian.task_status import is_open
 from service.obsidian.tasks_query.columns import Columns, dense_rank, natural_key, urgency_of
 from service.obsidian.tasks_query.dependencies import SEEN
 from service.obsidian.tasks_query.expression_methods import size_of
@@ -232,7 +233,7 @@ def group_names(name: str, t: TaskRecord, today: date | None = None) -> list[tup
         rank = t.priority_rank
         return [(rank, f"{_PRIORITY_NAMES[rank]} priority")]
     if name == "status":
-        closed = t.kind not in ("todo", "in_progress")
+        closed = not is_open(t.kind)
         return [(closed, "Done" if closed else "Todo")]
     if name == "status.type":
         return [(TYPE_RANK[t.kind], t.kind.upper())]

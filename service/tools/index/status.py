@@ -19,6 +19,8 @@ from pydantic import BaseModel, Field
 from service.errors import IndexUnavailable, ModeUnavailable
 from service.indexer.jobs import IndexJobs, Job
 from service.indexer.runner import VaultIndexer, indexer_of
+from service.indexer.status import reported
+from service.obsidian.task_status import vault_statuses
 from service.security.visible import unrestricted, visible_counts
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
@@ -168,8 +170,9 @@ class IndexStatusOut(ToolOutput):
     )
     tasks: int = Field(description="Tasks (checkbox items).")
     open_tasks: int = Field(
-        description="Tasks written `- [ ]` (a space between the brackets); `[/]`, `[X]` and other status characters "
-        "are not counted here, though `list_tasks` reads them as open by the Tasks plugin's statuses."
+        description="Tasks not yet done: status type todo, in_progress or on_hold by the vault's Tasks plugin statuses "
+        "(`[ ]`, `[/]`, a character they do not name such as `[X]`), the tasks list_tasks' status `open` and "
+        "tasks_filter's `not done` give."
     )
     headings: int = Field(description="Headings.")
     trigram_ready: bool = Field(description="The regex prefilter index is complete.")
@@ -200,7 +203,11 @@ async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
     indexer = _indexer(ctx)
     jobs = _jobs(ctx)
     restricted = not unrestricted(ctx)
-    counts = await visible_counts(ctx) if restricted else await indexer.counts()
+    counts = (
+        await visible_counts(ctx)
+        if restricted
+        else reported(await indexer.counts(), vault_statuses(ctx.vault.paths.root))
+    )
     active = jobs.active(ctx.vault.id)
     backlog = max(indexer.backlog, indexer.catch_up.missed)  # updates that failed count until re-read
     if indexer.state == "failed":

@@ -29,15 +29,14 @@ from service.dates import iso_day_or_none
 from service.dates.recurrence import RecurrenceError, next_date, parse_rule
 from service.errors import ValidationFailed
 from service.markdown import tasks as tk
+from service.obsidian.task_status import StatusTable, is_open, vault_statuses
 from service.tools.context import ToolContext
 from service.vault.settings_files import read_json
-
-StatusTable = dict[str, tuple[tk.StatusType, str]]
 
 
 def status_table_of(ctx: ToolContext) -> StatusTable:
     """The vault's statuses: built-in plus the Tasks plugin's custom ones."""
-    return tk.status_table(read_json(ctx.vault.paths.root, tk.TASKS_PLUGIN_DATA))
+    return vault_statuses(ctx.vault.paths.root)
 
 
 def status_names_of(ctx: ToolContext) -> dict[str, str]:
@@ -129,5 +128,5 @@ def _next_occurrence(
                 body = tk.set_field(body, name, (day + shift).isoformat(), fields.style)
     body = tk.set_field(body, "created", today.isoformat() if settings.set_created_date else None, fields.style)
     after = table.get(done_status, ("done", " "))[1]
-    status = after if tk.status_type(table, after) in ("todo", "in_progress") else " "
+    status = after if is_open(tk.status_type(table, after)) else " "
     return tk.TaskLine(task.prefix, status, task.gap, body)

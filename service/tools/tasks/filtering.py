@@ -38,12 +38,14 @@ from service.dates import iso_day
 from service.errors import QuerySyntaxError, ValidationFailed
 from service.markdown import tasks as tk
 from service.markdown.parse import note_title
+from service.obsidian.task_status import StatusTable, closed_statuses
 from service.obsidian.tasks_query import (
     Answer,
     Columns,
     Context,
     LineError,
     Placed,
+    Placeholders,
     Query,
     TaskRecord,
     global_filter,
@@ -58,7 +60,7 @@ from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search_common import Partial, Readable, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
-from service.tools.tasks.completion import StatusTable, status_names_of, status_table_of
+from service.tools.tasks.completion import status_names_of, status_table_of
 from service.tools.tasks.task_records import (
     COLUMNS,
     all_columns,
@@ -90,6 +92,12 @@ class TasksFilterIn(ToolInput):
     today: str | None = Field(
         default=None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="The day relative dates count from (default: today)."
     )
+    file: str | None = Field(
+        default=None,
+        max_length=1024,
+        description="The note the ```tasks block is in (path or wikilink name), for its {{query.file.path}}… "
+        "placeholders and the presets this_file, this_folder, this_root.",
+    )
     limit: int = Field(default=50, ge=1, le=500, description="Page size (the query's own 'limit' caps the total).")
     cursor: str | None = Field(default=None, description="`next_cursor` of the previous page (same query).")
 
@@ -120,6 +128,7 @@ class PluginGlobals:
 
     global_filter: str = ""  # only list items containing it are tasks
     global_query: str = ""  # instructions read before every query's own
+    presets: dict[str, str] | None = None  # `preset NAME` / `{{preset.NAME}}` (None: the plugin's defaults)
 
 
 def plugin_globals(ctx: ToolContext) -> PluginGlobals:
@@ -131,27 +140,30 @@ def plugin_globals(ctx: ToolContext) -> PluginGlobals:
     found = data.get("globalFilter")
     text = configured if configured is not None else (found if isinstance(found, str) else "")
     query = data.get("globalQuery")
-    return PluginGlobals(text if text.strip() else "", query if isinstance(query, str) else "")
+    found = data.get("presets")
+    presets = {str(k): v for k, v in found.items() if isinstance(v, str)} if isinstance(found, dict) else None
+    return PluginGlobals(text if text.strip() else "", query if isinstance(query, str) else "", presets)
 
 
-def _parse(args: TasksFilterIn, ctx: Context, globals_: PluginGlobals) -> Query:
+def _parse(args: TasksFilterIn, ctx: Context, globals_: PluginGlobals, file: str | None) -> Query:
     lines = args.query.count("\n") + 1
     if lines > MAX_QUERY_LINES:
         raise ValidationFailed(
             f"the query has {lines} lines, more than {MAX_QUERY_LINES}",
             details={"field": "query", "lines": lines, "max_lines": MAX_QUERY_LINES},
         )
-    query = _read(args.query, ctx, "query")
+    places = Placeholders(file, globals_.presets)
+    query = _read(args.query, ctx, "query", places)
     if globals_.global_query.strip() and not any(i.lower() == "ignore global query" for i in query.ignored):
-        query = _merged(_read(globals_.global_query, ctx, "global query"), query)
+        query = _merged(_read(globals_.global_query, ctx, "global query", places), query)
     if globals_.global_filter:
         query.filters.insert(0, global_filter(globals_.global_filter))
     return query
 
 
-def _read(text: str, ctx: Context, source: str) -> Query:
+def _read(text: str, ctx: Context, source: str, places: Placeholders) -> Query:
     try:
-        return parse_query(text, ctx)
+        return parse_query(text, ctx, places)
     except LineError as e:
         where = "" if source == "query" else "the Tasks plugin's global query (its settings), "
         raise QuerySyntaxError(
@@ -227,9 +239,9 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
     today = iso_day(args.today, "today") if args.today else date.today()
     limits = ctx.services.settings.limits
     table = status_table_of(ctx)
-    closed = tuple(sorted(c for c, (kind, _) in table.items() if kind not in ("todo", "in_progress")))
-    query = _parse(args, Context(today, closed, limits.max_depth), plugin_globals(ctx))
-    state = query_key(args.query, today.isoformat())
+    file = (await ctx.find_note(args.file, "read")).vp.rel if args.file is not None else None
+    query = _parse(args, Context(today, closed_statuses(table), limits.max_depth), plugin_globals(ctx), file)
+    state = query_key(args.query, today.isoformat(), file)
     offset = decode_cursor(args.cursor, q=state)
     can_read = readable(ctx)
     cols = cached_columns(ctx, table)
@@ -381,8 +393,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "without Obsidian: not done / done, due|scheduled|starts|happens before|after|on <date> (relative dates "
         "too), priority is, path|description|heading includes, tags include, boolean lines with AND/OR/XOR/NOT, "
         "sort by (urgency too), group by, limit, explain, filter|sort|group by function (a safe subset of its "
-        "expressions, never run as JavaScript); the plugin's global filter and global query apply. A line it cannot "
-        "read is query_syntax_error naming the line and column.",
+        "expressions, never run as JavaScript), presets and {{query.file.path}} placeholders (give `file`); the "
+        "plugin's global filter and global query apply. A line it cannot read is query_syntax_error naming the line "
+        "and column.",
         input_model=TasksFilterIn,
         output_model=TasksFilterOut,
         handler=tasks_filter,

@@ -22,10 +22,11 @@ from typing import Any
 from service import gcpause
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.markdown import tasks as tk
+from service.obsidian.task_status import StatusTable
 from service.obsidian.tasks_query import Columns, Query, TaskRecord, order_sql
 from service.tools.context import ToolContext
 from service.tools.search_common import run
-from service.tools.tasks.completion import StatusTable, status_names_of
+from service.tools.tasks.completion import status_names_of
 
 COLUMNS = (
     "n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done, t.created, t.cancelled,"

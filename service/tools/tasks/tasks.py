@@ -19,13 +19,14 @@ from pydantic import Field, field_validator
 from service.dates import iso_day
 from service.markdown import tasks as tk
 from service.markdown.parse import note_title
+from service.obsidian.task_status import is_open
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
 from service.tools.tasks.completion import status_table_of
 
-StatusFilter = Literal["todo", "in_progress", "done", "cancelled", "non_task", "open", "closed"]
+StatusFilter = Literal["todo", "in_progress", "on_hold", "done", "cancelled", "non_task", "open", "closed"]
 SortKey = Literal["path", "due", "scheduled", "priority", "status"]
 ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
 
@@ -37,8 +38,9 @@ def _date(description: str) -> Any:
 class ListTasksIn(ToolInput):
     status: list[StatusFilter] | None = Field(
         default=None,
-        description="Status types to keep: todo, in_progress, done, cancelled, non_task, or open "
-        "(todo + in_progress) / closed (done + cancelled). Custom statuses follow the Tasks plugin settings.",
+        description="Status types to keep: todo, in_progress, on_hold, done, cancelled, non_task, or open (todo + "
+        "in_progress + on_hold: the Tasks plugin's `not done`, index_status' open_tasks) / closed (done + cancelled + "
+        "non_task: its `done`). Custom statuses follow the Tasks plugin settings; an unknown character is todo.",
     )
     status_char: list[str] | None = Field(default=None, description="Exact status characters to keep, e.g. ['?', '!'].")
     due_before: str | None = _date("Due strictly before this date (YYYY-MM-DD).")
@@ -78,7 +80,7 @@ class TaskItem(ToolOutput):
     obsidian_url: str = Field(description="obsidian://open URL of the note.")
     line: int = Field(description="1-based line number of the task in the file.")
     status: str = Field(description="The status character between the brackets.")
-    status_type: str = Field(description="todo, in_progress, done, cancelled or non_task.")
+    status_type: str = Field(description="todo, in_progress, on_hold, done, cancelled or non_task.")
     text: str = Field(description="The task text after '] ' as written (pass as expected_text).")
     description: str = Field(description="The text without the Tasks fields and block id.")
     heading: str | None = Field(default=None, description="The heading the task is under, if any.")
@@ -111,7 +113,7 @@ _KEYS = "t.rowid, n.path, t.line, t.status, t.due, t.scheduled, t.priority, t.ta
 _KEY_NAMES = ("rowid", "path", "line", "status", "due", "scheduled", "priority", "tags")
 Row = dict[str, Any]
 _PRIORITY_RANK = {p: i for i, p in enumerate(tk.PRIORITIES)}
-_TYPE_RANK = {"in_progress": 0, "todo": 1, "done": 2, "cancelled": 3, "non_task": 4}
+_TYPE_RANK = {"in_progress": 0, "todo": 1, "on_hold": 2, "done": 3, "cancelled": 4, "non_task": 5}
 
 
 def _where(args: ListTasksIn, note: str | None, folder: str | None) -> tuple[str, list[Any]]:
@@ -150,14 +152,12 @@ def _where(args: ListTasksIn, note: str | None, folder: str | None) -> tuple[str
 
 def _keeper(args: ListTasksIn, kinds: dict[str, tk.StatusType]) -> Callable[[Row], bool]:
     """The filters SQL does not apply (status types, priority, tag), decided once per call."""
-    wanted: set[str] | None = None
-    if args.status:
-        wanted = set(args.status)
-        if "open" in wanted:
-            wanted |= {"todo", "in_progress"}
-        if "closed" in wanted:
-            wanted |= {"done", "cancelled"}
-    statuses = {char for char, kind in kinds.items() if wanted is None or kind in wanted}
+    wanted = set(args.status) if args.status else None  # open / closed: `is_open`, as every count reads it
+    statuses = {
+        char
+        for char, kind in kinds.items()
+        if wanted is None or kind in wanted or ("open" if is_open(kind) else "closed") in wanted
+    }
     priorities = set(args.priority) if args.priority else None
     tag = args.tag.lstrip("#").lower() if args.tag else None
 

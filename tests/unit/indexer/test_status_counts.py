@@ -22,6 +22,9 @@ class FakeDb:
             self.clock.now += self.cost_s  # the read takes this long
         return (self.queries, 0, 0, 0, 0, 0, 0)
 
+    async def fetchall(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+        return []  # tasks per status, read with the counts (none here)
+
 
 class Clock:
     def __init__(self) -> None:

@@ -1,0 +1,48 @@
+"""Which tasks are open: the one definition every count and filter of tasks uses.
+
+A task is open (the Tasks plugin's `not done`) when the type of its status is to-do, in progress or
+on hold (the plugin's ON_HOLD, Tasks 7.23); done, cancelled and non-task statuses are closed (its
+`done`). The type of a status character is
+the vault's Tasks plugin settings' (`service.markdown.tasks.status_table`: the built-in `' '`,
+`x`, `/`, `-` and the custom statuses); a character they do not name is a to-do, so open, as the
+plugin reads it (`[X]`, `[?]`). Used by list_tasks (`open` / `closed`), tasks_filter (`done`,
+`not done`, `group by status`, `is blocked`), set_task_status (the status after a recurrence),
+index_status' `open_tasks` (the indexer's counts and a restricted caller's) and the plane's
+digest. Touches: `.obsidian/plugins/obsidian-tasks-plugin/data.json` (read-only).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from service.markdown import tasks as tk
+from service.vault.settings_files import read_json
+
+StatusTable = dict[str, tuple[tk.StatusType, str]]
+OPEN_TYPES: tuple[tk.StatusType, ...] = ("todo", "in_progress", "on_hold")
+
+
+def is_open(kind: str) -> bool:
+    """A task of this status type is still to be done."""
+    return kind in OPEN_TYPES
+
+
+def vault_statuses(root: Path) -> StatusTable:
+    """The vault's statuses: built-in plus the Tasks plugin's custom ones (its settings)."""
+    return tk.status_table(read_json(root, tk.TASKS_PLUGIN_DATA))
+
+
+def closed_statuses(table: StatusTable) -> tuple[str, ...]:
+    """The status characters of closed tasks (every other character is open)."""
+    return tuple(sorted(char for char, (kind, _) in table.items() if not is_open(kind)))
+
+
+def open_sql(table: StatusTable, column: str = "status") -> tuple[str, tuple[str, ...]]:
+    """An SQL condition on the status `column` keeping the open tasks, and its parameters."""
+    closed = closed_statuses(table)
+    return (f"{column} NOT IN ({','.join('?' * len(closed))})" if closed else "1"), closed
+
+
+def open_count(by_status: dict[str, int], table: StatusTable) -> int:
+    """How many tasks are open, from the number of tasks of each status character."""
+    return sum(n for char, n in by_status.items() if is_open(tk.status_type(table, char)))

@@ -1,0 +1,40 @@
+"""Session 73's tasks changes over real HTTP with the SDK client: index_status' open_tasks and
+list_tasks / tasks_filter read one definition of open (an in-progress `[/]` and a custom ON_HOLD
+status are open), and tasks_filter expands `{{query.file.path}}` and presets from `file`, or
+names the placeholder in a query_syntax_error when no file is given."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error, ok
+
+HELD = {"symbol": "h", "name": "On Hold", "nextStatusSymbol": " ", "type": "ON_HOLD"}
+FILES = {
+    "Daily/2026-12-02.md": "# Day\n\n- [ ] call Ann 📅 2026-12-02\n- [/] draft plan\n- [x] sent ✅ 2026-12-01\n",
+    "Work/Plan.md": "# Plan\n\n- [h] waiting on Bob 📅 2026-11-20\n- [-] dropped\n",
+    ".obsidian/plugins/obsidian-tasks-plugin/data.json": json.dumps({"statusSettings": {"customStatuses": [HELD]}}),
+}
+
+
+async def test_open_tasks_and_query_file_placeholders_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(FILES)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            status = await ok(client, "index_status")
+            assert (status["tasks"], status["open_tasks"]) == (5, 3)
+            listed = await ok(client, "list_tasks", status=["open"])
+            assert sorted(t["status_type"] for t in listed["items"]) == ["in_progress", "on_hold", "todo"]
+            assert (await ok(client, "tasks_filter", query="not done"))["total"] == 3
+            here = await ok(client, "tasks_filter", query="preset this_file\nnot done", file="2026-12-02")
+            assert [t["text"] for t in here["items"]] == ["draft plan", "call Ann 📅 2026-12-02"]
+            query = "not done\nhappens before {{query.file.filenameWithoutExtension}}"
+            overdue = await ok(client, "tasks_filter", query=query, file="Daily/2026-12-02.md")
+            assert [t["status_type"] for t in overdue["items"]] == ["on_hold"]
+            failed = await error(client, "tasks_filter", query="path includes {{query.file.path}}")
+            assert failed["code"] == "query_syntax_error" and failed["details"]["column"] == 15

@@ -1,0 +1,118 @@
+"""Tasks query instructions users copy from the plugin's documentation, through the dispatcher
+(found in session 73 by reading the plugin's docs/Queries against tasks_filter):
+
+- `due in or before <range>` / `in or after`: refused ('cannot read "or before next week" as a
+  date'); they keep the range's last day and before / its first day and after.
+- days in words, `25th May 2023`, `May 25, 2023`, `14 October`, `May`: refused as no date.
+- placeholders, `path includes {{query.file.path}}` (the plugin's "tasks in this file" recipe): read
+  as the text '{{query.file.path}}', so the filter silently kept nothing. With `file` they expand;
+  without it, or with an unknown name, the line is query_syntax_error naming it.
+- presets, `preset this_file` and the Tasks settings' own presets: 'do not understand the filter';
+  `query.file.folder` in an expression (the preset this_folder_only): "'query' is not a name".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import Harness, started
+
+TODAY = "2026-12-02"  # a Wednesday: this week runs 2026-11-30 to 2026-12-06, next week to 12-13
+PLUGIN = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
+DAILY = """# 2026-12-02
+
+- [ ] daily one 📅 2026-12-13
+- [ ] daily two 📅 2026-12-14
+- [x] daily done ✅ 2026-12-01
+"""
+WORK = """# Plan
+
+- [ ] spring plan 📅 2023-05-25
+- [ ] autumn plan 📅 2026-10-14
+- [ ] may day [due:: 2026-05-01]
+- [/] this week 📅 2026-12-03
+"""
+FILES = {
+    "Journal/Daily/2026-12-02.md": DAILY,
+    "Journal/Notes.md": "- [ ] journal note 📅 2026-12-20\n",
+    "Work/Plan.md": WORK,
+}
+
+
+async def described(vg: Harness, query: str, **args: Any) -> list[str]:
+    out = await vg.ok("tasks_filter", query=query, today=TODAY, limit=500, **args)
+    return sorted(i["description"] for i in out["items"])
+
+
+async def test_in_or_before_and_in_or_after_a_range(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        assert await described(vg, "due in or before next week\nnot done") == [
+            "autumn plan", "daily one", "may day", "spring plan", "this week",
+        ]  # fmt: skip
+        assert await described(vg, "due in or after next week") == ["daily one", "daily two", "journal note"]
+        out = await vg.ok("tasks_filter", query="due in or after next week\nexplain", today=TODAY)
+        assert out["explain"] == ["due date on or after 2026-12-07"]
+
+
+async def test_days_written_in_words(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        assert await described(vg, "due on 25th May 2023") == ["spring plan"]
+        assert await described(vg, "due May 25, 2023") == ["spring plan"]
+        assert await described(vg, "due on 14 October") == ["autumn plan"]  # this year's
+        assert await described(vg, "due May") == ["may day"]  # a month alone: its first day
+        err = await vg.err("tasks_filter", "query_syntax_error", query="due on 30th February 2023", today=TODAY)
+        assert err["details"]["line"] == 1 and "30th February 2023" in err["message"]
+
+
+async def test_query_file_placeholders_and_presets(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        daily = "Journal/Daily/2026-12-02.md"
+        assert await described(vg, "path includes {{query.file.path}}", file=daily) == [
+            "daily done", "daily one", "daily two",
+        ]  # fmt: skip
+        assert await described(vg, "preset this_file\nnot done", file="2026-12-02") == ["daily one", "daily two"]
+        assert await described(vg, "root includes {{query.file.root}}\nno due date", file=daily) == ["daily done"]
+        assert await described(vg, "folder includes {{query.file.folder}}\nnot done", file="Journal/Notes") == [
+            "daily one", "daily two", "journal note",
+        ]  # fmt: skip
+        # a daily note's name as a date, the plugin's 'overdue' recipe
+        query = "not done\nhappens before {{query.file.filenameWithoutExtension}}"
+        assert await described(vg, query, file=daily) == ["autumn plan", "may day", "spring plan"]
+        assert await described(vg, "({{preset.this_root}}) AND (done)", file=daily) == ["daily done"]
+        # `query.file.*` in an expression (the preset this_folder_only): the folder itself, not below it
+        assert await described(vg, "preset this_folder_only", file="Journal/Notes") == ["journal note"]
+        query = "filter by function task.file.path !== query.file.path\nnot done\nroot includes Journal"
+        assert await described(vg, query, file=daily) == ["journal note"]
+        assert await described(vg, "description includes plan {{! a comment }}") == ["autumn plan", "spring plan"]
+
+        # no file: the placeholder is named, never looked for as text
+        err = await vg.err("tasks_filter", "query_syntax_error", query="not done\npath includes {{query.file.path}}")
+        assert err["details"]["line"] == 2 and err["details"]["column"] == 15 and "`file`" in err["message"]
+        err = await vg.err("tasks_filter", "query_syntax_error", query="preset this_folder")
+        assert "no file was given" in err["message"]
+        err = await vg.err("tasks_filter", "query_syntax_error", query="preset this_folder_only")
+        assert "'query.file.folder' needs the note the query is in" in err["message"]
+        err = await vg.err("tasks_filter", "query_syntax_error", query="filename includes {{query.file.fileName}}",
+                           file=daily)  # fmt: skip
+        assert "unknown property 'query.file.fileName'" in err["message"]
+        err = await vg.err("tasks_filter", "query_syntax_error", query="preset nope", file=daily)
+        assert "cannot find preset 'nope'" in err["message"] and "this_file" in err["message"]
+        out = await vg.ok("tasks_filter", query="preset hide_everything\nnot done", today=TODAY)
+        assert out["total"] == 7 and "hide due date" in out["ignored"]
+        await vg.err("tasks_filter", "note_not_found", query="preset this_file", file="No/Such note")
+
+
+async def test_presets_of_the_tasks_settings(make_vault: Callable[..., Path]) -> None:
+    presets = {"presets": {"planning": "not done\npath includes Work", "mine": "{{preset.planning}}\nhas due date"}}
+    async with started(make_vault({**FILES, PLUGIN: json.dumps(presets)})) as vg:
+        await vg.indexed()
+        assert len(await described(vg, "preset planning")) == 4
+        assert await described(vg, "preset mine\ndue after 2026-06-01") == ["autumn plan", "this week"]
+        err = await vg.err("tasks_filter", "query_syntax_error", query="preset this_file", file="Work/Plan")
+        assert "cannot find preset 'this_file'" in err["message"]  # the settings' presets replace the defaults
