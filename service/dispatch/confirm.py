@@ -94,10 +94,12 @@ class Confirm:
 
     def may_ask(self, spec: ToolSpec) -> bool:
         """Whether a call of `spec` can need a human's answer here: the transports' fast paths
-        leave such a call to the SDK's session, through which a client that can be asked is."""
+        leave such a call to the SDK's session, through which a client that can be asked is. A
+        tool that runs other tools which may ask (`apply_finding`'s execute_plan) can too."""
         return (
             spec.confirm != "never"
             or spec.destructive
+            or spec.forwards_destructive
             or spec.name in self.extra_tools
             or not self.floors.isdisjoint(spec.scopes)
             or (spec.mutating and any(v.config.write_mode == "confirm" for v in self.vaults.values()))

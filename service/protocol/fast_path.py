@@ -17,10 +17,11 @@ The rule (`FastPath.plain_call`), besides what each transport checks of its own 
   (`envelope`), its values included (`envelope_holds`);
 - the tool is unknown (the chain answers `unknown_tool`) or is neither a task tool nor a facade
   tool (those run other tools, which may need the client's answer), and a tool that may ask for
-  confirmation only when the client declared no `elicitation` capability (the confirmation layer
-  then answers `elicit_required` on either path; a client that can be asked is asked through the
-  SDK's session). Writes qualify: nothing else in the chain needs the session (read-your-writes
-  marks are keyed by the HTTP session id, progress needs a progress token);
+  confirmation (or runs tools that may: `apply_finding`) only when the client declared no
+  `elicitation` capability (the confirmation layer then answers `elicit_required` on either path;
+  a client that can be asked is asked through the SDK's session). Writes qualify: nothing else in
+  the chain needs the session (read-your-writes marks are keyed by the HTTP session id, progress
+  needs a progress token);
 - no client has set a log level (`logging/setLevel`: its notifications ride the SDK's session);
 - the SDK server carries no middleware besides its OpenTelemetry one and the plan tasks', no
   cache hint for `tools/call`, and no global OpenTelemetry tracer provider is installed (the

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import mcp_types as types
 from mcp import Client
 
 from tests.conftest import e2e
@@ -46,3 +48,33 @@ async def test_a_memory_entity_found_by_search_is_not_flagged_sensitive(
         found = await _ok(c, "search_text", query="Wired")
         flags = {i["path"]: i["sensitive"] for i in found["items"]}
         assert flags == {"Memory/Kevin Kelly.md": False, "Notes/Budget.md": True}
+
+
+async def test_apply_finding_asks_a_client_that_can_be_asked(make_vault: Callable[..., Path], mode: str) -> None:
+    """A duplicate_entity merge deletes the merged note, so its plan asks a human. The client
+    declared elicitation and was asked for every other confirmation, but apply_finding answered
+    `elicit_required`: the HTTP fast path ran it past the SDK's session (it asks nothing itself;
+    the execute_plan it runs does), where nobody can be asked."""
+    asked: list[str] = []
+
+    async def accept(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"confirm": True})
+
+    root = make_vault({"Home.md": "# Home\n"})
+    async with (
+        e2e(root, index={"watch": False}) as (url, h),
+        Client(url, mode=mode, elicitation_callback=accept) as c,  # type: ignore[arg-type]
+    ):
+        await h.indexed()
+        cafes = [
+            {"name": n, "entityType": "place", "observations": [f"{n} serves espresso"]}
+            for n in ("Cafe Nova", "Café Nova")
+        ]
+        await _ok(c, "create_entities", entities=cafes)
+        await _ok(c, "run_consolidation", wait=True, jobs=["duplicates"])
+        [found] = (await _ok(c, "list_findings", kind="duplicate_entity"))["items"]
+        applied = await _ok(c, "apply_finding", finding_id=found["id"])
+        assert applied["status"] == "applied" and len(asked) == 1, (applied, asked)
+        assert "Memory/Café Nova.md" in asked[0]
+    assert sorted(p.name for p in (root / "Memory").iterdir()) == ["Cafe Nova.md"]
