@@ -77,3 +77,17 @@ async def test_outline_pages_and_links_obsidian_writes_over_http(make_vault: Cal
                 if not cursor:
                     break
             assert seen == [f"H{i}" for i in range(600)] and page["headings_total"] == 600
+
+
+async def test_an_id_after_a_loose_list_names_the_whole_list_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """`- a`, blank, `- b`, blank, `^loose`: one list, one block (Markdown), named whole by read_note,
+    get_outline and patch_note (tests/tools/notes/test_loose_list_block_ids.py)."""
+    root = make_vault({"L.md": "# L\n\n- a\n\n- b\n\n^loose\n\nafter\n"})
+    async with e2e(root) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        read = await ok(c, "read_note", path="L#^loose")
+        assert (read["start_line"], read["content"]) == (3, "- a\n\n- b\n\n^loose\n")
+        assert (await ok(c, "get_outline", path="L"))["blocks"] == [{"id": "loose", "start_line": 3, "line": 7}]
+        await ok(c, "patch_note", path="L", block="loose", position="replace", content="- c\n")
+        assert h.read("L.md") == "# L\n\n- c\n\n^loose\n\nafter\n"
