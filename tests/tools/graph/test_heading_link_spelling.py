@@ -112,7 +112,8 @@ async def test_an_index_built_before_reads_links_holding_code_again(make_vault: 
 async def test_every_heading_link_of_a_real_vault_resolves(tmp_path: Path) -> None:
     """Obsidian's help: every heading holding a character that is not a letter, digit or space
     (315 of its headings), its get_outline link written into a note, reads back and is not broken;
-    its own links holding code are not broken."""
+    its own links holding code are not broken; the suggestions for each such link broken by a typo
+    are links that are not broken either."""
     root = writable_copy(VAULTS / "obsidian-help-en", tmp_path / "help")
     async with started(root, index={"watch": False}) as vg:
         await vg.indexed()
@@ -136,3 +137,17 @@ async def test_every_heading_link_of_a_real_vault_resolves(tmp_path: Path) -> No
         assert code == []
         cli = (await vg.ok("get_outlinks", path="Extending Obsidian/Obsidian CLI.md", limit=1000))["items"]
         assert ("Extending Obsidian/Obsidian CLI.md", "`move`") in [(i["path"], i.get("subpath")) for i in cli]
+        # Each link broken by a typo: every suggestion, written as a link, is not broken, and read_note
+        # reads it (or, for a heading text the note repeats, says which lines hold it).
+        typos = "".join(line.replace("]]", " zq]]") for line in lines)
+        await vg.ok("create_note", path="ZZ Typos", content=typos)
+        await vg.settled()
+        broken = (await vg.ok("find_broken_links", limit=1000))["items"]
+        fixes = sorted({(i["target_path"], s) for i in broken if i["path"] == "ZZ Typos.md" for s in i["suggestions"]})
+        assert len(fixes) > checked
+        await vg.ok("create_note", path="ZZ Fixed", content="".join(f"- [[{t[:-3]}#{s}]]\n" for t, s in fixes))
+        await vg.settled()
+        assert [i for i in (await vg.ok("find_broken_links", limit=1000))["items"] if i["path"] == "ZZ Fixed.md"] == []
+        for target, suggestion in fixes:
+            got = await vg.call("read_note", path=f"{target}#{suggestion}")
+            assert not got.is_error or got.structured["error"]["details"]["reason"] == "ambiguous", (target, suggestion)
