@@ -1,7 +1,8 @@
 """Session 73's tasks changes over real HTTP with the SDK client: index_status' open_tasks and
 list_tasks / tasks_filter read one definition of open (an in-progress `[/]` and a custom ON_HOLD
 status are open), and tasks_filter expands `{{query.file.path}}` and presets from `file`, or
-names the placeholder in a query_syntax_error when no file is given."""
+names the placeholder in a query_syntax_error when no file is given; the plugin's "use filename
+as Scheduled date" schedules an undated task of a daily note."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ from mcp import Client
 from tests.conftest import e2e
 from tests.e2e.calls import error, ok
 
+PLUGIN = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
 HELD = {"symbol": "h", "name": "On Hold", "nextStatusSymbol": " ", "type": "ON_HOLD"}
 FILES = {
     "Daily/2026-12-02.md": "# Day\n\n- [ ] call Ann 📅 2026-12-02\n- [/] draft plan\n- [x] sent ✅ 2026-12-01\n",
     "Work/Plan.md": "# Plan\n\n- [h] waiting on Bob 📅 2026-11-20\n- [-] dropped\n",
-    ".obsidian/plugins/obsidian-tasks-plugin/data.json": json.dumps({"statusSettings": {"customStatuses": [HELD]}}),
+    PLUGIN: json.dumps({"statusSettings": {"customStatuses": [HELD]}}),
 }
 
 
@@ -38,3 +40,13 @@ async def test_open_tasks_and_query_file_placeholders_over_http(make_vault: Call
             assert [t["status_type"] for t in overdue["items"]] == ["on_hold"]
             failed = await error(client, "tasks_filter", query="path includes {{query.file.path}}")
             assert failed["code"] == "query_syntax_error" and failed["details"]["column"] == 15
+
+
+async def test_filename_as_scheduled_date_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    settings = {"useFilenameAsScheduledDate": True}
+    files = {"Daily/2026-12-02.md": "- [ ] undated\n- [ ] dated 📅 2026-12-09\n", PLUGIN: json.dumps(settings)}
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query="scheduled today", today="2026-12-02")
+            assert [(t["text"], t["scheduled"]) for t in out["items"]] == [("undated", "2026-12-02")]

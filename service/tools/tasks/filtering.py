@@ -65,6 +65,7 @@ from service.tools.tasks.task_records import (
     COLUMNS,
     all_columns,
     cached_columns,
+    filename_dates_of,
     place_all_headings,
     place_headings,
     to_records,
@@ -240,14 +241,15 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
     limits = ctx.services.settings.limits
     table = status_table_of(ctx)
     file = (await ctx.find_note(args.file, "read")).vp.rel if args.file is not None else None
-    query = _parse(args, Context(today, closed_statuses(table), limits.max_depth), plugin_globals(ctx), file)
+    globals_ = plugin_globals(ctx)
+    query = _parse(args, Context(today, closed_statuses(table), limits.max_depth), globals_, file)
     state = query_key(args.query, today.isoformat(), file)
     offset = decode_cursor(args.cursor, q=state)
     can_read = readable(ctx)
     cols = cached_columns(ctx, table)
     if cols is None:  # the records are not built for this index generation: the index may answer alone
         plan = _plan(ctx, query, table)
-        if _whole_in_index(query, plan, can_read):
+        if _whole_in_index(query, plan, can_read) and not filename_dates_of(ctx).enabled:  # dates not in the index
             return await _from_index(ctx, args, query, plan, table, offset, state)
         cols = await all_columns(ctx, table)
     if query.reads_headings:

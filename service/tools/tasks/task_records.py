@@ -7,9 +7,11 @@ status table, in the base order (status type, due date, priority, path, line), a
 calls that follow; each task's heading is looked up for all of them only when a query reads
 headings (otherwise for the page shown). The generation is read before the rows are: a batch
 applied meanwhile only makes the next call build again. Kept per indexer (weakly: gone with it);
-a vault without an indexer builds each time. Records and columns are read-only to callers except
-for what they derive lazily (the same for everyone). ACL filtering is the caller's, per call.
-Touches: index tables `tasks`, `notes`, `headings`.
+a vault without an indexer builds each time. With the plugin's "use filename as Scheduled date"
+on, an undated task of a note named by a date is scheduled on it (`filename_dates.py`). Records
+and columns are read-only to callers except for what they derive lazily (the same for everyone).
+ACL filtering is the caller's, per call. Touches: index tables `tasks`, `notes`, `headings`;
+`.obsidian/plugins/obsidian-tasks-plugin/data.json` (read-only).
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from service.indexer.runner import VaultIndexer, indexer_of
 from service.markdown import tasks as tk
 from service.obsidian.task_status import StatusTable
 from service.obsidian.tasks_query import Columns, Query, TaskRecord, order_sql
+from service.obsidian.tasks_query.filename_dates import FilenameDates
 from service.tools.context import ToolContext
 from service.tools.search_common import run
 from service.tools.tasks.completion import status_names_of
+from service.vault.settings_files import read_json
 
 COLUMNS = (
     "n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done, t.created, t.cancelled,"
@@ -36,9 +40,15 @@ _Key = tuple[int, tuple[tuple[str, str, str, str], ...]]
 _CACHE: weakref.WeakKeyDictionary[VaultIndexer, tuple[_Key, Columns]] = weakref.WeakKeyDictionary()
 
 
-def to_records(rows: list[tuple[Any, ...]], table: StatusTable, names: dict[str, str]) -> list[TaskRecord]:
+def to_records(
+    rows: list[tuple[Any, ...]], table: StatusTable, names: dict[str, str], dated: FilenameDates | None = None
+) -> list[TaskRecord]:
     """Index rows as task records, with each status's type, name and next status (`names`: the
-    plugin's status names, `status_names_of`)."""
+    plugin's status names, `status_names_of`); `dated`: the plugin's filename dates, which schedule
+    a task with no scheduled, due or start date in a note whose name holds a date."""
+    if dated is not None and dated.enabled:
+        days = {p: dated.scheduled(p) for p in {r[0] for r in rows}}
+        rows = [r if r[4] or r[5] or r[6] else (*r[:5], days[r[0]], *r[6:]) for r in rows]
     kinds = {c: tk.status_type(table, c) for c in {r[2] for r in rows}}
     named = {c: names.get(c, "Unknown") for c in kinds}
     nexts = {c: table[c][1] if c in table else "x" for c in kinds}
@@ -83,11 +93,18 @@ def place_headings(records: list[TaskRecord], heads: list[tuple[str, int, str]])
             t.heading = found[1][i - 1] if i else None
 
 
+def filename_dates_of(ctx: ToolContext) -> FilenameDates:
+    """The Tasks plugin's "use filename as Scheduled date" settings of the vault."""
+    return FilenameDates.of(read_json(ctx.vault.paths.root, tk.TASKS_PLUGIN_DATA))
+
+
 def _key(ctx: ToolContext, table: StatusTable) -> tuple[VaultIndexer | None, _Key | None]:
     indexer = indexer_of(ctx.vault)
     names = status_names_of(ctx)
     signature = tuple(sorted((c, str(kind), nxt, names.get(c, "")) for c, (kind, nxt) in table.items()))
     signature += tuple(sorted((c, "", "", name) for c, name in names.items() if c not in table))
+    dated = filename_dates_of(ctx)
+    signature += ((str(dated.enabled), dated.fmt, "\n".join(dated.folders), ""),)
     return indexer, ((indexer.generation, signature) if indexer is not None else None)
 
 
@@ -113,7 +130,7 @@ async def all_columns(ctx: ToolContext, table: StatusTable) -> Columns:
             [vault_id, *order_params],
         ).fetchall()
 
-    records = to_records(await run(ctx, fetch), table, status_names_of(ctx))
+    records = to_records(await run(ctx, fetch), table, status_names_of(ctx), filename_dates_of(ctx))
     with gcpause.paused():
         columns = Columns(records)
     if indexer is not None and key is not None:

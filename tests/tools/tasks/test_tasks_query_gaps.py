@@ -116,3 +116,31 @@ async def test_presets_of_the_tasks_settings(make_vault: Callable[..., Path]) ->
         assert await described(vg, "preset mine\ndue after 2026-06-01") == ["autumn plan", "this week"]
         err = await vg.err("tasks_filter", "query_syntax_error", query="preset this_file", file="Work/Plan")
         assert "cannot find preset 'this_file'" in err["message"]  # the settings' presets replace the defaults
+
+
+async def test_the_filename_as_scheduled_date_setting(make_vault: Callable[..., Path]) -> None:
+    """The plugin's "use filename as Scheduled date for undated tasks": an undated task of a note
+    named by a date is scheduled on it for every query. Before, `scheduled on 2026-12-02` found
+    nothing in a vault with it on (the Tasks docs' daily-note recipe), silently."""
+    settings = {"useFilenameAsScheduledDate": True, "filenameAsDateFolders": ["Journal"]}
+    files = {
+        **FILES,
+        "Journal/20261201 standup.md": "- [ ] undated standup\n",
+        "Journal/Week.md": "- [ ] no date in the name\n",
+        "Work/2026-11-30 review.md": "- [ ] outside the folders\n",
+        PLUGIN: json.dumps(settings),
+    }
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        assert await described(vg, "scheduled on 2026-12-02") == ["daily done"]  # the dated ones keep none
+        assert await described(vg, "happens before today\nnot done\npath includes Journal") == ["undated standup"]
+        out = await vg.ok("tasks_filter", query="has scheduled date\ngroup by scheduled", today=TODAY)
+        assert [(g["names"], g["count"]) for g in out["groups"]] == [
+            (["2026-12-01 Tuesday"], 1), (["2026-12-02 Wednesday"], 1),
+        ]  # fmt: skip
+        assert [i["scheduled"] for i in out["items"]] == ["2026-12-01", "2026-12-02"]
+        settings["filenameAsScheduledDateFormat"] = "YYYYMMDD [standup]"
+        settings["filenameAsDateFolders"] = []
+        (vg.root / PLUGIN).write_text(json.dumps(settings), encoding="utf-8")
+        assert await described(vg, "scheduled on 2026-11-30") == ["outside the folders"]
+        assert await described(vg, "scheduled on 2026-12-01") == ["undated standup"]
