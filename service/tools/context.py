@@ -108,6 +108,7 @@ class ToolContext:
         if len(text) > 4 and text.startswith("[[") and text.endswith("]]"):
             path = text[2:-2]
         _named(path)
+        _not_a_base(path)  # never 'Books.base.md' for 'Books.base'
         return self.resolve(with_md(normalize(path)), op)
 
     async def find_note(
@@ -243,6 +244,7 @@ class ToolContext:
         from service.errors import AclDenied, NotANote, PathInvalid
         from service.vault.paths import normalize
 
+        _not_a_base(target)
         try:
             vp = self.resolve(normalize(target), "read")
         except (AclDenied, PathInvalid):
@@ -390,6 +392,26 @@ def _named(target: str) -> None:
             f"{target!r} names a folder, not a note",
             details={"path": target, "reason": "no note name"},
             hint="Give the note's name after the folder, e.g. 'Inbox/Idea'.",
+        )
+
+
+BASE_HINT = (
+    "A base is replaced whole: create_note, or write_note with mode 'overwrite' (expected_etag from "
+    "read_attachment, which returns its YAML), with the Bases YAML as content; query_base evaluates it; "
+    "delete_note and move_note take it."
+)
+
+
+def _not_a_base(target: str) -> None:
+    """`not_a_note` for a `.base` file (existing or not) named to a tool that reads or edits
+    notes only: never a note `Books.base.md` made for `Books.base`."""
+    if link_target(target).lower().endswith(".base"):
+        from service.errors import NotANote
+
+        raise NotANote(
+            f"{target!r} names an Obsidian base (.base), not a note",
+            details={"path": link_target(target), "kind": "base"},
+            hint=BASE_HINT,
         )
 
 

@@ -23,7 +23,9 @@ async def delete_note_precheck(ctx: ToolContext, args: Any) -> None:
     """delete_note permanent: the note exists, the caller may delete it, the etag still matches."""
     if not args.permanent:
         return  # to .trash: recoverable, asks nobody; the handler's own checks suffice
-    vp = (await ctx.find_note(args.path, "delete", section="reject")).vp
+    from service.tools.notes.base_files import note_or_base
+
+    vp = await note_or_base(ctx, args.path, "delete")  # a .base file too
     refuse_read_only(vp.abs, vp.rel, entry=True)  # chmod a-w: not deleted, and no human asked to approve it
     expected = args.expected_etag
     if expected is not None:

@@ -23,8 +23,8 @@ from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
+from service.tools.notes.note_texts import refuse_frontmatter_bomb
 from service.tools.notes.targets import create_targets, overwrite_preview, previewed_absent, shown_etag
-from service.tools.notes.write import refuse_frontmatter_bomb
 from service.tools.spec import ToolSpec
 from service.vault import offloop
 from service.vault.casing import refuse_batch_twin, refuse_case_twin

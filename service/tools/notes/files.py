@@ -17,6 +17,7 @@ from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
+from service.tools.notes.base_files import note_or_base
 from service.tools.notes.targets import overwrite_preview, previewed_absent, refuse_etag_of_missing, shown_etag
 from service.tools.notes.write import ETAG, WriteOut, write_out
 from service.tools.prechecks import delete_note_precheck
@@ -49,7 +50,7 @@ class DeleteOut(ToolOutput):
 
 async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
     missing_ok = args.expected_etag is not None  # a missing note with an etag: the file layer's conflict
-    vp = (await ctx.find_note(args.path, "delete", section="reject", missing_ok=missing_ok)).vp
+    vp = await note_or_base(ctx, args.path, "delete", missing_ok=missing_ok)  # a .base file too
     refuse_etag_of_missing(ctx, vp, args.expected_etag)
     title = note_title(vp.rel)
     # A confirmed permanent delete deletes the version the human was shown (delete_note_confirm),
@@ -71,7 +72,7 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
 async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> ChangePreview | None:
     if not args.permanent:
         return None
-    vp = (await ctx.find_note(args.path, "delete", section="reject", missing_ok=args.expected_etag is not None)).vp
+    vp = await note_or_base(ctx, args.path, "delete", missing_ok=args.expected_etag is not None)
     recent = [e.path for e in workspace_edits(ctx.vault, {}, [vp.rel])]  # its recent files forget it
     return ChangePreview.of(
         f"permanently delete {vp.rel}{_version(ctx, vp)} (not recoverable from .trash)", [vp.rel, *recent]
@@ -157,8 +158,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="delete_note",
         domain="notes",
         title="Delete a note",
-        description="Move a note to the vault's .trash/ (recoverable); permanent=true deletes it for good "
-        "and needs confirmation.",
+        description="Move a note (or an Obsidian base, a .base path) to the vault's .trash/ (recoverable); "
+        "permanent=true deletes it for good and needs confirmation.",
         input_model=DeleteNoteIn,
         output_model=DeleteOut,
         handler=delete_note,

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from service.errors import Conflict, NotANote, NoteNotFound
 from service.tools.context import ToolContext
+from service.tools.notes.base_files import base_file, names_base
 from service.vault import offloop
 from service.vault.paths import VaultPath
 from service.vault.readonly import refuse_read_only
@@ -27,7 +28,10 @@ from service.vault.readonly import refuse_read_only
 async def existing_or_new(ctx: ToolContext, address: str) -> VaultPath:
     """The note a modify-or-create call works on: the existing note the address names (as
     `find_note` finds it), or, when none fits, the new path exactly as written (a new path is a
-    path: a wikilink's brackets are dropped, nothing is looked up)."""
+    path: a wikilink's brackets are dropped, nothing is looked up). A `.base` file likewise
+    (`base_files.base_file`)."""
+    if names_base(address):
+        return await base_file(ctx, address, "write", missing_ok=True)
     return (await ctx.find_note(address, "write", section="reject", missing_ok=True)).vp
 
 
@@ -36,7 +40,9 @@ async def create_target(ctx: ToolContext, address: str) -> VaultPath:
     `File recovery` is `Plugins/File recovery.md` when that is the one note of that name), so
     that creating it answers `already_exists` naming that note, as every other tool would find
     it; when no note fits, the path exactly as written (a note may sit beside a folder of the
-    same name)."""
+    same name). A `.base` file likewise (`base_files.base_file`)."""
+    if names_base(address):
+        return await base_file(ctx, address, "write", missing_ok=True)
     try:
         return (await ctx.find_note(address, "write", section="reject", missing_ok=True)).vp
     except NotANote:

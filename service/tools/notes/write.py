@@ -1,17 +1,15 @@
 """notes domain, writing: create_note, write_note, append_note, prepend_note, patch_note
-(delete_note, copy_note and create_folder are in `files.py`, bulk_create_notes in `bulk.py`).
-
-Every write goes through `VaultFiles` (atomic, etag-checked under the per-path lock) and is
-acknowledged once the file is durable; its index update is queued, and the caller's next call
-that reads the index waits for it (`service.dispatch.own_writes`). Optional `expected_etag` turns a concurrent edit into
-`conflict` with nothing written. Confirmation is declared here (`confirm_when`) and enforced by
-the pipeline: overwriting non-empty content without a matching etag.
-Touches: vault files only.
+(delete_note, copy_note, create_folder: `files.py`; bulk_create_notes: `bulk.py`). Every write
+goes through `VaultFiles` (atomic, etag-checked under the per-path lock) and is acknowledged once
+the file is durable; its index update is queued, and the caller's next call that reads the index
+waits for it (`service.dispatch.own_writes`). Optional `expected_etag` turns a concurrent edit
+into `conflict` with nothing written. Confirmation is declared here (`confirm_when`) and enforced
+by the pipeline: overwriting non-empty content without a matching etag. create_note and
+write_note also write Obsidian Bases `.base` files, checked first (`base_files`). Touches: vault files only.
 """
 
 from __future__ import annotations
 
-import io
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -23,6 +21,8 @@ from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput
+from service.tools.notes.base_files import check_base_write
+from service.tools.notes.note_texts import refuse_frontmatter_bomb, yaml_block
 from service.tools.notes.targets import (
     create_target,
     existing_or_new,
@@ -59,28 +59,18 @@ def write_out(ctx: ToolContext, vp: VaultPath, result: WriteResult) -> WriteOut:
     )
 
 
-def _yaml_block(properties: dict[str, Any]) -> str:
-    from ruamel.yaml import YAML  # loaded on first use, not at start-up
-
-    yaml = YAML()  # round-trip dumper: keeps the caller's key order
-    yaml.default_flow_style = False
-    yaml.allow_unicode = True
-    yaml.indent(mapping=2, sequence=2, offset=0)
-    buf = io.StringIO()
-    yaml.dump(properties, buf)
-    return f"---\n{buf.getvalue()}---\n"
-
-
 # -- create / write ----------------------------------------------------------------------------
-
 
 IfExists = Literal["error", "overwrite", "unique"]
 MAX_UNIQUE_SUFFIX = 1000
 
 
 class CreateNoteIn(ToolInput):
-    path: str = Field(description="Where to create the note ('.md' optional; folders are created).")
-    content: str = Field(default="", description="Note text (Markdown).")
+    path: str = Field(
+        description="Where to create the note ('.md' optional; folders are created); a '.base' path makes an "
+        "Obsidian base."
+    )
+    content: str = Field(default="", description="Note text (Markdown); for a '.base' path, the base's YAML.")
     frontmatter: dict[str, Any] | None = Field(
         default=None, description="Properties written as a YAML frontmatter block before the content."
     )
@@ -101,7 +91,9 @@ class CreateNoteIn(ToolInput):
         return self
 
 
-def _create_text(args: CreateNoteIn) -> str:
+def _create_text(args: CreateNoteIn, ctx: ToolContext | None = None) -> str:
+    if ctx is not None:  # a .base path: its YAML is checked (`base_files`)
+        check_base_write(ctx, args.path, args.content, mode="create", frontmatter=args.frontmatter)
     text = args.content
     if args.frontmatter:
         if fm.split(text).raw is not None:
@@ -109,22 +101,9 @@ def _create_text(args: CreateNoteIn) -> str:
                 "content already has a frontmatter block; pass properties in one place",
                 details={"field": "frontmatter"},
             )
-        text = _yaml_block(args.frontmatter) + text
+        text = yaml_block(args.frontmatter) + text
     refuse_frontmatter_bomb(text, "content")
     return text
-
-
-def refuse_frontmatter_bomb(text: str, field: str) -> None:
-    """A note whose YAML expands past `[limits]` (aliases) is refused before anything is written."""
-    if "*" not in text:  # no alias, no expansion: skip the parse
-        return
-    front = fm.split(text)
-    if front.error is not None and front.error.startswith(fm.EXPANSION_ERROR):
-        raise ValidationFailed(
-            front.error,
-            details={"field": field, "reason": "frontmatter_error", "frontmatter_error": front.error},
-            hint="Write the values out instead of repeating YAML aliases (*name), or nest them less deeply.",
-        )
 
 
 async def replace(ctx: ToolContext, vp: VaultPath, content: str, expected_etag: str | None) -> WriteResult:
@@ -154,14 +133,14 @@ async def replace(ctx: ToolContext, vp: VaultPath, content: str, expected_etag: 
 
 
 def _numbered(rel: str, n: int) -> str:
-    """'Folder/Name.md' -> 'Folder/Name n.md' (Obsidian's naming for a taken name)."""
-    stem = rel[:-3] if rel.lower().endswith(".md") else rel
-    return f"{stem} {n}.md"
+    """'Folder/Name.md' -> 'Folder/Name n.md', 'Books.base' -> 'Books n.base' (Obsidian's naming for a taken name)."""
+    stem, _, ext = rel.rpartition(".")
+    return f"{stem} {n}.{ext}"
 
 
 async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
     vp = await create_target(ctx, args.path)
-    text = _create_text(args)
+    text = _create_text(args, ctx)
     files = ctx.vault.files
     if args.if_exists == "overwrite":
         refuse_etag_of_missing(ctx, vp, args.expected_etag)
@@ -169,7 +148,7 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
     if args.if_exists == "error":
         return write_out(ctx, vp, await files.write(vp, text, create_only=True))
     for n in range(MAX_UNIQUE_SUFFIX + 1):
-        candidate = vp if n == 0 else ctx.resolve_note(_numbered(vp.rel, n), "write")
+        candidate = vp if n == 0 else ctx.resolve(_numbered(vp.rel, n), "write")
         if files.has_note(candidate) or candidate.abs.is_dir():
             continue
         try:
@@ -188,7 +167,7 @@ async def create_note_confirm(ctx: ToolContext, args: CreateNoteIn) -> ChangePre
     if args.if_exists != "overwrite":
         return None
     vp = await create_target(ctx, args.path)
-    why = await overwrite_preview(ctx, vp, len(_create_text(args).encode()), args.expected_etag)
+    why = await overwrite_preview(ctx, vp, len(_create_text(args, ctx).encode()), args.expected_etag)
     return None if why is None else ChangePreview.of(why, [vp.rel])
 
 
@@ -196,8 +175,8 @@ NEW_OR_EXISTING = NOTE_ADDRESS + " Where no note fits, one is created at exactly
 
 
 class WriteNoteIn(ToolInput):
-    path: str = Field(description=NEW_OR_EXISTING)
-    content: str = Field(description="Note text (Markdown).")
+    path: str = Field(description=NEW_OR_EXISTING + " A '.base' path writes an Obsidian base.")
+    content: str = Field(description="Note text (Markdown); for a '.base' path, the base's YAML.")
     mode: Literal["create", "overwrite", "append"] = Field(
         default="create",
         description="create: fail if it exists; overwrite: replace (creates if missing); append: add at the end.",
@@ -206,6 +185,7 @@ class WriteNoteIn(ToolInput):
 
 
 async def _write_target(ctx: ToolContext, args: WriteNoteIn) -> VaultPath:
+    check_base_write(ctx, args.path, args.content, mode=args.mode)  # a .base: refused before any confirmation
     if args.mode == "create":
         return await create_target(ctx, args.path)
     return await existing_or_new(ctx, args.path)
@@ -373,7 +353,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         description="Create a new note, optionally with frontmatter properties. When one exists: "
         "already_exists (if_exists='error', the default), a numbered 'Name 1.md' "
         "(if_exists='unique'), or overwrite it (if_exists='overwrite'; needs confirmation unless "
-        "expected_etag matches). To replace or extend an existing note use write_note.",
+        "expected_etag matches). To replace or extend an existing note use write_note. A '.base' path "
+        "creates an Obsidian base from its YAML, checked as query_base reads it (bases_syntax_error).",
         input_model=CreateNoteIn,
         output_model=WriteOut,
         handler=create_note,
@@ -390,7 +371,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="notes",
         title="Write a note",
         description="Create, overwrite or append to a note (mode). Overwriting non-empty content needs "
-        "confirmation unless expected_etag matches. To change part of a note use patch_note.",
+        "confirmation unless expected_etag matches. To change part of a note use patch_note. A '.base' "
+        "path creates or replaces an Obsidian base (Bases YAML: filters, formulas, properties, views), "
+        "checked first as query_base reads it (bases_syntax_error).",
         input_model=WriteNoteIn,
         output_model=WriteOut,
         handler=write_note,

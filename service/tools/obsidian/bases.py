@@ -268,7 +268,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         description="Evaluate an Obsidian Bases query (a .base file, a ```base block of a note, or inline "
         "YAML) as Obsidian would: filters, formulas, sort, groupBy, limit and summaries of one view, with "
         "the whole function library. Returns the view's rows (its columns as typed values), groups and "
-        "summaries; syntax errors are bases_syntax_error with line/column and the offending token.",
+        "summaries; syntax errors are bases_syntax_error with line/column and the offending token. "
+        "write_note and create_note write a .base file.",
         input_model=QueryBaseIn,
         output_model=QueryBaseOut,
         handler=query_base,

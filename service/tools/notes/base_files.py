@@ -1,0 +1,128 @@
+"""notes domain: Obsidian Bases files (`.base`) through the note tools.
+
+A base is written as Obsidian keeps it: a `.base` file holding the Bases YAML (filters,
+formulas, properties, summaries, views). create_note and write_note (create, overwrite) take a
+path ending in `.base` (`names_base`): the content is checked first (`check_base`) by the
+parser query_base evaluates it with (`service.bases.model.load`), plus what Obsidian's YAML
+reader refuses and that one reads past (a key twice in one mapping), and a ```` ```base ````
+block pasted whole (Obsidian would read the fence as YAML): any problem is `bases_syntax_error`
+with its line and column, before a confirmation is asked and before anything is written. The
+file is then written as a note is (atomic, `expected_etag`, confirmation to replace a non-empty
+one without it), so a plan's journal and undo_last_plan cover it. delete_note trashes one;
+move_note / rename_note move it by its path as any file (embeds `![[X.base]]` are rewritten;
+filters naming the moved notes are left as written, as Obsidian does). Tools that edit
+part of a note (append, prepend, patch) and those that only make notes answer `not_a_note`
+(`context.BASE_HINT`): a base is replaced whole. An existing base is found as query_base finds it
+(`ToolContext.find_file`: its path, or its name alone); a new one is the path as written.
+Touches: nothing (the callers write).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from service.bases import model
+from service.errors import BasesSyntaxError, NoteNotFound, ValidationFailed
+from service.markdown.fences import unfence
+from service.tools.context import BASE_HINT, ToolContext, link_target
+from service.types import Op
+from service.vault.paths import VaultPath, normalize
+
+__all__ = ["BASE_HINT", "base_file", "check_base", "check_base_write", "names_base", "note_or_base"]
+
+
+def names_base(address: str) -> bool:
+    """Whether an address names a `.base` file (`Books.base`, `[[Books.base]]`, `Views/Books.base`)."""
+    return link_target(address).lower().endswith(".base")
+
+
+async def base_file(ctx: ToolContext, address: str, op: Op, *, missing_ok: bool = False) -> VaultPath:
+    """The existing `.base` file the address names, as query_base and `![[Books.base]]` find it
+    (its path, else its name or path tail, any letter case); with `missing_ok`, when none fits,
+    the path as written (where one is created)."""
+    try:
+        return await ctx.find_file(address, op)
+    except NoteNotFound:
+        if not missing_ok:
+            raise
+    text = link_target(address)
+    if not text.rsplit("/", 1)[-1][: -len(".base")].strip():  # '.base', 'Lists/ .base'
+        raise ValidationFailed(
+            f"{address!r} names no base: a .base file needs a name", details={"field": "path", "path": address}
+        )
+    return ctx.resolve(normalize(text), op)
+
+
+async def note_or_base(ctx: ToolContext, address: str, op: Op, *, missing_ok: bool = False) -> VaultPath:
+    """The note (`find_note`, a whole note) or the `.base` file (`base_file`) an address names:
+    what delete_note takes (move_note takes a base by its path, as any file)."""
+    if names_base(address):
+        return await base_file(ctx, address, op, missing_ok=missing_ok)
+    return (await ctx.find_note(address, op, section="reject", missing_ok=missing_ok)).vp
+
+
+def check_base(ctx: ToolContext, content: str) -> None:
+    """Refuse content Obsidian would not open as a base (`bases_syntax_error`, with where)."""
+    if unfence(content, "base") != content:
+        raise BasesSyntaxError(
+            "the content is a ```base code block; a .base file holds only the YAML inside it",
+            details={"at": "(file)", "line": 1, "column": 1},
+            hint="Pass the YAML without the fence lines (```base and ```).",
+        )
+    model.load(content, 0, ctx.services.settings.limits)  # the parser query_base reads it with
+    if content.strip():
+        twice = _key_twice(yaml.compose(content, Loader=yaml.SafeLoader))
+        if twice is not None:
+            key, node = twice
+            line, column = node.start_mark.line + 1, node.start_mark.column + 1
+            raise BasesSyntaxError(
+                f"the key {key!r} appears twice in one mapping (line {line}, column {column}); "
+                "Obsidian refuses such a file",
+                details={"at": "(yaml)", "line": line, "column": column, "token": key},
+                hint="Keep one of them: merge the two entries into one.",
+            )
+
+
+def check_base_write(ctx: ToolContext, address: str, content: str, *, mode: str, frontmatter: Any = None) -> None:
+    """For an address naming a `.base`: what a note write may do that a base may not (append to
+    it, a frontmatter block), then `check_base`. Nothing for a note."""
+    if not names_base(address):
+        return
+    if mode == "append":
+        raise ValidationFailed(
+            "a .base file is written whole: mode 'append' would leave YAML Obsidian may not read",
+            details={"field": "mode", "path": address},
+            hint="Read it (read_attachment), then write_note with mode 'overwrite' and its expected_etag.",
+        )
+    if frontmatter:
+        raise ValidationFailed(
+            "a .base file has no frontmatter: its YAML is the whole content",
+            details={"field": "frontmatter", "path": address},
+            hint="Pass the Bases YAML (filters, formulas, properties, views) as content.",
+        )
+    check_base(ctx, content)
+
+
+def _key_twice(root: yaml.Node | None) -> tuple[str, yaml.Node] | None:
+    """The first key repeated in one mapping and its second node (none: None). Without
+    recursion, each node once (an anchor used many times is one node)."""
+    seen_nodes: set[int] = set()
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: set[str] = set()
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                    if key.value in keys:
+                        return str(key.value), key
+                    keys.add(key.value)
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+    return None

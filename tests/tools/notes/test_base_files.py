@@ -1,0 +1,196 @@
+"""Obsidian Bases `.base` files through the note tools (`service.tools.notes.base_files`).
+
+Before: no tool wrote a base. write_note / create_note with 'Reading list.base' made a Markdown
+note 'Reading list.base.md' (`with_md`), which query_base never found (note_not_found) and
+Obsidian lists as a note; malformed YAML was written as it came; append_note with
+create_if_missing and bulk_create_notes did the same; delete_note refused a base
+('an attachment, not a note'). Now create_note and write_note write the `.base` file itself,
+after the parser query_base uses (and a key twice, which Obsidian's YAML reader refuses) found
+nothing wrong (`bases_syntax_error`, nothing written, no confirmation asked); what is written is
+what query_base reads back. Replacing one follows the notes' rules (etag or confirmation), a
+plan's undo takes a written base back, delete_note trashes one, and the tools that edit part of a
+note or make notes only answer `not_a_note` (kind base) instead of a `.base.md` note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Harness, started
+from tests.tools.obsidian.bases_vault import BASES_VAULT
+
+READING = """\
+filters:
+  and:
+    - file.hasTag("book")
+    - 'type == "book"'
+formulas:
+  stars: '"★".repeat(rating)'
+properties:
+  formula.stars:
+    displayName: Stars
+views:
+  - type: table
+    name: Reading list
+    order: [file.name, rating, formula.stars]
+    sort:
+      - property: rating
+        direction: DESC
+    limit: 3
+  - type: cards
+    name: Unread
+    filters: '!read'
+    order: [file.name]
+"""
+
+
+@pytest.fixture
+async def lib(make_vault: Callable[..., Path]) -> AsyncIterator[Harness]:
+    files = {**BASES_VAULT, "Home.md": "My shelf: ![[Library.base]], old ones ![[Library.base#Old]]\n"}
+    async with started(make_vault(files)) as harness:
+        await harness.indexed()
+        yield harness
+
+
+def names(out: dict[str, object]) -> list[str]:
+    return [row["values"]["file.name"]["value"] for row in out["rows"]]  # type: ignore[attr-defined]
+
+
+@pytest.mark.covers("write_note", "success")
+async def test_write_note_makes_a_base_query_base_reads_back(lib: Harness) -> None:
+    out = await lib.ok("write_note", path="Lists/To read.base", content=READING)
+    assert out["path"] == "Lists/To read.base" and out["created"] is True
+    assert out["title"] == "To read" and out["obsidian_url"].startswith("obsidian://open")
+    assert lib.read("Lists/To read.base") == READING
+    assert not (lib.root / "Lists" / "To read.base.md").exists()
+    table = await lib.ok("query_base", path="To read")  # by its name, as ![[To read.base]] names it
+    assert table["views"] == ["Reading list", "Unread"] and table["view_type"] == "table"
+    assert names(table) == ["Dune.md", "Foundation.md", "Emma.md"] and table["matched"] == 5
+    assert [c["name"] for c in table["columns"]] == ["file.name", "rating", "Stars"]
+    assert table["rows"][0]["values"]["formula.stars"]["value"] == "★★★★★"
+    cards = await lib.ok("query_base", path="Lists/To read.base", view="Unread")
+    assert cards["view_type"] == "cards" and sorted(names(cards)) == ["Draft.md", "Foundation.md", "Secret.md"]
+
+
+@pytest.mark.covers("create_note", "success")
+async def test_create_note_makes_a_base_and_numbers_a_taken_name(lib: Harness) -> None:
+    out = await lib.ok("create_note", path="[[Picks.base]]", content=READING)
+    assert out["path"] == "Picks.base" and lib.read("Picks.base") == READING
+    err = await lib.err("create_note", "already_exists", path="Picks.base", content=READING)
+    assert err["details"]["path"] == "Picks.base"
+    again = await lib.ok("create_note", path="Picks.base", content=READING, if_exists="unique")
+    assert again["path"] == "Picks 1.base" and lib.read("Picks 1.base") == READING
+    empty = await lib.ok("create_note", path="Everything.base", content="")  # Obsidian's new base: every file
+    assert empty["size"] == 0 and (await lib.ok("query_base", path="Everything.base"))["total"] > 5
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "what"),
+    [
+        ("filters:\n  and: [x\nviews: []\n", 3, "invalid YAML"),
+        ("views:\n  - type: table\n    name: T\n    filters: 'rating >'\n", 4, "unexpected end"),
+        ("formulas:\n  a: formula.b\n  b: formula.a\n", 2, "circular"),
+        ("views:\n  - name: T\n    summaries: {rating: Averge}\n", 3, "unknown summary"),
+        ("views:\n  - name: A\nformulas: {}\nviews:\n  - name: B\n", 4, "appears twice"),
+        ("```base\nviews:\n  - name: T\n```\n", 1, "code block"),
+        ("- just\n- a list\n", 1, "expected a mapping"),
+    ],
+)
+async def test_a_malformed_base_is_refused_before_anything_is_written(
+    lib: Harness, content: str, line: int, what: str
+) -> None:
+    before = lib.snapshot()
+    for tool, args in (
+        ("write_note", {"path": "Bad.base", "content": content}),
+        ("create_note", {"path": "Bad.base", "content": content}),
+        ("write_note", {"path": "Library.base", "content": content, "mode": "overwrite"}),  # no confirmation asked
+        ("create_note", {"path": "Library.base", "content": content, "if_exists": "overwrite"}),
+    ):
+        err = await lib.err(tool, "bases_syntax_error", **args)
+        assert what in err["message"] and err["details"]["line"] == line, err
+    assert lib.changed_since(before) == set()
+
+
+async def test_replacing_a_base_needs_its_etag_or_a_confirmation(lib: Harness) -> None:
+    err = await lib.err("write_note", "elicit_required", path="Library.base", content=READING, mode="overwrite")
+    assert "Library.base" in str(err["details"])
+    etag = (await lib.ok("read_attachment", path="Library.base"))["etag"]
+    out = await lib.ok("write_note", path="Library.base", content=READING, mode="overwrite", expected_etag=etag)
+    assert out["created"] is False and lib.read("Library.base") == READING
+    await lib.err(
+        "write_note", "conflict", path="Library.base", content="views: []\n", expected_etag=etag, mode="overwrite"
+    )
+    confirmed = await lib.confirmed("write_note", path="Library.base", content="views: []\n", mode="overwrite")
+    assert confirmed["etag"] != out["etag"] and lib.read("Library.base") == "views: []\n"
+    err = await lib.err("write_note", "validation_error", path="Library.base", content="limit: 2\n", mode="append")
+    assert err["details"]["field"] == "mode"
+    err = await lib.err("create_note", "validation_error", path="X.base", content="", frontmatter={"a": 1})
+    assert err["details"]["field"] == "frontmatter"
+
+
+async def test_note_only_tools_answer_not_a_note_for_a_base(lib: Harness) -> None:
+    before = lib.snapshot()
+    calls: list[tuple[str, dict[str, object]]] = [
+        ("read_note", {"path": "Library.base"}),
+        ("append_note", {"path": "Library.base", "content": "x"}),
+        ("append_note", {"path": "New.base", "content": "x", "create_if_missing": True}),
+        ("prepend_note", {"path": "Library.base", "content": "x"}),
+        ("patch_note", {"path": "Library.base", "anchor": "All", "content": "Y", "position": "replace"}),
+        ("bulk_create_notes", {"notes": [{"path": "B.base", "content": "views: []\n"}]}),
+        ("copy_note", {"path": "Home", "new_path": "Home.base"}),
+    ]
+    for tool, args in calls:
+        err = await lib.err(tool, "not_a_note", **args)
+        assert err["details"]["kind"] == "base" and "write_note" in err["hint"], (tool, err)
+    assert lib.changed_since(before) == set()
+
+
+@pytest.mark.covers("delete_note", "success")
+async def test_delete_note_trashes_a_base_and_asks_before_deleting_one_for_good(lib: Harness) -> None:
+    await lib.ok("write_note", path="Gone.base", content=READING)
+    out = await lib.ok("delete_note", path="Gone.base")
+    assert out["path"] == "Gone.base" and out["trash_path"] and not (lib.root / "Gone.base").exists()
+    await lib.err("delete_note", "elicit_required", path="Library.base", permanent=True)
+    assert (lib.root / "Library.base").exists()
+    done = await lib.confirmed("delete_note", path="Library.base", permanent=True)
+    assert done["permanent"] is True and not (lib.root / "Library.base").exists()
+    await lib.err("delete_note", "note_not_found", path="Library.base")
+
+
+async def test_moving_a_base_rewrites_its_embeds(lib: Harness) -> None:
+    out = await lib.ok("rename_note", path="Library.base", new_path="Shelf.base")
+    assert (
+        out["path"] == "Shelf.base"
+        and lib.read("Home.md") == "My shelf: ![[Shelf.base]], old ones ![[Shelf.base#Old]]\n"
+    )
+    assert (await lib.ok("query_base", path="Shelf"))["total"] == 5
+
+
+async def test_undo_last_plan_takes_a_written_base_back(lib: Harness) -> None:
+    old = lib.read("Library.base")
+    steps = [
+        {"id": "new", "tool": "write_note", "args": {"path": "Plan.base", "content": READING}},
+        {"id": "old", "tool": "write_note", "args": {"path": "Library.base", "content": READING, "mode": "overwrite"}},
+    ]
+    token = await lib.token_for("execute_plan", plan={"goal": "bases", "steps": steps})
+    run = await lib.ok("execute_plan", plan={"goal": "bases", "steps": steps}, elicit_token=token)
+    assert run["status"] == "done", run
+    assert lib.read("Plan.base") == READING == lib.read("Library.base")
+    undone = await lib.confirmed("undo_last_plan")
+    assert sorted(undone["restored"]) == ["Library.base", "Plan.base"], undone
+    assert lib.read("Library.base") == old and not (lib.root / "Plan.base").exists()
+
+
+async def test_moving_a_note_a_base_names_leaves_the_base_as_written(lib: Harness) -> None:
+    """As Obsidian: a filter's text is no link, and a move rewrites links only (a rewrite of the
+    quoted strings of every base would change texts that only look like paths)."""
+    base = 'filters: file.inFolder("Books")\nviews:\n  - {type: table, name: T, filters: file.hasLink("Dune")}\n'
+    await lib.ok("write_note", path="Links.base", content=base)
+    before = sorted(names(await lib.ok("query_base", path="Links.base")))
+    assert before == ["Emma.md", "Foundation.md"]
+    await lib.confirmed("move_note", path="Books/Dune.md", new_path="Archive/Dune.md")
+    assert lib.read("Links.base") == base
+    assert sorted(names(await lib.ok("query_base", path="Links.base"))) == before  # [[Dune]] still finds it
