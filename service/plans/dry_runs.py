@@ -129,6 +129,6 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
         return
     if known in builder.effects.bulk_changes:
         builder.effects.bulk_changes.remove(known)
-    for rel in sorted(files):
-        if rel not in builder.effects.files_created and not builder.kept(rel):  # kept: read-only, refused
-            builder.add(builder.effects.files_modified, rel)
+    for rel in sorted(files):  # not a note an earlier step deleted or moved away: the run meets none there
+        if rel not in builder.effects.files_created and builder.exists(rel) and not builder.kept(rel):
+            builder.add(builder.effects.files_modified, rel)  # kept: read-only, refused

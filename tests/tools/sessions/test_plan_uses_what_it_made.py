@@ -225,3 +225,30 @@ async def test_a_moves_preview_is_its_run_after_earlier_steps_changed_linking_no
             result["notes_rewritten"],
         ), (moved, result)
         await _undone(vg, start)
+
+
+@pytest.mark.parametrize("tool", ["rewrite_links", "rename_tag"])
+async def test_a_rewrite_after_a_delete_does_not_list_the_deleted_note_as_modified(
+    make_vault: Callable[..., Path], tool: str
+) -> None:
+    """The rewrite's own dry run reads the disk, where the note an earlier step deletes still
+    links the target or carries the tag: it was listed in files_modified beside files_deleted."""
+    args = (
+        {"old_target": "Hub/Target", "new_target": "Inbox/Old"}
+        if tool == "rewrite_links"
+        else {"old": "old", "new": "new"}
+    )
+    plan = {
+        "goal": "drop the home note, then rewrite what is left",
+        "steps": [
+            {"id": "rm", "tool": "delete_note", "args": {"path": "Home"}},
+            {"id": "rw", "tool": tool, "args": {**args, "dry_run": False}},
+        ],
+    }
+    files = {**VAULT, "Home.md": "see [[Hub/Target]] #old\n", "B.md": "[[Hub/Target]] #old\n"}
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        start = vg.snapshot()
+        effects, _files, _run = await _previewed_then_run(vg, plan)
+        assert (effects["files_modified"], effects["files_deleted"]) == (["B.md"], ["Home.md"]), effects
+        await _undone(vg, start)
