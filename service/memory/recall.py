@@ -382,7 +382,8 @@ class Recall:
             if usable.any():
                 low, high = float(cosine[usable].min()), float(cosine[usable].max())
                 scaled = np.where(usable, (cosine - low) / ((high - low) or 1.0), 0.0).astype(np.float32)
-                score = WORDS_SHARE * score + (1 - WORDS_SHARE) * scaled
+                # one still waiting for its vector is ranked by its words alone, not at half of them
+                score = np.where(self._have, WORDS_SHARE * score + (1 - WORDS_SHARE) * scaled, score)
                 hit |= usable & (cosine >= MIN_COSINE)
         score *= boost
         chosen = np.flatnonzero(hit & scope)
