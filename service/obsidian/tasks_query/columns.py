@@ -58,6 +58,22 @@ def urgency_of(t: TaskRecord, today: date) -> float:
     return score / URGENCY_SCALE
 
 
+def _int32(n: int) -> int:
+    n &= 0xFFFFFFFF
+    return n - (1 << 32) if n & 0x80000000 else n
+
+
+def random_key(text: str) -> int:
+    """The plugin's `sort by random` key of `text` (its tinySimpleHash over UTF-16 code units,
+    JavaScript's 32-bit arithmetic): the same order as Obsidian's for the same day and descriptions."""
+    h = 9
+    units = text.encode("utf-16-le")
+    for i in range(0, len(units), 2):
+        h = _int32((h ^ (units[i] | units[i + 1] << 8)) * 387_420_489)  # Math.imul(h ^ c, 9 ** 9)
+    u = h & 0xFFFFFFFF
+    return _int32(u ^ (u >> 9))  # h ^ (h >>> 9)
+
+
 def dense_rank(values: Sequence[Hashable]) -> Ints:
     """Each value's position among the distinct values in sorted order (equal values, equal rank)."""
     position = {v: i for i, v in enumerate(sorted(set(values)))}  # type: ignore[type-var]
@@ -179,6 +195,9 @@ class Columns:
                 for k in days[: max(0, len(days) - 3)]:
                     self._cache.pop(k, None)
             return self._memo(("urgency", today), lambda: -self.urgency(today))  # type: ignore[no-any-return]
+        if name == "random":  # the plugin's: a hash of the day and the description, another order each day
+            day = today.isoformat() + " "
+            return np.fromiter((random_key(day + t.description) for t in self.records), np.int64, self.n)
         return self._memo(("sort", name), lambda: self._sort_key(name))  # type: ignore[no-any-return]
 
     def _sort_key(self, name: str) -> Ints:

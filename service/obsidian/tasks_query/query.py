@@ -32,7 +32,7 @@ from service.obsidian.tasks_query.record import PRIORITY_RANK, TYPE_RANK
 
 SORT_FIELDS = ("status", "status.type", "status.name", "urgency", "due", "scheduled", "start", "happens", "done",
                "created", "cancelled", "priority", "path", "filename", "description", "heading", "tag",
-               "recurring", "id")  # fmt: skip
+               "recurring", "id", "random")  # fmt: skip
 GROUP_FIELDS = ("status", "status.type", "status.name", "due", "scheduled", "start", "happens", "done", "created",
                 "cancelled", "priority", "path", "folder", "filename", "root", "heading", "tags", "recurring",
                 "recurrence", "backlink", "urgency", "id")  # fmt: skip

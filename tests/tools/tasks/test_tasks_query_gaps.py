@@ -144,3 +144,17 @@ async def test_the_filename_as_scheduled_date_setting(make_vault: Callable[..., 
         (vg.root / PLUGIN).write_text(json.dumps(settings), encoding="utf-8")
         assert await described(vg, "scheduled on 2026-11-30") == ["outside the folders"]
         assert await described(vg, "scheduled on 2026-12-01") == ["undated standup"]
+
+
+async def test_sort_by_random_is_the_plugins_order_of_the_day(make_vault: Callable[..., Path]) -> None:
+    """`sort by random` was refused ('sort by takes one of …'). The plugin orders by a hash of the
+    day and the description (RandomField.ts); the orders below are what its hash gives (node)."""
+    note = "".join(f"- [ ] {name}\n" for name in ("alpha", "bravo", "charlie", "delta", "echo"))
+    async with started(make_vault({"R.md": note})) as vg:
+        await vg.indexed()
+        out = await vg.ok("tasks_filter", query="sort by random", today="2026-12-02")
+        assert [i["description"] for i in out["items"]] == ["bravo", "alpha", "charlie", "echo", "delta"]
+        out = await vg.ok("tasks_filter", query="sort by random", today="2026-12-03")
+        assert [i["description"] for i in out["items"]] == ["charlie", "echo", "bravo", "delta", "alpha"]
+        out = await vg.ok("tasks_filter", query="sort by random reverse\nlimit 2", today="2026-12-03")
+        assert [i["description"] for i in out["items"]] == ["alpha", "delta"]
