@@ -90,8 +90,27 @@ async def _previewed_then_run(vg: Harness, plan: dict[str, Any]) -> tuple[dict[s
     assert run["status"] == "done", [s["errors"] for s in run["steps"]]
     files = asked["details"]["files"]
     assert set(files) == vg.changed_since(before), (sorted(files), sorted(vg.changed_since(before)))
+    _field_by_field(checked["effects"], before, vg.snapshot(), vg.root.name)
     assert "run time" not in asked["details"]["preview"], asked["details"]["preview"]
     return checked["effects"], files, run
+
+
+def _field_by_field(effects: dict[str, Any], before: dict[str, bytes], after: dict[str, bytes], vault: str) -> None:
+    """Each field of the effects against the disk: the files that appeared are those created and
+    where the notes on disk moved to, those gone the deleted ones and where they moved from, and
+    those changed in place the modified ones and every note a move rewrote."""
+    old, new = (
+        {k[len(vault) + 1 :]: v for k, v in snap.items() if k.startswith(f"{vault}/") and not k.endswith("/")}
+        for snap in (before, after)
+    )
+    moves = effects["files_moved"]
+    moved_away = {m["from"] for m in moves if m["from"] in old and m["from"] not in new}
+    moved_to = {m["to"] for m in moves if m["to"] in new and m["to"] not in old} - set(effects["files_created"])
+    rewritten = {rel for m in moves for rel in m["rewritten_in"] or []}
+    assert set(effects["files_created"]) == set(new) - set(old) - moved_to, effects
+    assert set(effects["files_deleted"]) == set(old) - set(new) - moved_away, effects
+    kept = {rel for rel in set(old) & set(new) if old[rel] != new[rel]}
+    assert (set(effects["files_modified"]) | rewritten) & set(old) == kept, (effects, kept)
 
 
 async def _undone(vg: Harness, before: dict[str, bytes]) -> None:
