@@ -305,9 +305,9 @@ class Harness:
 
     async def settled(self) -> None:
         """Wait until every index update the writes so far queued has been applied (a write is
-        acknowledged before its index update: docs/write-path.md). A write made while the first
-        index is still being built is not queued: that reconcile applies it just before the index
-        is ready (`VaultIndexer._on_changes`), so the first index is waited for too."""
+        acknowledged before its index update: docs/write-path.md). The first index is waited for
+        too: a test that reads right after it sees every note of the vault (a write made during it
+        is applied between its batches, `service/indexer/early.py`, or, one of many notes, at its end)."""
         await self.indexed()
         for vault in self.app.vaults.values():
             indexer = indexer_of(vault)

@@ -17,9 +17,10 @@ import anyio
 REPO = Path(__file__).resolve().parents[1]
 
 
-async def kill_when_held(module: str, root: Path, marker: Path) -> None:
+async def kill_when_held(module: str, root: Path, marker: Path, *more: str) -> None:
+    """`more`: further arguments, after MARKER."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", module, str(root), str(marker)]
+    command = [sys.executable, "-m", module, str(root), str(marker), *more]
     proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
     try:
         with anyio.fail_after(120):

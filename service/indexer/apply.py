@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,9 @@ from service.vault.paths import VaultPaths
 # rewrote (9,281 at 100k notes), and one part's files are read, parsed and held at once (~4x their
 # text in rows); in parts of this many, what is held stays ~tens of MB whatever the batch.
 CHUNK = 500
+# Runs a write in its transaction (an index update made during a load that defers the word index:
+# `words.WordCatchUp.around`).
+Wrap = Callable[[Any, Callable[[Any], Token | None]], Token | None]
 
 
 async def apply_changes(
@@ -52,14 +55,15 @@ async def apply_changes(
     only_if_changed: bool,
     lock_held: bool,
     bulk_threshold: int,
+    wrap: Wrap | None = None,
 ) -> list[FileChange]:
     """Apply file changes; with `only_if_changed`, skip files the index already has as they are.
-    `lock_held`: the caller (reconcile) holds the apply lock already.
+    `lock_held`: the caller (reconcile) holds the apply lock already; `wrap` runs each write.
 
     Returns the changes that actually altered the index."""
     if len(changes) <= CHUNK:
         return await _apply(
-            ix, changes, only_if_changed=only_if_changed, lock_held=lock_held, bulk_threshold=bulk_threshold
+            ix, changes, only_if_changed=only_if_changed, lock_held=lock_held, bulk_threshold=bulk_threshold, wrap=wrap
         )
     bulk = len(changes) >= bulk_threshold  # every part defers the trigram index, rebuilt once after the last
     effective: list[FileChange] = []
@@ -74,6 +78,7 @@ async def apply_changes(
                     lock_held=True,
                     bulk_threshold=1 if bulk else bulk_threshold,
                     part=True,
+                    wrap=wrap,
                 )
         finally:
             if bulk:
@@ -89,6 +94,7 @@ async def _apply(
     lock_held: bool,
     bulk_threshold: int,
     part: bool = False,
+    wrap: Wrap | None = None,
 ) -> list[FileChange]:
     """`apply_changes` of one part: one read of its files, one parse, one writer transaction.
     `part`: one part of a large batch: the caller asks for the trigram rebuild once after its last
@@ -188,7 +194,8 @@ async def _apply(
             return counts.after(conn, before, touched)  # the row counts carried over this write
 
         try:
-            counts.committed(await ix.db.run_write(write))
+            wrapped = write if wrap is None else lambda conn: wrap(conn, write)
+            counts.committed(await ix.db.run_write(wrapped))
         except BaseException:
             ix._void_kept()  # rolled back (or not known to be committed): what is held may be ahead
             raise

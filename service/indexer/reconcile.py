@@ -10,7 +10,8 @@ Guarantees:
   meanwhile, only slower: `bulk.QueryIndexes`);
 - writes go through the single writer in batched transactions; `progress` and the indexer's
   `generation` move after every batch;
-- writes made through vaultgate while the first index was built are applied before `ready`;
+- writes made through vaultgate while the first index is built are applied between its batches
+  (`early.py`), and those not applied yet before `ready`;
 - one file never fails the load: a name that is not UTF-8, a special file, a note that cannot be
   read, parsed or stored is left out and recorded (`issues.py`), and the others are indexed.
 """
@@ -31,6 +32,7 @@ from service.indexer import parsepool, rows
 from service.indexer.bulk import bulk_mode, checkpoint_after_load, restore_indexes
 from service.indexer.canvas_facts import is_canvas
 from service.indexer.caps import kept_text, max_chars
+from service.indexer.early import EarlyWrites
 from service.indexer.issues import FileIssue, issue
 from service.indexer.reading import read_note_file
 from service.indexer.scan import scan_with_paths
@@ -52,8 +54,11 @@ async def reconcile_vault(
     give_way: bool = False,
 ) -> dict[str, int]:
     """Bring the index in line with the vault; `full` re-parses every note; `give_way`: the scan
-    and the comparison wait while calls run, within a budget (`service.activity.GiveWay`)."""
-    async with ix._apply_lock:
+    and the comparison wait while calls run, within a budget (`service.activity.GiveWay`). While
+    the index is not ready yet (a first start, a failed one's reindex), writes through vaultgate
+    are applied between its batches (`early.py`)."""
+    early: EarlyWrites | None
+    async with ix._apply_lock, ix._early.taking(ix.state != "ready") as early:
         ix.state = "reconciling" if ix.state != "ready" else "ready"
         # Indexes a previous process deferred and did not live to build (a no-op read otherwise).
         if await ix.db.fetchone("SELECT 1 FROM deferred_indexes LIMIT 1"):
@@ -100,21 +105,43 @@ async def reconcile_vault(
                 asyncio.ensure_future(parser.batch(b, {p: etags[p] for p in b if p in etags}))
                 for b in batches[: ahead + 1]
             ]
+            stale_below = 0  # batches parsed before an early write changed the files: resolved again
+
+            async def serve(n: int) -> None:  # writes through vaultgate made meanwhile (`early.py`)
+                nonlocal stale_below
+                assert early is not None
+                files = ix._paths
+                await early.serve(ix, bulk_threshold=bulk_threshold, words=words)
+                if ix._paths is not files and ix._paths is not None:
+                    parser.paths, stale_below = ix._paths, n + ahead + 1
+
             for n, batch in enumerate(batches):
                 head = pending.pop(0)
-                while words is not None and not head.done():  # the writer would wait: index words
-                    last = await ix.db.run_write(words.step)
-                    if last is None:
+                while not head.done():  # the writer would wait: apply writes made meanwhile, index words
+                    if early is not None and early.waiting:
+                        await serve(n)
+                        continue
+                    last = await ix.db.run_write(words.step) if words is not None else None
+                    if last is not None and words is not None:
+                        words.advance(last)
+                    elif early is not None:
+                        await early.until(head)
+                    else:
                         break
-                    words.advance(last)
-                prepared, touch, issues = await head
+                if early is not None and early.waiting:  # parsed ahead of the writer: after a batch at most
+                    await serve(n)
+                paths_of, (prepared, touch, issues) = batch, await head
+                if early is not None:  # the notes written early are in already, maybe newer than parsed
+                    paths_of, (prepared, touch, issues) = early.leave_out(batch, (prepared, touch, issues))
+                    if n < stale_below:
+                        prepared = await asyncio.to_thread(rows.with_links_resolved, prepared, parser.paths)
                 if n + ahead + 1 < len(batches):
                     nxt = batches[n + ahead + 1]
                     pending.append(asyncio.ensure_future(parser.batch(nxt, {p: etags[p] for p in nxt if p in etags})))
                 written = partial(ix._write_batch, prepared=prepared, touch=touch, issues=issues)
                 written = partial(written, bulk=deferred, new=cold)
                 ix._counts.committed(await ix.db.run_write(written))
-                ix._issues.clear(batch, but_indexed=[path for path, _, _ in touch])  # touched: as indexed
+                ix._issues.clear(paths_of, but_indexed=[path for path, _, _ in touch])  # touched: as indexed
                 ix._issues.record(issues)
                 indexed += len(prepared)
                 touched += len(touch)
@@ -141,14 +168,16 @@ async def reconcile_vault(
             end = partial(bulk_mode, on=False, words_from=upto, checkpoint_later=True, queries_later=True)
             await ix.db.run_write(end)
         try:
-            done = partial(finish, vault_id=ix.vault.id, removed=removed, paths=paths, added=added, ix=ix)
+            now = ix._paths or paths  # with the files early writes added or removed
+            done = partial(finish, vault_id=ix.vault.id, removed=removed, paths=now, added=added, ix=ix)
             ix._counts.committed(await ix.db.run_write(done))
         except BaseException:
             ix._void_kept()
             raise
-        # Writes made through vaultgate while the first index was built (no await between
-        # the last check and `ready`: nothing can be deferred after it).
-        await ix._apply_deferred(lock_held=True)
+        # Writes made through vaultgate while the index was built and not applied yet (no await
+        # between the last check and `ready`: later ones are applied as usual, after the lock).
+        if early is not None:
+            await early.drain(ix, bulk_threshold=bulk_threshold, lock_held=True)
         ix.last_sync = time.time()
         ix.state = "ready"
         await ix._bump()

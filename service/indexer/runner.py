@@ -8,6 +8,7 @@ the file watcher); the work itself is in the engine modules beside it:
     bulk.py       bulk-load mode: deferred query and trigram indexes, and their rebuild
     reconcile.py  bring the index in line with the vault folder
     apply.py      apply a batch of file changes
+    early.py      writes through vaultgate while the index is built: between its batches
     status.py     row counts for status reports, cached per generation
     names.py      every note's path and aliases, patched with what each round touched
     watch.py      the file watcher (edits made by other programs)
@@ -21,7 +22,8 @@ Guarantees:
   restart re-parses nothing that did not change; notes gone from disk are removed;
 - changes made through vaultgate (published on the vault's ChangeBus) during a tool call are
   queued for the next group-commit round (`group.py`) and the write is acknowledged without
-  waiting; the caller's later calls that read the index wait for them (`fresh.py`). Changes
+  waiting; the caller's later calls that read the index wait for them (`fresh.py`); while the
+  index is being built, its reconcile applies them between two batches (`early.py`). Changes
   published outside a call are applied before the publishing call returns. External edits come
   from the watcher (`watch.py`), which applies them here first and then publishes them with
   origin "external" for other listeners;
@@ -48,6 +50,7 @@ from service.indexer import fresh, parsepool, rows
 from service.indexer.apply import apply_changes
 from service.indexer.bulk import DEFERRABLE_INDEXES, QueryIndexes, merge_words, rebuild_trigram, restore_indexes
 from service.indexer.catch_up import CatchUp
+from service.indexer.early import EarlyWrites
 from service.indexer.group import GroupCommit
 from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.known import KnownFiles
@@ -137,9 +140,9 @@ class VaultIndexer:
         self.word_merge = job(f"{self.name}:merge", merge_words, failed="searches read the word segments as they are")
         self.query_indexes = QueryIndexes(db)  # a cold load's, built after ready (`bulk.py`)
         self._side_tasks: set[asyncio.Task[None]] = set()
-        self._deferred: list[FileChange] = []  # own writes made while the first index is built
+        self._early = EarlyWrites()  # own writes made while the index is built: between its batches
         self.catch_up = CatchUp(self.reconcile, self.name)  # failed updates: re-read until they are in
-        self._group = GroupCommit(self.apply, self.name, self.catch_up.failed)  # concurrent writers' changes
+        self._group = GroupCommit(self._apply_own, self.name, self.catch_up.failed)  # concurrent writers' changes
         self._own_files = OwnFiles(vault.paths.root)  # what the watcher may skip: our own queued writes
         vault.index = self
 
@@ -239,7 +242,7 @@ class VaultIndexer:
             log.exception("initial index of %s failed", self.vault.id)
             self.state, self.error = "failed", f"{type(exc).__name__}: {exc}"
             with contextlib.suppress(Exception):
-                await self._apply_deferred(lock_held=False)
+                await self._early.drain(self, bulk_threshold=BULK_THRESHOLD, lock_held=False)
 
     @property
     def watching(self) -> bool:
@@ -384,12 +387,6 @@ class VaultIndexer:
         own = [c for c in changes if c.origin != "external"]
         if not own:
             return
-        initial = self._task is not None and not self._task.done()
-        if initial and self.state not in ("ready", "failed") and self._apply_lock.locked():
-            # The first index is still being built (results say `partial`): a write through vaultgate
-            # does not wait for all of it; the reconcile applies it before it is ready (not one that failed).
-            self._deferred.extend(own)
-            return
         self._own_files.queued(c.path for c in own if c.kind != "deleted")
         mark = fresh.current.get()
         if mark is None or not mark.queue:  # outside a client's call: applied before returning
@@ -397,10 +394,10 @@ class VaultIndexer:
         else:  # a tool call: acknowledged now, its caller's next index read waits for it
             mark.owe(self.vault.id, self._group.enqueue(own))
 
-    async def _apply_deferred(self, *, lock_held: bool) -> None:
-        while self._deferred:
-            changes, self._deferred = self._deferred, []
-            await self.apply(changes, lock_held=lock_held)
+    async def _apply_own(self, changes: Sequence[FileChange]) -> None:
+        """A group round: while the index is built, by its reconcile (`early.py`), else at once."""
+        if not await self._early.submit(changes):
+            await self.apply(changes)
 
     def forget(self, paths: Iterable[str]) -> None:
         """Queue notes a reader found missing on disk for removal, as the watcher would (it may

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Iterable
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from service.activity import Activity
 from service.graph.linkpath import PathSet
@@ -23,6 +23,9 @@ from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.writer_job import WriterJob
 from service.storage.db import Database
 from service.vault.paths import VaultPaths
+
+if TYPE_CHECKING:
+    from service.indexer.early import EarlyWrites  # which imports the engines that import this
 
 State = Literal["starting", "reconciling", "ready", "failed"]
 
@@ -67,6 +70,7 @@ class IndexerState(Protocol):
     _counts: Counts  # row counts, kept in step by the incremental writes (`status.py`)
     _unresolved: UnresolvedTargets  # unresolved link targets by name (`unresolved.py`)
     _read_whole: dict[str, tuple[str, int]]  # notes name_capped read within the cap: (etag, cap)
+    _early: EarlyWrites  # writes through vaultgate made while the index is built (`early.py`)
 
     def _write_batch(
         self,
@@ -81,8 +85,6 @@ class IndexerState(Protocol):
     def _void_kept(self) -> None: ...  # a write the kept counts and targets were not carried over
 
     async def _bump(self, touched: Iterable[str] | None = None) -> None: ...
-
-    async def _apply_deferred(self, *, lock_held: bool) -> None: ...
 
     def _rebuild_trigram_later(self) -> None: ...
 

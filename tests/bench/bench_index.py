@@ -1,7 +1,7 @@
 """Index benchmark on the standard workload, through the real SDK client over HTTP.
 
     python -m tests.bench.bench_index [--notes 10000 | --size 100k] [--samples 60] [--no-reindex]
-        [--cold-only] [--src DIR]
+        [--cold-only] [--src DIR] [--write-during-cold]
 
 Measures, on a private copy of the standard vault (other benchmarks share the generated one):
 server spawn → `index_status` ready with an empty cache (cold full index; with the peak RSS of
@@ -25,6 +25,9 @@ that wait.
 `--cold-only` stops after the cold index (ready, then the trigram prefilter; ~1.5 min at 100k
 instead of ~3), for comparing trees; `--src DIR` runs the server (and its parse workers) from
 another source tree, e.g. a `git worktree` of an older commit: run both alternately.
+`--write-during-cold` creates a note (a word of its own) once a quarter of the cold load is
+stored, and searches that word at each poll until found: `write_during_cold` says how long after
+the write, and whether before the index was ready (a write during a first index, `early.py`).
 """
 
 from __future__ import annotations
@@ -112,12 +115,19 @@ def children_peak_rss_mb(
 
 
 async def spawn_to_ready(
-    vault: Path, limit_s: float = 900.0, poll_s: float = 0.05, env: dict[str, str] | None = None
+    vault: Path,
+    limit_s: float = 900.0,
+    poll_s: float = 0.05,
+    env: dict[str, str] | None = None,
+    write_during: bool = False,
 ) -> tuple[ServerProcess, Client, dict[str, Any]]:
     """Start a server and poll index_status every `poll_s` until ready; returns it with the
     seconds taken, and the peak RSS of the worker processes that parsed notes meanwhile (none on a
     warm start). Each poll costs the server and this client a few CPU-ms: at 50 ms during a 100k
-    cold index, on 2 cores both busy with the load, that is CPU the load does not get."""
+    cold index, on 2 cores both busy with the load, that is CPU the load does not get.
+    `write_during`: once a quarter of the load is stored, create a note holding a word of its own
+    and search it at each poll until found (`write_during_cold`: how long after the write, and
+    whether before ready)."""
     server = ServerProcess(vaultgate_argv(vault), env=env or TEXT_ONLY)
     url = server.start()
     client = await connect(url)
@@ -133,11 +143,18 @@ async def spawn_to_ready(
     worker_cpu: dict[int, float] = {}
     loading = False  # a backlog seen: the load's batches are being written
     stored: dict[str, float] = {}
+    most = 0  # the largest backlog seen
+    written: dict[str, Any] = {}
     while True:
         current = await status(client)
         elapsed = time.perf_counter() - server.t_spawn
         children_peak_rss_mb(server.pid, workers, helpers, worker_cpu)
         loading = loading or current.get("backlog", 0) > 0
+        most = max(most, current.get("backlog", 0))
+        if write_during and loading and not written and current["backlog"] <= most * 3 // 4:
+            written = await write_now(client, current)
+        if written and "found_after_write_s" not in written:
+            await found_yet(client, written)
         if loading and not current.get("backlog") and not stored:
             # The last batch written (to a poll's precision): what follows until ready is the
             # tail the bulk load's deferrals leave (issue 39), less noisy than the whole figure.
@@ -161,11 +178,32 @@ async def spawn_to_ready(
                     # The server's peak is read at the end of the cold index (with the trigram
                     # rebuild); the tree's peak adds these to it (an upper bound: peaks summed).
                     "resource_tracker_peak_rss_mb": max(helpers.values(), default=0.0),
+                    **({"write_during_cold": written} if written else {}),
                 },
             )
         if elapsed > limit_s:
             raise TimeoutError("index not ready")
         await asyncio.sleep(poll_s)
+
+
+WRITTEN_TOKEN = "zqxwritten"
+
+
+async def write_now(client: Client, current: dict[str, Any]) -> dict[str, Any]:
+    """A note created during the cold index (`spawn_to_ready`'s `write_during`)."""
+    t0 = time.perf_counter()
+    made = await client.call_tool("create_note", {"path": "Written during load", "content": f"{WRITTEN_TOKEN}\n"})
+    assert not made.is_error, made
+    return {"t0": t0, "backlog_at_write": current["backlog"], "write_ms": round((time.perf_counter() - t0) * 1000, 1)}
+
+
+async def found_yet(client: Client, written: dict[str, Any]) -> None:
+    """Whether the note `write_now` made is found yet; the answer that finds it says whether the
+    index was still being built (`partial`)."""
+    found = await client.call_tool("search_text", {"query": WRITTEN_TOKEN})
+    if (found.structured_content or {}).get("items"):
+        written["found_after_write_s"] = round(time.perf_counter() - written.pop("t0"), 3)
+        written["found_before_ready"] = (found.structured_content or {}).get("partial") is True
 
 
 async def freshness(client: Client, vault: Path, samples: int) -> dict[str, Any]:
@@ -307,6 +345,7 @@ async def main(
     cold_poll_s: float = 0.05,
     cold_only: bool = False,
     src: Path | None = None,
+    write_during: bool = False,
 ) -> None:
     started = time.perf_counter()
     # PYTHONSAFEPATH: `python -m` would put the working directory (this checkout) first.
@@ -322,7 +361,7 @@ async def main(
         "server_src": str(src) if src is not None else "this checkout",
     }
     try:
-        server, client, cold = await spawn_to_ready(vault, poll_s=cold_poll_s, env=env)
+        server, client, cold = await spawn_to_ready(vault, poll_s=cold_poll_s, env=env, write_during=write_during)
         cold["poll_interval_s"] = cold_poll_s
         try:
             while not (await status(client))["trigram_ready"]:  # noqa: ASYNC110 - polling another process
@@ -367,7 +406,10 @@ if __name__ == "__main__":
     )
     parser.add_argument("--cold-only", action="store_true", help="stop after the cold index and its trigram rebuild")
     parser.add_argument("--src", type=Path, help="run the server from this source tree (a worktree of an old commit)")
+    parser.add_argument(
+        "--write-during-cold", action="store_true", help="create a note a quarter into the cold index; time its search"
+    )
     ns = parser.parse_args()
     notes = SIZES[ns.size] if ns.size else ns.notes
     src = ns.src.resolve() if ns.src is not None else None
-    asyncio.run(main(notes, ns.samples, not ns.no_reindex, ns.cold_poll_s, ns.cold_only, src))
+    asyncio.run(main(notes, ns.samples, not ns.no_reindex, ns.cold_poll_s, ns.cold_only, src, ns.write_during_cold))

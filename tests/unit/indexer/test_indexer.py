@@ -216,7 +216,8 @@ async def test_a_write_during_the_first_index_does_not_wait_for_it(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first reconcile is held in its parse step: a write through vaultgate returns at once
-    (search says `partial` meanwhile), and the reconcile applies it before the index is ready."""
+    (search says `partial` meanwhile), and the reconcile applies it while it waits for the parse
+    (`service/indexer/early.py`), before the index is ready."""
     release = _hold_first_index(monkeypatch)
     root = make_vault(_notes(5) | {"Old.md": "# Old\n\nstale\n"})
     async with started(root, index={"watch": False}) as vg:
@@ -227,11 +228,11 @@ async def test_a_write_during_the_first_index_does_not_wait_for_it(
             await asyncio.wait_for(vg.ok("delete_note", path="Old"), 30)  # to the vault trash
             assert indexer.state == "reconciling" and not indexer.ready  # still held
             partial = await vg.ok("search_text", query="narwhal")
-            assert partial["partial"] is True
+            assert partial["partial"] is True and [i["path"] for i in partial["items"]] == ["New.md"]
         finally:
             release.set()
         await vg.indexed()
-        assert indexer.ready and not indexer._deferred
+        assert indexer.ready and not indexer._early.later and not indexer._early.waiting
         found = await vg.ok("search_text", query="narwhal")
         assert [i["path"] for i in found["items"]] == ["New.md"] and found["partial"] is False
         assert (await vg.ok("search_tags", tags=["sea"]))["total"] == 1
@@ -336,6 +337,6 @@ async def test_a_write_after_a_failed_first_reconcile_is_applied_not_deferred(
         release.set()
         await asyncio.wait_for(publishing, 30)
         await vg.indexed()
-        assert not indexer._deferred
+        assert not indexer._early.later
         row = await vg.app.services.db.fetchone("SELECT 1 FROM notes WHERE path = 'Late.md'")
         assert row is not None
