@@ -104,8 +104,12 @@ def _field_by_field(effects: dict[str, Any], before: dict[str, bytes], after: di
         for snap in (before, after)
     )
     moves = effects["files_moved"]
-    moved_away = {m["from"] for m in moves if m["from"] in old and m["from"] not in new}
-    moved_to = {m["to"] for m in moves if m["to"] in new and m["to"] not in old} - set(effects["files_created"])
+    froms = {f for m in moves for f in (m["moved_files"] or []) if f.startswith(f"{m['from']}/")}
+    tos = {f for m in moves for f in (m["moved_files"] or []) if f.startswith(f"{m['to']}/")}
+    froms |= {m["from"] for m in moves if not m["folder"]}
+    tos |= {m["to"] for m in moves if not m["folder"]}
+    moved_away = {f for f in froms if f in old and f not in new}
+    moved_to = {f for f in tos if f in new and f not in old} - set(effects["files_created"])
     rewritten = {rel for m in moves for rel in m["rewritten_in"] or []}
     assert set(effects["files_created"]) == set(new) - set(old) - moved_to, effects
     assert set(effects["files_deleted"]) == set(old) - set(new) - moved_away, effects
@@ -270,4 +274,91 @@ async def test_a_rewrite_after_a_delete_does_not_list_the_deleted_note_as_modifi
         start = vg.snapshot()
         effects, _files, _run = await _previewed_then_run(vg, plan)
         assert (effects["files_modified"], effects["files_deleted"]) == (["B.md"], ["Home.md"]), effects
+        await _undone(vg, start)
+
+
+COMBINED: dict[str, list[dict[str, Any]]] = {  # a user's plans, each step using what an earlier one made
+    "move each made note, then tag each where it went": [
+        {"id": "mk", "tool": "bulk_create_notes", "args": {"notes": [{"path": "Inbox/A"}, {"path": "Inbox/B"}]}},
+        {
+            "id": "mv",
+            "tool": "move_note",
+            "foreach": "$steps.mk.items[*].path",
+            "args": {"path": "$item", "new_path": "Archive/"},
+        },
+        {"id": "tg", "tool": "add_tags", "foreach": "$steps.mv[*].path", "args": {"path": "$item", "tags": ["x"]}},
+    ],
+    "copy each, then delete each copy": [
+        {
+            "id": "cp",
+            "tool": "copy_note",
+            "foreach": ["Home", "Inbox/Old"],
+            "args": {"path": "$item", "new_path": "C/"},
+        },
+        {"id": "rm", "tool": "delete_note", "foreach": "$steps.cp[*].path", "args": {"path": "$item"}},
+    ],
+    "one name twice, numbered, then linked and the target moved": [
+        {
+            "id": "mk",
+            "tool": "create_note",
+            "foreach": ["Idea", "Idea"],
+            "args": {"path": "$item", "if_exists": "unique", "content": "i\n"},
+        },
+        {
+            "id": "ap",
+            "tool": "append_note",
+            "foreach": "$steps.mk[*].path",
+            "args": {"path": "$item", "content": "[[Hub/Target]]"},
+        },
+        {"id": "mv", "tool": "move_note", "args": {"path": "Target", "new_path": "Archive/"}},
+    ],
+    "bulk notes renamed each by a bare name": [
+        {
+            "id": "mk",
+            "tool": "bulk_create_notes",
+            "args": {"notes": [{"path": "P/one", "content": "[[Home]]"}, {"path": "P/two"}]},
+        },
+        {
+            "id": "rn",
+            "tool": "rename_note",
+            "foreach": "$steps.mk.items[*].path",
+            "as": "n",
+            "args": {"path": "$n", "new_path": "x ${n}"},
+        },
+        {"id": "hm", "tool": "rename_note", "args": {"path": "Home", "new_path": "Start"}},
+    ],
+    "a made note in a folder the plan moves, then the target moved": [
+        {"id": "mk", "tool": "create_note", "args": {"path": "Inbox/N", "content": "[[Hub/Target]] [t](../Home.md)\n"}},
+        {"id": "f", "tool": "move_note", "args": {"path": "Inbox", "new_path": "Archive/Inbox"}},
+        {"id": "mv", "tool": "move_note", "args": {"path": "Target", "new_path": "Elsewhere/"}},
+    ],
+    "a made note with a relative link, moved deeper": [
+        {"id": "mk", "tool": "create_note", "args": {"path": "Inbox/N", "content": "[h](../Home.md) [[Home]]\n"}},
+        {"id": "mv", "tool": "move_note", "args": {"path": "$steps.mk.path", "new_path": "Archive/Deep/"}},
+    ],
+    "a made note of the moved note's name": [
+        {"id": "mk", "tool": "create_note", "args": {"path": "Other/Target", "content": "x\n"}},
+        {"id": "ln", "tool": "create_note", "args": {"path": "Links", "content": "[[Target]] [[Hub/Target]]\n"}},
+        {"id": "mv", "tool": "move_note", "args": {"path": "Hub/Target", "new_path": "Z/"}},
+    ],
+}
+
+
+@pytest.mark.parametrize("name", list(COMBINED))
+async def test_a_combined_plan_previews_what_its_run_changes(make_vault: Callable[..., Path], name: str) -> None:
+    """Effects field by field == the disk after the confirmed run; each move's counts == its result."""
+    steps = [{**s, "captureAs": f"got_{s['id']}"} for s in COMBINED[name]]
+    async with started(make_vault({**VAULT, "Inbox/Old.md": "old [[Idea]]\n"})) as vg:
+        await vg.indexed()
+        start = vg.snapshot()
+        effects, _files, run = await _previewed_then_run(vg, {"goal": name, "steps": steps})
+        assert effects["unresolved"] == [], effects
+        moves = [s for s in steps if s["tool"] in ("move_note", "rename_note")]
+        if all("foreach" not in s for s in moves):  # one entry a call, in order
+            for step, moved in zip(moves, effects["files_moved"], strict=True):
+                result = next(r for r in run["steps"] if r["id"] == step["id"])["result"]
+                assert (moved["links_rewritten"], moved["files_changed"]) == (
+                    result["links_rewritten"],
+                    result["notes_rewritten"],
+                ), (step["id"], moved, result)
         await _undone(vg, start)
