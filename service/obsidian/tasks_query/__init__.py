@@ -8,7 +8,7 @@ in). Pure: the caller hands in the task records and the day to count from."""
 
 from service.obsidian.tasks_query.columns import Columns
 from service.obsidian.tasks_query.filters import Context, QueryError, global_filter
-from service.obsidian.tasks_query.placeholders import Placeholders
+from service.obsidian.tasks_query.placeholders import Placeholders, file_defaults
 from service.obsidian.tasks_query.query import LineError, Query, order_sql, parse_query
 from service.obsidian.tasks_query.record import TaskRecord
 from service.obsidian.tasks_query.run import Answer, Placed, run_columns, run_query
@@ -23,6 +23,7 @@ __all__ = [
     "Query",
     "QueryError",
     "TaskRecord",
+    "file_defaults",
     "global_filter",
     "order_sql",
     "parse_query",

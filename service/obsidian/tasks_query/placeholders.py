@@ -15,9 +15,12 @@ for: a filter would then silently keep nothing. In a `… by function` expressio
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Any
 
 from service.obsidian.tasks_query.filters import QueryError
 
@@ -25,10 +28,24 @@ MAX_ROUNDS = 10  # placeholders expanded within placeholders (the plugin's limit
 MAX_PRESET_DEPTH = 10  # `preset` lines within presets
 MAX_EXPANDED = 20_000  # characters one line may grow to
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+_PROPERTY_CALL = re.compile(r"""(property|hasProperty)\((['"])([^'"]*)\2\)""")
 _PRESET_LINE = re.compile(r"preset +(.*)", re.IGNORECASE)
 _FUNCTION_LINE = re.compile(r"\s*(?:filter|sort|group)\s+by\s+function\b", re.IGNORECASE)
 # In an expression: a string literal (skipped), or `query.file.<name>` (a call when `(` follows).
-_QUERY_FILE = re.compile(r"""'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`|\bquery\.file\.(\w+)(\s*\()?""")
+_QUERY_FILE = re.compile(  # group 2: a call's `(`, group 3: its one text argument
+    r"""'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`"""
+    r"""|\bquery\.file\.(\w+)(\s*\(\s*(?:('[^']*'|"[^"]*")\s*\))?)?"""
+)
+_SHOWN = ("tree", "tags", "id", "depends on", "priority", "recurrence rule", "on completion", "created date",
+          "start date", "scheduled date", "due date", "cancelled date", "done date", "urgency", "backlink",
+          "edit button", "postpone button", "task count")  # fmt: skip
+_DEFAULTS = (  # the plugin's order: (property, instruction when true, when false)
+    ("TQ_show_toolbar", "show toolbar", "hide toolbar"),
+    ("TQ_explain", "explain", ""),
+    ("TQ_short_mode", "short mode", "full mode"),
+    *((f"TQ_show_{s.replace(' ', '_')}", f"show {s}", f"hide {s}") for s in _SHOWN),
+    ("TQ_extra_instructions", "", ""),
+)
 FILE_FIELDS = ("path", "pathWithoutExtension", "root", "folder", "filename", "filenameWithoutExtension")
 DEFAULT_PRESETS = {
     "this_file": "path includes {{query.file.path}}",
@@ -44,6 +61,42 @@ DEFAULT_PRESETS = {
     "hide_everything": "# Hide everything except description and any tags\npreset hide_date_fields\n"
     "preset hide_non_date_fields\npreset hide_query_elements",
 }
+
+
+def _js_text(value: Any) -> str:
+    """A property's value as the plugin writes it into a placeholder (JavaScript's String(), JSON
+    for a list or an object)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return value.isoformat() if isinstance(value, (date, datetime)) else str(value)
+
+
+def _js_literal(value: Any) -> str:
+    """A scalar property's value written as an expression literal."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return "null" if value is None else _js_text(value)
+    return "'" + _js_text(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def file_defaults(properties: Mapping[str, Any]) -> str:
+    """The instructions the query note's `TQ_*` properties put before its queries (the plugin's
+    Query File Defaults, 7.15): `TQ_explain`, `TQ_short_mode`, `TQ_show_*` and the text of
+    `TQ_extra_instructions`; a property that is absent or null adds nothing."""
+    lower = {str(k).lower(): v for k, v in properties.items()}
+    lines: list[str] = []
+    for name, yes, no in _DEFAULTS:
+        value = lower.get(name.lower())
+        if value is None:
+            continue
+        if name == "TQ_extra_instructions":
+            lines += [value] if isinstance(value, str) else []
+        else:
+            lines.append(yes if value else no)
+    return "\n".join(line for line in lines if line)
 
 
 def file_fields(path: str) -> dict[str, str]:
@@ -62,9 +115,21 @@ def file_fields(path: str) -> dict[str, str]:
 class Placeholders:
     """What a query's placeholders and presets expand to: the query's note, the vault's presets."""
 
-    def __init__(self, file: str | None = None, presets: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        file: str | None = None,
+        presets: Mapping[str, str] | None = None,
+        properties: Mapping[str, Any] | None = None,
+    ) -> None:
         self.file = file_fields(file) if file is not None else None
         self.presets = dict(DEFAULT_PRESETS if presets is None else presets)
+        self.properties = dict(properties or {})  # the query note's frontmatter
+
+    def property(self, name: str) -> Any:
+        """`query.file.property(name)`: the note's property, its name in any case; None when absent
+        (a list without its null items, as the plugin gives it)."""
+        found = next((v for k, v in self.properties.items() if str(k).lower() == name.lower()), None)
+        return [v for v in found if v is not None] if isinstance(found, list) else found
 
     def expand(self, line: str) -> str:
         """`line` with its placeholders expanded (it may then hold several lines), and the
@@ -88,6 +153,15 @@ class Placeholders:
             name = m.group(1)
             if name is None:
                 return m.group(0)  # a string literal, as written
+            if m.group(3) is not None and name in ("property", "hasProperty"):  # query.file.property('x')
+                if self.file is None:
+                    raise QueryError(f"'{m.group(0)}' needs the note the query is in: give it as `file`", m.start() + 1)
+                got = self.property(m.group(3)[1:-1])
+                got = got is not None if name == "hasProperty" else got
+                if isinstance(got, (list, dict)):
+                    raise QueryError(f"'{m.group(0)}' is a list or object, which expressions here do not read",
+                                     m.start() + 1)  # fmt: skip
+                return _js_literal(got)
             if m.group(2) is not None or name not in FILE_FIELDS:
                 what = "is an expression value this server does not read" if m.group(2) else "is no query.file value"
                 raise QueryError(f"'query.file.{name}' {what} (it reads {', '.join(FILE_FIELDS)})", m.start() + 1)
@@ -95,7 +169,7 @@ class Placeholders:
                 raise QueryError(
                     f"'query.file.{name}' needs the note the query is in: give it as `file`", m.start() + 1
                 )
-            return "'" + self.file[name].replace("\\", "\\\\").replace("'", "\\'") + "'"
+            return _js_literal(self.file[name])
 
         return _QUERY_FILE.sub(value, line)
 
@@ -125,6 +199,13 @@ class Placeholders:
             name = inside.removeprefix("query.file.")
             if self.file is not None and name in self.file:
                 return self.file[name]
+            if call := _PROPERTY_CALL.fullmatch(name):
+                got = self.property(call.group(3))
+                got = got is not None if call.group(1) == "hasProperty" else got
+                if got is None:
+                    raise QueryError(f"'{{{{{inside}}}}}' is null: the note {self.file and self.file['path']!r} has "
+                                     "no such property", m.start() + 1)  # fmt: skip
+                return _js_text(got)
             if "(" in name or name.startswith("frontmatter"):
                 raise QueryError(f"'{{{{{inside}}}}}' is a placeholder this server does not expand", m.start() + 1)
         elif inside.startswith("preset."):

@@ -36,6 +36,7 @@ from pydantic import Field
 from service.budget import Budget
 from service.dates import iso_day
 from service.errors import QuerySyntaxError, ValidationFailed
+from service.markdown import frontmatter as fm
 from service.markdown import tasks as tk
 from service.markdown.parse import note_title
 from service.obsidian.task_status import StatusTable, closed_statuses
@@ -48,6 +49,7 @@ from service.obsidian.tasks_query import (
     Placeholders,
     Query,
     TaskRecord,
+    file_defaults,
     global_filter,
     order_sql,
     parse_query,
@@ -71,6 +73,7 @@ from service.tools.tasks.task_records import (
     to_records,
 )
 from service.tools.tasks.tasks import TaskItem
+from service.vault import offloop
 from service.vault.settings_files import read_json
 
 MAX_QUERY_CHARS = 20_000
@@ -97,7 +100,8 @@ class TasksFilterIn(ToolInput):
         default=None,
         max_length=1024,
         description="The note the ```tasks block is in (path or wikilink name), for its {{query.file.path}}… "
-        "placeholders and the presets this_file, this_folder, this_root.",
+        "and {{query.file.property('x')}} placeholders, presets like this_file, and its TQ_* properties "
+        "(TQ_extra_instructions).",
     )
     limit: int = Field(default=50, ge=1, le=500, description="Page size (the query's own 'limit' caps the total).")
     cursor: str | None = Field(default=None, description="`next_cursor` of the previous page (same query).")
@@ -146,15 +150,19 @@ def plugin_globals(ctx: ToolContext) -> PluginGlobals:
     return PluginGlobals(text if text.strip() else "", query if isinstance(query, str) else "", presets)
 
 
-def _parse(args: TasksFilterIn, ctx: Context, globals_: PluginGlobals, file: str | None) -> Query:
+def _parse(
+    args: TasksFilterIn, ctx: Context, globals_: PluginGlobals, file: str | None, properties: dict[str, Any]
+) -> Query:
     lines = args.query.count("\n") + 1
     if lines > MAX_QUERY_LINES:
         raise ValidationFailed(
             f"the query has {lines} lines, more than {MAX_QUERY_LINES}",
             details={"field": "query", "lines": lines, "max_lines": MAX_QUERY_LINES},
         )
-    places = Placeholders(file, globals_.presets)
+    places = Placeholders(file, globals_.presets, properties)
     query = _read(args.query, ctx, "query", places)
+    if defaults := file_defaults(properties):  # the query note's TQ_* properties, before the query's own lines
+        query = _merged(_read(defaults, ctx, "query file defaults", places), query)
     if globals_.global_query.strip() and not any(i.lower() == "ignore global query" for i in query.ignored):
         query = _merged(_read(globals_.global_query, ctx, "global query", places), query)
     if globals_.global_filter:
@@ -166,7 +174,9 @@ def _read(text: str, ctx: Context, source: str, places: Placeholders) -> Query:
     try:
         return parse_query(text, ctx, places)
     except LineError as e:
-        where = "" if source == "query" else "the Tasks plugin's global query (its settings), "
+        where = {"query": "", "global query": "the Tasks plugin's global query (its settings), "}.get(
+            source, "the query note's TQ_* properties (query file defaults), "
+        )
         raise QuerySyntaxError(
             f"{where}line {e.line}: {e.message}",
             details={"line": e.line, "column": e.column, "text": e.text, **({} if where == "" else {"source": source})},
@@ -191,6 +201,15 @@ def _merged(first: Query, then: Query) -> Query:
         explain=first.explain or then.explain,
         ignored=then.ignored,
     )
+
+
+async def _query_note(ctx: ToolContext, name: str | None) -> tuple[str | None, dict[str, Any]]:
+    """The note the query is in (`file`) and its properties (placeholders, query file defaults)."""
+    if name is None:
+        return None, {}
+    vp = (await ctx.find_note(name, "read")).vp
+    note = await offloop.read(ctx.vault.files.read, vp)
+    return vp.rel, fm.split(note.content).data
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,9 +259,9 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
     today = iso_day(args.today, "today") if args.today else date.today()
     limits = ctx.services.settings.limits
     table = status_table_of(ctx)
-    file = (await ctx.find_note(args.file, "read")).vp.rel if args.file is not None else None
+    file, properties = await _query_note(ctx, args.file)
     globals_ = plugin_globals(ctx)
-    query = _parse(args, Context(today, closed_statuses(table), limits.max_depth), globals_, file)
+    query = _parse(args, Context(today, closed_statuses(table), limits.max_depth), globals_, file, properties)
     state = query_key(args.query, today.isoformat(), file)
     offset = decode_cursor(args.cursor, q=state)
     can_read = readable(ctx)

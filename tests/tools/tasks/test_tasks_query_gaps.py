@@ -158,3 +158,30 @@ async def test_sort_by_random_is_the_plugins_order_of_the_day(make_vault: Callab
         assert [i["description"] for i in out["items"]] == ["charlie", "echo", "bravo", "delta", "alpha"]
         out = await vg.ok("tasks_filter", query="sort by random reverse\nlimit 2", today="2026-12-03")
         assert [i["description"] for i in out["items"]] == ["alpha", "delta"]
+
+
+async def test_query_note_properties_and_query_file_defaults(make_vault: Callable[..., Path]) -> None:
+    """With `file`, the query note's properties are read as the plugin reads them: its
+    `{{query.file.property('x')}}` / `hasProperty` placeholders (Tasks 7.15; before: refused) and its
+    Query File Defaults, `TQ_extra_instructions` and `TQ_explain` put before every query of the note
+    (before: silently left out, so `not done` there kept done tasks too)."""
+    board = (
+        "---\nsprint: plan\nowner: [Ann, null]\nTQ_extra_instructions: |-\n  not done\n  path includes Work\n"
+        "TQ_explain: true\nTQ_show_tree: false\n---\n# Board\n"
+    )
+    async with started(make_vault({**FILES, "Boards/Board.md": board})) as vg:
+        await vg.indexed()
+        query = "description includes {{query.file.property('SPRINT')}}"
+        out = await vg.ok("tasks_filter", query=query, file="Board", today=TODAY)
+        assert sorted(i["description"] for i in out["items"]) == ["autumn plan", "spring plan"]
+        assert out["explain"] == ["not done", "path includes Work", "description includes plan"]
+        query = "filter by function task.description.includes(query.file.property('sprint'))"
+        assert await described(vg, query, file="Board") == ["autumn plan", "spring plan"]
+        err = await vg.err("tasks_filter", "query_syntax_error", query="path includes {{query.file.property('x')}}",
+                           file="Board")  # fmt: skip
+        assert "no such property" in err["message"] and err["details"]["column"] == 15
+        bad = board.replace("path includes Work", "due someday")
+        (vg.root / "Boards/Board.md").write_text(bad, encoding="utf-8")
+        err = await vg.err("tasks_filter", "query_syntax_error", query="not done", file="Board")
+        assert "TQ_* properties" in err["message"] and err["details"]["text"] == "due someday"
+        assert (await vg.ok("tasks_filter", query="done", today=TODAY))["total"] == 1  # no file: no defaults
