@@ -2,22 +2,25 @@
 
 `parse_note(rel, text)` is pure and fast (regexes over lines, one pass); it never changes or
 loses text. Code (fenced blocks, also inside callouts, indented blocks, inline code; see
-`fences.CodeScanner`) is masked before tags and links are read, so `#not-a-tag` inside
-backticks or a `[[link]]` in a code block do not count. HTML is not Markdown: tags are not read
-inside HTML tags (`style="color: #dcddde"`), HTML comments (`<!-- … -->`, also across lines)
-or HTML blocks (CommonMark's block-level elements such as `<table>`, up to a blank line); links
-there still count, as in Obsidian's link graph and the published vault statistics. Obsidian
-comments (`%% … %%`) are read like the rest of the note, as Obsidian does (links and tags in
-them count; the "hidden link" idiom relies on it), except headings, list items, tasks and block
-ids: a line starting inside a comment (`%%` … `%%`, or an HTML comment block: a line starting
-`<!--`, also `> <!--` in a quote or callout, to `-->`) holds none, and a block id whose line
-ends inside one is none, as in Obsidian's outline, block links, Tasks and Dataview (`Comments`).
-List items (`items`: line, parent item, task status, text, block id, section heading, tags) are
-read inside blockquotes and callouts too (`> - [ ] call`); they are the one list and task parser
-of the project: the index's task rows (`tasks`, with the Tasks plugin fields of
-`service.markdown.tasks`) and Dataview's `file.lists` / `file.tasks` are both made from them.
-Wikilinks written in frontmatter property values are links of the note too, as in Obsidian,
-marked with their key (`Link.property`, `service.markdown.property_links`), before the body's.
+`fences.CodeScanner`) is masked before tags and links are read, so `#not-a-tag` inside backticks
+or a `[[link]]` in a code block do not count; a wikilink opened before a backtick keeps its
+inline code (`[[#`move`|move]]`, `fences.mask_code_outside_links`), the rest of the line is read
+with every code span masked (comments, tags, headings, block ids: as `outline` reads them). HTML
+is not Markdown: tags are not read inside HTML tags (`style="color: #dcddde"`), HTML comments
+(`<!-- … -->`, also across lines) or HTML blocks (CommonMark's block-level elements such as
+`<table>`, up to a blank line); links there still count, as in Obsidian's link graph and the
+published vault statistics. Obsidian comments (`%% … %%`) are read like the rest of the note, as
+Obsidian does (links and tags in them count; the "hidden link" idiom relies on it), except
+headings, list items, tasks and block ids: a line starting inside a comment (`%%` … `%%`, or an
+HTML comment block: a line starting `<!--`, also `> <!--` in a quote or callout, to `-->`) holds
+none, and a block id whose line ends inside one is none, as in Obsidian's outline, block links,
+Tasks and Dataview (`Comments`). List items (`items`: line, parent item, task status, text,
+block id, section heading, tags) are read inside blockquotes and callouts too (`> - [ ] call`);
+they are the one list and task parser of the project: the index's task rows (`tasks`, with the
+Tasks plugin fields of `service.markdown.tasks`) and Dataview's `file.lists` / `file.tasks` are
+both made from them. Wikilinks written in frontmatter property values are links of the note too,
+as in Obsidian, marked with their key (`Link.property`, `service.markdown.property_links`),
+before the body's.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from service.markdown import frontmatter as fm
-from service.markdown.fences import CodeScanner, Comments, mask_code_outside_links
+from service.markdown.fences import CodeScanner, Comments, mask_code_outside_links, mask_inline_code
 from service.markdown.line_ends import lf
 from service.markdown.property_links import property_links
 from service.markdown.tasks import depends_on
@@ -293,7 +296,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         if not html and raw[:1] in "< " and code.depth == 0 and raw.lstrip(" ")[:1] == "<":
             html = HTML_BLOCK.match(raw) is not None
         # Cheap membership tests first: most lines have no link, tag, block id or task.
-        line = mask_code_outside_links(raw) if "`" in raw else raw  # a link opened first keeps its code
+        line = mask_inline_code(raw) if "`" in raw else raw
         prose = line  # what tags are read from: no HTML comments
         if comment or "<!--" in line:
             prose, comment = mask_comments(line, comment)
@@ -309,14 +312,15 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         has_md = "](" in line
         if has_wiki:
             end = 0  # `_banged` written out: most links are read here
-            for m in _WIKILINK.finditer(line):
+            linked = mask_code_outside_links(raw) if line is not raw else line  # a link opened first keeps its code
+            for m in _WIKILINK.finditer(linked):
                 start = m.start()
                 inner = m.group(1)
                 if "|" in inner or "#" in inner:
                     target, subpath, alias = _split_link(inner)
                 else:
                     target, subpath, alias = inner.strip(), None, None
-                embed = start > end and line[start - 1] == "!"
+                embed = start > end and linked[start - 1] == "!"
                 links.append(Link(target, subpath, alias, embed, "wikilink", no))
                 end = m.end()
         if has_md:

@@ -28,6 +28,7 @@ NOTES = [
     "- a\n  ```\n  # fenced under item\n  ```\n# End ^e\n^dup\n^dup\n",
     "",
     "\n\n\n",
+    "see [[N#`%%`]] and [[a `b]] `c`\n## After a link holding code ^h1\n%%\n## In a comment\n%%\n",
 ]
 
 
