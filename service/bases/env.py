@@ -127,7 +127,7 @@ def property_column(snapshot: Snapshot, key: str) -> list[Any]:
         for path, text in texts.having(key):  # the notes whose text may hold the key
             held = by_path.get(path)
             if held is not None and held.raw_props is texts and col[held.i] is UNSET:
-                col[held.i] = _from_text(text, key, snapshot)
+                col[held.i] = _from_text(text, key, snapshot, path)
     for i in waiting:
         if col[i] is UNSET:
             col[i] = None  # no such key in its text
@@ -147,7 +147,7 @@ def record_properties(rec: Record, snapshot: Snapshot) -> dict[str, Any]:
         if col is not None and col[i] is not UNSET:
             out[key] = col[i]
             continue
-        converted = snapshot.share(from_property(value, snapshot)) if value is not None else None
+        converted = snapshot.share(from_property(value, snapshot, rec.path)) if value is not None else None
         if col is not None:
             col[i] = converted
         out[key] = converted
@@ -166,14 +166,14 @@ def _convert(rec: Record, key: str, snapshot: Snapshot) -> Any:
     raw = rec.raw_props
     if type(raw) is dict:
         value = raw.get(key)
-        return snapshot.share(from_property(value, snapshot)) if value is not None else None
-    return _from_text(raw if type(raw) is str else cast(StoredTexts, raw).text(rec.path), key, snapshot)
+        return snapshot.share(from_property(value, snapshot, rec.path)) if value is not None else None
+    return _from_text(raw if type(raw) is str else cast(StoredTexts, raw).text(rec.path), key, snapshot, rec.path)
 
 
-def _from_text(text: str, key: str, snapshot: Snapshot) -> Any:
+def _from_text(text: str, key: str, snapshot: Snapshot, source: str) -> Any:
     if text == "{}" or f'"{key}"' not in text and "\\" not in text:
         return None  # not there: nothing to decode
     value = json.loads(text).get(key)
     if value is None:
         return None
-    return snapshot.share(from_property(value, snapshot))
+    return snapshot.share(from_property(value, snapshot, source))

@@ -239,8 +239,10 @@ class Snapshot:
             return self._shared.setdefault(value, value)
         return value
 
-    def resolve(self, target: str) -> str | None:
-        """The path a link target points to (case-insensitive, '.md' optional), or None."""
+    def resolve(self, target: str, source: str | None = None) -> str | None:
+        """The path a link target points to (case-insensitive, '.md' optional), or None. A bare
+        name several notes share is, from the note `source`, the one in its folder (as Obsidian
+        and the link index resolve it), else the shortest path."""
         t = target.strip()
         if t in self.by_path:
             return t
@@ -248,7 +250,10 @@ class Snapshot:
         if not key:
             return None
         by_stem, by_name = self._names or self._index_names()
-        return by_stem.get(key) or (by_name.get(key) if "/" not in key else None)
+        if "/" in key:
+            return by_stem.get(key)
+        here = source.rpartition("/")[0].lower() if source else ""
+        return (by_stem.get(f"{here}/{key}") if here else None) or by_stem.get(key) or by_name.get(key)
 
     def _index_names(self) -> tuple[dict[str, str], dict[str, str]]:
         """Lower-case path stems and base names -> path (the shortest path wins), made when a

@@ -77,31 +77,33 @@ def make_regex(source: str, flags: str) -> Regex:
         raise EvalError(f"invalid regular expression /{source}/: {exc}") from exc
 
 
-def parse_link(text: str, snapshot: Snapshot | None) -> Link:
+def parse_link(text: str, snapshot: Snapshot | None, source: str | None = None) -> Link:
+    """`text` as a link, resolved from the note `source` when given (a property's own note)."""
     m = _WIKILINK.match(text.strip())
     if m:
         target, display = m.group(1).strip(), m.group(3)
     else:
         target, display = text, None
-    path = snapshot.resolve(target) if snapshot is not None and target and "://" not in target else None
+    path = snapshot.resolve(target, source) if snapshot is not None and target and "://" not in target else None
     return Link(target, path, display)
 
 
-def from_property(raw: Any, snapshot: Snapshot | None) -> Any:
-    """A frontmatter value (JSON from the index) as a Bases value."""
+def from_property(raw: Any, snapshot: Snapshot | None, source: str | None = None) -> Any:
+    """A frontmatter value (JSON from the index) as a Bases value; its links resolved from the
+    note `source` that holds it."""
     if isinstance(raw, str):
         if raw.startswith("[[") or raw.startswith("![["):
             if _WIKILINK.match(raw.strip()):
-                return parse_link(raw, snapshot)
+                return parse_link(raw, snapshot, source)
         elif len(raw) >= 10 and raw[:4].isdigit() and raw[4:5] == "-":
             date = parse_date(raw)
             if date is not None:
                 return date
         return raw
     if isinstance(raw, list):
-        return [from_property(v, snapshot) for v in raw]
+        return [from_property(v, snapshot, source) for v in raw]
     if isinstance(raw, dict):
-        return {k: from_property(v, snapshot) for k, v in raw.items()}
+        return {k: from_property(v, snapshot, source) for k, v in raw.items()}
     return raw
 
 

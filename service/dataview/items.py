@@ -126,7 +126,7 @@ class ItemSource(Protocol):
 
     def items(self, path: str) -> list[list[Any]]: ...
 
-    def resolve_value(self, value: Any) -> Any: ...
+    def resolve_value(self, value: Any, source: str | None = None) -> Any: ...
 
 
 SCOPE_PAGES = 64  # pages whose items one query keeps (rows are read in page order: one page at a time)
@@ -183,7 +183,8 @@ class ItemCache:
     def lists(self) -> list[dict[str, Any]]:
         if self._rows is None:
             raw = self._source.items(self._path)
-            self._rows = build_items(self._path, raw, self._source.resolve_value) if raw else []
+            path = self._path
+            self._rows = build_items(path, raw, lambda v: self._source.resolve_value(v, path)) if raw else []
         return self._rows
 
     def tasks(self) -> list[dict[str, Any]]:

@@ -170,8 +170,12 @@ class PageSet:
         page = self.pages.get(path)
         return page.tag_list if page is not None else None
 
-    def resolve_path(self, target: str, readable: Callable[[str], bool] | None = None) -> str | None:
-        """The note `target` names; with `readable`, among the notes it allows only (a caller's view)."""
+    def resolve_path(
+        self, target: str, readable: Callable[[str], bool] | None = None, source: str | None = None
+    ) -> str | None:
+        """The note `target` names; with `readable`, among the notes it allows only (a caller's view).
+        A bare name several notes share is, from the note `source`, the one in its folder (as
+        Obsidian and the link index resolve it), else the shallowest."""
         target = target.strip()
         if not target:
             return None
@@ -183,6 +187,11 @@ class PageSet:
             found = [p for p in found if readable(p)]
         if len(found) == 1 and "/" not in target:
             return found[0]
+        if len(found) > 1 and "/" not in target and source:
+            here = source.rpartition("/")[0]
+            mine = next((p for p in found if p.rpartition("/")[0] == here), None)
+            if mine is not None:
+                return mine
         suffix = "/" + target.lower().removesuffix(".md") + ".md"
         return next((p for p in found if ("/" + p.lower()).endswith(suffix)), None)
 
@@ -196,19 +205,20 @@ class PageSet:
         page = self.pages.get(path)
         return [t for t, *_ in page._links.outlinks(path) if t] if page is not None else []
 
-    def resolve(self, link: Link) -> Link:
-        path = self.resolve_path(link.path)
+    def resolve(self, link: Link, source: str | None = None) -> Link:
+        path = self.resolve_path(link.path, source=source)
         if path and path != link.path:
             return Link(path, link.display, link.embed, link.subpath, written=link.path)
         return link
 
-    def resolve_value(self, value: Any) -> Any:
+    def resolve_value(self, value: Any, source: str | None = None) -> Any:
+        """`value` with its links resolved, from the note `source` that holds it when given."""
         if isinstance(value, Link):
-            return self.resolve(value)
+            return self.resolve(value, source)
         if isinstance(value, list):
-            return [self.resolve_value(v) for v in value]
+            return [self.resolve_value(v, source) for v in value]
         if isinstance(value, dict):
-            return {k: self.resolve_value(v) for k, v in value.items()}
+            return {k: self.resolve_value(v, source) for k, v in value.items()}
         return value
 
 
@@ -233,9 +243,9 @@ def _page(
     row: dict[str, Any] = {}
     multi = set[str]()
     for key, value in (json.loads(props_json) if props_json and props_json != "{}" else {}).items():
-        put(row, str(key), share(shared, pages.resolve_value(from_frontmatter(value))), False, multi)
+        put(row, str(key), share(shared, pages.resolve_value(from_frontmatter(value), path)), False, multi)
     for key, raw, _line in json.loads(fields_json) if fields_json else ():
-        put(row, key, share(shared, pages.resolve_value(parse_inline_value(raw))), True, multi)
+        put(row, key, share(shared, pages.resolve_value(parse_inline_value(raw), path)), True, multi)
     row["file"] = _FILE
     page._keys, page._values = shapes.table(row)
     return page

@@ -90,7 +90,7 @@ class IndexReader:
 class Resolver(Protocol):
     """The page set (`pages.PageSet`) whose names resolve links in values."""
 
-    def resolve_value(self, value: Any) -> Any: ...
+    def resolve_value(self, value: Any, source: str | None = None) -> Any: ...
 
 
 class Links:
@@ -115,5 +115,5 @@ class Links:
     def props(self, path: str) -> dict[str, Any]:
         return self.reader.props(path)
 
-    def resolve_value(self, value: Any) -> Any:
-        return self.current.resolve_value(value) if self.current is not None else value
+    def resolve_value(self, value: Any, source: str | None = None) -> Any:
+        return self.current.resolve_value(value, source) if self.current is not None else value

@@ -78,3 +78,23 @@ async def test_apply_finding_asks_a_client_that_can_be_asked(make_vault: Callabl
         assert applied["status"] == "applied" and len(asked) == 1, (applied, asked)
         assert "Memory/Café Nova.md" in asked[0]
     assert sorted(p.name for p in (root / "Memory").iterdir()) == ["Cafe Nova.md"]
+
+
+async def test_an_entity_named_like_an_author_page_leaves_its_base_listing_the_books(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """create_entities 'Kevin Kelly' beside References/Kevin Kelly.md: the author page's
+    `Books.base#Author` view (`list(author).contains(this)`) listed no book any more, Bases
+    resolving the books' `[[Kevin Kelly]]` to the memory note, not the one in their folder."""
+    files = {
+        "References/Out of Control.md": '---\nauthor:\n  - "[[Kevin Kelly]]"\n---\n',
+        "References/Kevin Kelly.md": "## Books\n\n![[Books.base#Author]]\n",
+        "Templates/Bases/Books.base": "views:\n  - type: table\n    name: Author\n    filters:\n      and:\n"
+        "        - list(author).contains(this)\n",
+    }
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        kelly = {"name": "Kevin Kelly", "entityType": "person", "observations": ["Founding editor of Wired"]}
+        await _ok(c, "create_entities", entities=[kelly])
+        rows = (await _ok(c, "query_base", path="Books.base", view="Author", this="References/Kevin Kelly"))["rows"]
+        assert [r["path"] for r in rows] == ["References/Out of Control.md"]
