@@ -46,8 +46,9 @@ async def found_args(tool: str, args: dict[str, Any], host: Finder, builder: Eff
     among them all (`Finder.resolve`), and when several fit the call is foreseen failing
     (`ambiguous_note`)."""
     path = args.get("path")
-    if tool == "write_canvas" and isinstance(path, str):  # 'Flow' is the canvas read_canvas reads
-        name = canvas_file(path)
+    base = isinstance(path, str) and tool in ADDRESSED and parse_address(path).target.lower().endswith(".base")
+    if (tool == "write_canvas" or base) and isinstance(path, str):  # 'Flow' is the canvas read_canvas reads
+        name = canvas_file(path) if tool == "write_canvas" else parse_address(path).target.strip()  # a .base too
         rel = builder.planned(name) or await host.locate_file(name)
         return args if rel is None or not builder.exists(rel) else {**args, "path": rel}
     if tool not in ADDRESSED or not isinstance(path, str):

@@ -211,13 +211,13 @@ class EffectsBuilder:
     def create(self, rel: str, step_id: str, if_exists: str) -> bool:
         """A note a call creates; where one is already there, what create_note's `if_exists`
         (copy_note's `overwrite`) makes of it: `overwrite` writes it, `unique` writes the first
-        free 'Name 1.md', 'Name 2.md', … as the tool does, and `error` is the call's refusal
+        free 'Name 1.md', 'Name 2.md', … ('Books 1.base') as the tool does, and `error` is the call's refusal
         (`already_exists`): listed in `refused`, which a dry-run vault's preview answers
         (`service.dispatch.preview`) and a plan's check lists in `failures`; a refused note is
         not written (the paths stay under the ACL check, as the call checks them first)."""
         if self.exists(rel) and if_exists == "unique":
-            stem = rel[:-3] if rel.lower().endswith(".md") else rel
-            free = (f"{stem} {n}.md" for n in range(1, UNIQUE_SUFFIXES + 1))
+            stem, ext = rel.rsplit(".", 1) if rel.lower().endswith((".md", ".base")) else (rel, "md")
+            free = (f"{stem} {n}.{ext}" for n in range(1, UNIQUE_SUFFIXES + 1))  # 'Books 1.base' too
             rel = next((p for p in free if not self.exists(p) and not self.folder_now(p)), rel)
         if self.exists(rel) and if_exists != "overwrite":
             self.refused.append((step_id, rel))

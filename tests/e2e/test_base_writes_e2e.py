@@ -2,7 +2,8 @@
 eras (dispatch-chain tests: tests/tools/notes/test_base_files.py): write_note makes a `.base`
 file (never a `.base.md` note) that query_base reads back, a malformed one is bases_syntax_error
 with nothing written, a replace needs the etag read_attachment gives or a confirmation, append
-and read_note answer not_a_note, and delete_note trashes the base."""
+and read_note answer not_a_note, query_base takes an embed of one view
+(`![[Library.base#Old]]`), and rename_note / delete_note take a base."""
 
 from __future__ import annotations
 
@@ -41,9 +42,13 @@ async def test_bases_written_with_the_note_tools_over_http(make_vault: Callable[
             wrong = await error(c, "append_note", path="New.base", content="x", create_if_missing=True)
             assert wrong["code"] == "not_a_note" and wrong["details"]["kind"] == "base"
             assert (await error(c, "read_note", path="Library.base"))["code"] == "not_a_note"
+            old = await ok(c, "query_base", path="![[Library.base#Old]]")  # an embed of one view
+            assert old["view"] == "Old" and old["total"] == 1
+            shelf = await ok(c, "rename_note", path="Library.base", new_path="Shelf.base")
+            assert shelf["path"] == "Shelf.base"
             gone = await ok(c, "delete_note", path="Lists/To read.base")
             assert gone["trash_path"] and not (h.root / "Lists" / "To read.base").exists()
-            ask = await error(c, "delete_note", path="Library.base", permanent=True)
+            ask = await error(c, "delete_note", path="Shelf.base", permanent=True)
             assert ask["code"] == "elicit_required"
-            await ok(c, "delete_note", path="Library.base", permanent=True, elicit_token=await _token(h, ask))
-            assert not (h.root / "Library.base").exists()
+            await ok(c, "delete_note", path="Shelf.base", permanent=True, elicit_token=await _token(h, ask))
+            assert not (h.root / "Shelf.base").exists()

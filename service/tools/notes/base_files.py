@@ -9,7 +9,7 @@ block pasted whole (Obsidian would read the fence as YAML): any problem is `base
 with its line and column, before a confirmation is asked and before anything is written. The
 file is then written as a note is (atomic, `expected_etag`, confirmation to replace a non-empty
 one without it), so a plan's journal and undo_last_plan cover it. delete_note trashes one;
-move_note / rename_note move it by its path as any file (embeds `![[X.base]]` are rewritten;
+move_note / rename_note move it as any file (embeds `![[X.base]]` are rewritten;
 filters naming the moved notes are left as written, as Obsidian does). Tools that edit
 part of a note (append, prepend, patch) and those that only make notes answer `not_a_note`
 (`context.BASE_HINT`): a base is replaced whole. An existing base is found as query_base finds it
@@ -57,7 +57,7 @@ async def base_file(ctx: ToolContext, address: str, op: Op, *, missing_ok: bool 
 
 async def note_or_base(ctx: ToolContext, address: str, op: Op, *, missing_ok: bool = False) -> VaultPath:
     """The note (`find_note`, a whole note) or the `.base` file (`base_file`) an address names:
-    what delete_note takes (move_note takes a base by its path, as any file)."""
+    what delete_note, move_note and rename_note take."""
     if names_base(address):
         return await base_file(ctx, address, op, missing_ok=missing_ok)
     return (await ctx.find_note(address, op, section="reject", missing_ok=missing_ok)).vp

@@ -42,6 +42,7 @@ from service.tools.change_pages import ChangeListIn, bounds, paged, start_of
 from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, complete_index, edit_items, note_item, preview
 from service.tools.models import ToolOutput
+from service.tools.notes.base_files import note_or_base
 from service.tools.spec import ConfirmWhen, Precheck, ToolSpec
 from service.vault.commit import Steps
 from service.vault.paths import normalize, renamed, with_md
@@ -122,8 +123,8 @@ async def _source(ctx: ToolContext, path: str) -> tuple[str, bool]:
         denied = exc  # answered unless the address names a note elsewhere
     except PathInvalid:
         pass
-    try:
-        return (await ctx.find_note(path, "write", section="reject")).vp.rel, False
+    try:  # a note, or a .base file by its name alone as `![[Books.base]]` names it (`note_or_base`)
+        return (await note_or_base(ctx, path, "write")).rel, False
     except (NoteNotFound, NotANote):
         if denied is not None:
             raise denied from None

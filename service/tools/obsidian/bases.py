@@ -41,7 +41,8 @@ class QueryBaseIn(ToolInput, Paging):
     path: str | None = Field(
         default=None,
         description="A `.base` file, or a note holding ```base blocks (then `block` picks one); "
-        "'.md' optional for notes; a name alone finds the note, else the `.base` file of that name.",
+        "'.md' optional for notes; a name alone finds the note, else the `.base` file of that name; "
+        "'Books.base#View' (an embed, `![[…]]` too) picks that view.",
     )
     block: int = Field(default=0, ge=0, description="Which ```base block of the note `path` (0 = the first).")
     yaml: str | None = Field(
@@ -199,7 +200,17 @@ async def _bases_meant(ctx: ToolContext, address: str, content: str) -> list[str
     return out
 
 
+def _embedded(args: QueryBaseIn) -> QueryBaseIn:
+    """A base named as a note embeds it (`![[Books.base#Reading|shown]]`, `Books.base#Reading`): the
+    `.base` file, and the view after '#' (Obsidian's embed of that view) unless `view` is given."""
+    name, _, view = link_target(args.path or "").partition("#")
+    if args.path is None or not name.strip().lower().endswith(".base"):
+        return args
+    return args.model_copy(update={"path": name.strip(), "view": args.view if args.view is not None else view or None})
+
+
 async def query_base(ctx: ToolContext, args: QueryBaseIn) -> QueryBaseOut:
+    args = _embedded(args)
     snap = await _snapshot(ctx)
     text, line_offset, this, source = await _source(ctx, args, snap)
     if args.this is not None:

@@ -194,3 +194,41 @@ async def test_moving_a_note_a_base_names_leaves_the_base_as_written(lib: Harnes
     await lib.confirmed("move_note", path="Books/Dune.md", new_path="Archive/Dune.md")
     assert lib.read("Links.base") == base
     assert sorted(names(await lib.ok("query_base", path="Links.base"))) == before  # [[Dune]] still finds it
+
+
+async def test_query_base_takes_an_embed_of_a_view(lib: Harness) -> None:
+    """`![[Library.base#Old]]` shows the view Old (Obsidian's embed syntax); query_base took the
+    '#Old' for a section of a note and answered validation_error (section_not_supported)."""
+    for path in ("Library.base#Old", "![[Library.base#Old]]", "[[Library.base#Old|old books]]", "Library.base#Old "):
+        out = await lib.ok("query_base", path=path)
+        assert out["view"] == "Old" and names(out) == ["Emma.md"], path
+    assert (await lib.ok("query_base", path="[[Library.base|shelf]]"))["view"] == "All"
+    assert (await lib.ok("query_base", path="Library.base#Old", view="By genre"))["view"] == "By genre"
+
+
+async def test_a_base_moves_by_its_name_alone(make_vault: Callable[..., Path]) -> None:
+    """rename_note 'Shelf.base' finds Views/Shelf.base as `![[Shelf.base]]` does (it answered
+    not_a_note: only a path found a base to move)."""
+    files = {"Views/Shelf.base": "views:\n  - {type: table, name: A}\n", "Home.md": "![[Shelf.base#A]]\n"}
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        out = await vg.ok("rename_note", path="Shelf.base", new_path="Books.base")
+        assert out["path"] == "Views/Books.base" and vg.read("Home.md") == "![[Books.base#A]]\n"
+        moved = await vg.confirmed("move_note", path="[[Books.base]]", new_path="Archive/")
+        assert moved["path"] == "Archive/Books.base" and vg.read("Home.md") == "![[Books.base#A]]\n"
+
+
+async def test_a_plan_previews_the_base_the_call_writes(lib: Harness) -> None:
+    """validate_plan named 'Library.base 1.md' for create_note if_exists='unique' of a taken base
+    (the tool makes 'Library 1.base'), and a base named alone by the path as written, not the file."""
+    await lib.ok("write_note", path="Views/Shelf.base", content="views: []\n")
+    steps = [
+        {"id": "a", "tool": "create_note", "args": {"path": "Library.base", "content": "", "if_exists": "unique"}},
+        {"id": "b", "tool": "write_note", "args": {"path": "Shelf.base", "content": "", "mode": "overwrite"}},
+    ]
+    checked = await lib.ok("validate_plan", plan={"goal": "bases", "steps": steps})
+    assert checked["effects"]["files_created"] == ["Library 1.base"], checked
+    assert checked["effects"]["files_modified"] == ["Views/Shelf.base"], checked
+    run = await lib.confirmed("execute_plan", plan={"goal": "bases", "steps": steps})
+    assert run["status"] == "done" and (lib.root / "Library 1.base").exists()
+    assert lib.read("Views/Shelf.base") == ""
