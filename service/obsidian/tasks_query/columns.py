@@ -102,6 +102,7 @@ class Columns:
         self.priority = np.fromiter((t.priority_rank for t in records), np.int64, self.n)
         self.all = np.arange(self.n, dtype=np.int64)
         self.headings_placed = False  # set by whoever places every record's heading
+        self.properties_placed = False  # … and its note's properties
         self.heading_notes: set[int] = set()  # notes whose tasks have their headings placed
         self._cache: dict[Hashable, Any] = {}
 

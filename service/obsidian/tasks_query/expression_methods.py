@@ -8,6 +8,7 @@ each arrow-function call looks at the query's time budget (`service.budget`).
 
 from __future__ import annotations
 
+import json
 from calendar import monthrange
 from collections.abc import Callable
 from datetime import date, timedelta
@@ -18,6 +19,7 @@ from service.dates import iso_day_or_none
 from service.obsidian.tasks_query.expression_values import (
     ExpressionError,
     Scope,
+    _Obj,
     call_method,
     en_week,
     same,
@@ -68,6 +70,14 @@ def _call(target: Any, name: str, args: list[Any], column: int) -> Any:
         return to_fixed(target, int(digits))
     if isinstance(target, date) and name in _MORE_DAY:
         return _more_day(target, name, args, column)
+    if isinstance(target, _Obj) and target.kind == "file" and name in ("property", "hasProperty"):
+        if len(args) != 1 or not isinstance(args[0], str):
+            raise ExpressionError(f".{name}() takes one property name", column)
+        found = target.task.file_property(args[0])
+        if name == "hasProperty":
+            return found is not None
+        hold(len(json.dumps(found, default=str)) if isinstance(found, (list, dict)) else 0)
+        return found
     return call_method(target, name, args, column)
 
 

@@ -36,6 +36,7 @@ METHODS = {
             "isBetween", "day", "isoWeekday", "date", "month", "year", "dayOfYear", "week", "isoWeek", "startOf",
             "endOf"),
     "taskdate": ("formatAsDate", "formatAsDateAndTime", "format"),
+    "file": ("property", "hasProperty"),  # task.file's (its note's properties): expression_methods
 }  # fmt: skip
 ALL_METHODS = frozenset(m for ms in METHODS.values() for m in ms)
 

@@ -72,6 +72,12 @@ class Query:
             or any("heading" in f.source.lower() for f in self.functions.values())  # also task.hasHeading
         )
 
+    @property
+    def reads_properties(self) -> bool:
+        """An expression reads the notes' properties (`task.file.property('x')`, `hasProperty`)."""
+        sources = [f.explain for f in self.filters] + [f.source for f in self.functions.values()]
+        return any("property(" in s or "Property(" in s for s in sources)
+
     def sql(self) -> tuple[list[str], list[Any]]:
         clauses: list[str] = []
         params: list[Any] = []

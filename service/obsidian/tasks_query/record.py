@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from service.markdown import tasks as tk
 from service.obsidian.task_status import OPEN_TYPES as OPEN_TYPES  # what `not done` keeps
@@ -38,6 +39,13 @@ class TaskRecord:
     indent: str = ""  # the text before its list marker, quote markers too (`top_level`)
     _description: str | None = field(default=None, repr=False)
     _tags: list[str] | None = field(default=None, repr=False)
+    properties: dict[str, Any] | None = field(default=None, repr=False)  # its note's, when a query reads them
+
+    def file_property(self, name: str) -> Any:
+        """`task.file.property(name)` as the plugin reads it: by name in any case, null when absent,
+        a list without its null items."""
+        found = next((v for k, v in (self.properties or {}).items() if k.lower() == name.lower()), None)
+        return [v for v in found if v is not None] if isinstance(found, list) else found
 
     @property
     def description(self) -> str:

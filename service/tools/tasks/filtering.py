@@ -69,6 +69,7 @@ from service.tools.tasks.task_records import (
     cached_columns,
     filename_dates_of,
     place_all_headings,
+    place_all_properties,
     place_headings,
     to_records,
 )
@@ -273,6 +274,8 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
         cols = await all_columns(ctx, table)
     if query.reads_headings:
         await place_all_headings(ctx, cols)
+    if query.reads_properties:
+        await place_all_properties(ctx, cols)
     idx = None if can_read.everything else cols.all[cols.note_mask(can_read, cols.all)]
     try:
         answer = await _answer(ctx, query, cols, idx)

@@ -17,6 +17,7 @@ ACL filtering is the caller's, per call. Touches: index tables `tasks`, `notes`,
 from __future__ import annotations
 
 import bisect
+import json
 import sqlite3
 import weakref
 from typing import Any
@@ -136,6 +137,29 @@ async def all_columns(ctx: ToolContext, table: StatusTable) -> Columns:
     if indexer is not None and key is not None:
         _CACHE[indexer] = (key, columns)
     return columns
+
+
+async def place_all_properties(ctx: ToolContext, columns: Columns) -> None:
+    """Every task's note's properties, for a query whose expressions read them (once per set of
+    columns; the index's `notes.properties`, the note's frontmatter)."""
+    if columns.properties_placed:
+        return
+    vault_id = ctx.vault.id
+
+    def fetch(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+        return conn.execute(
+            "SELECT path, properties FROM notes WHERE vault_id = ? AND id IN"
+            " (SELECT note_id FROM tasks WHERE vault_id = ?)",
+            [vault_id, vault_id],
+        ).fetchall()
+
+    by_path: dict[str, dict[str, Any]] = {}
+    for path, text in await run(ctx, fetch):
+        found = json.loads(text or "{}")
+        by_path[str(path)] = found if isinstance(found, dict) else {}
+    for t in columns.records:
+        t.properties = by_path.get(t.path, {})
+    columns.properties_placed = True
 
 
 async def place_all_headings(ctx: ToolContext, columns: Columns) -> None:

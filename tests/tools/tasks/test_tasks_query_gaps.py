@@ -185,3 +185,29 @@ async def test_query_note_properties_and_query_file_defaults(make_vault: Callabl
         err = await vg.err("tasks_filter", "query_syntax_error", query="not done", file="Board")
         assert "TQ_* properties" in err["message"] and err["details"]["text"] == "due someday"
         assert (await vg.ok("tasks_filter", query="done", today=TODAY))["total"] == 1  # no file: no defaults
+
+
+async def test_task_file_properties_in_expressions(make_vault: Callable[..., Path]) -> None:
+    """`task.file.property('x')` / `task.file.hasProperty('x')` (the plugin's Obsidian Properties
+    in expressions) were refused ('.property() is not a method this server provides')."""
+    files = {
+        "A.md": "---\nstatus: active\nOwner: [Ann, null]\n---\n- [ ] a one\n- [x] a two\n",
+        "B.md": "---\nstatus: parked\n---\n- [ ] b one\n",
+        "C.md": "- [ ] c one\n",
+    }
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        assert await described(vg, "filter by function task.file.property('STATUS') === 'active'") == [
+            "a one", "a two",
+        ]  # fmt: skip
+        assert await described(vg, "not done\nfilter by function task.file.hasProperty('status')") == [
+            "a one", "b one",
+        ]  # fmt: skip
+        query = "filter by function task.file.property('owner')?.includes('Ann') ?? false"
+        assert await described(vg, query) == ["a one", "a two"]
+        query = "not done\n(filter by function task.file.property('status') === 'parked') OR (path includes C)"
+        assert await described(vg, query) == ["b one", "c one"]
+        out = await vg.ok("tasks_filter", query="group by function task.file.property('status') ?? 'none'")
+        assert [(g["names"], g["count"]) for g in out["groups"]] == [(["active"], 2), (["none"], 1), (["parked"], 1)]
+        err = await vg.err("tasks_filter", "query_syntax_error", query="filter by function task.file.property(3)")
+        assert "takes one property name" in err["message"]
