@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
@@ -286,6 +286,24 @@ class PathSet:
             return shown
         # A vault path that a same-named file in the source's folder would shadow.
         return "/" + shown
+
+
+def retargeted(target: str, old_target: str, source_after: str, after: PathSet, moved: Mapping[str, str]) -> str | None:
+    """The file a link written `target`, resolving to `old_target` before the change, must be
+    rewritten to name (None: its text stays right, or its file is gone). The one decision of
+    `service.graph.rewrite.rewrite_note`, also made over the index's link rows
+    (`service.graph.move_candidates`)."""
+    new_target = moved.get(old_target, old_target)
+    if new_target not in after:
+        return None
+    form = form_of(target, old_target)
+    if after.resolve(target, source_after) == new_target and (
+        new_target == old_target or form.style != "path" or after.exact(target) == new_target
+    ):
+        # Still right. A path link to a moved file that only resolves as a path suffix is
+        # rewritten anyway: the full path is what Obsidian writes, and every resolver agrees on it.
+        return None
+    return new_target
 
 
 def _blank_end(target: str) -> bool:

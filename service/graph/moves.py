@@ -36,6 +36,7 @@ from service.errors import AlreadyExists, NoteNotFound, PathInvalid
 from service.graph.bookmark_paths import SettingsEdit, bookmarks_edit
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet
+from service.graph.move_candidates import kept_as_written
 from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, link_names, rewrite_note
@@ -231,12 +232,14 @@ async def plan_move(
     check_targets(vault, moves, before, folder=folder is not None)
     await asyncio.to_thread(_check_twins, vault, moves, folder)
     names = link_names((*moves, *moves.values()))
-    candidates = set(await queries.sources_of_names(vault.id, sorted(names)))
-    candidates.update(await property_sources(queries.db, vault.id, names))  # `up: "[[Hub]]"`, read from the values
-    candidates.update(await queries.longer_than(vault.id, configured().max_indexed_note_chars))  # past the index cap
+    linking = set(await queries.sources_of_names(vault.id, sorted(names)))
+    linking.update(e.source for e in await queries.backlinks(vault.id, sorted(moves)))
+    always = set(await property_sources(queries.db, vault.id, names))  # `up: "[[Hub]]"`, read from the values
+    always.update(await queries.longer_than(vault.id, configured().max_indexed_note_chars))  # past the index cap
+    always.update(p for p in moves if p.lower().endswith(".md"))
+    checked = {p for p in linking if p not in always and p not in moves and not is_canvas(p)}
+    candidates = always | (linking - await kept_as_written(queries.db, vault.id, checked, moves, before, after))
     look_for = names if len(names) <= NAMES_PER_LINE else None  # a folder's many names: every line
-    candidates.update(e.source for e in await queries.backlinks(vault.id, sorted(moves)))
-    candidates.update(p for p in moves if p.lower().endswith(".md"))
     plan = MovePlan(moves=dict(moves), folder=folder[0] if folder else None, folder_to=folder[1] if folder else None)
 
     def edit_of(path: str) -> FileEdit | None:

@@ -22,7 +22,7 @@ from urllib.parse import quote, unquote
 
 from service.errors import ValidationFailed
 from service.graph import yaml_scalars as ys
-from service.graph.linkpath import PathSet, base_name, form_of, strip_md
+from service.graph.linkpath import PathSet, base_name, form_of, retargeted, strip_md
 from service.markdown import frontmatter as fm
 from service.markdown.fences import mask_code_outside_links, outside_fences
 
@@ -204,17 +204,10 @@ def rewrite_note(
         old_target = before.resolve(link.target, source_before)
         if old_target is None or (only_targets is not None and old_target not in only_targets):
             continue
-        new_target = moved.get(old_target, old_target)
-        if new_target not in after:
+        new_target = retargeted(link.target, old_target, source_after, after, moved)
+        if new_target is None:
             continue
-        form = form_of(link.target, old_target)
-        if after.resolve(link.target, source_after) == new_target and (
-            new_target == old_target or form.style != "path" or after.exact(link.target) == new_target
-        ):
-            # Still right. A path link to a moved file that only resolves as a path suffix is
-            # rewritten anyway: the full path is what Obsidian writes, and every resolver agrees on it.
-            continue
-        written = after.link_text(new_target, source_after, form)
+        written = after.link_text(new_target, source_after, form_of(link.target, old_target))
         edits.setdefault(link.line, []).append((link.start, link.end, _encode(written, link)))
         if link.style == ys.PLAIN:
             plain.add((link.line, link.start))

@@ -226,7 +226,8 @@ async def test_link_rewrites_are_planned_off_the_event_loop(tmp_path: Path, monk
         await vg.ok("rewrite_links", old_target="Hub Note", new_target="Target", limit=5)
         await vg.ok("rename_note", path="Hub Note", new_path="Hub Note v2", dry_run=True, limit=5)
         await vg.ok("move_note", path="Hub Note", new_path="Archive/Hub Note.md", dry_run=True, limit=5)
-    assert len(threads) >= 3 * LINKING and not any(threads)
+    # the move reads only the notes whose links its index rows say change (the relative Markdown links)
+    assert len(threads) > 2 * LINKING and not any(threads)
 
 
 @pytest.mark.parametrize(
