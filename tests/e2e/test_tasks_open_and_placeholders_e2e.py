@@ -50,3 +50,21 @@ async def test_filename_as_scheduled_date_over_http(make_vault: Callable[..., Pa
         async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
             out = await ok(client, "tasks_filter", query="scheduled today", today="2026-12-02")
             assert [(t["text"], t["scheduled"]) for t in out["items"]] == [("undated", "2026-12-02")]
+
+
+async def test_note_properties_and_random_order_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    board = "---\nsprint: plan\nTQ_extra_instructions: not done\n---\n# Board\n"
+    files = {
+        "Board.md": board,
+        "Work/A.md": "---\nstatus: active\n---\n- [ ] alpha plan\n- [x] bravo plan\n",
+        "Work/B.md": "- [ ] charlie\n- [ ] delta plan\n",
+    }
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            query = "description includes {{query.file.property('sprint')}}\nsort by random"
+            out = await ok(client, "tasks_filter", query=query, file="Board", today="2026-12-02")
+            assert [t["text"] for t in out["items"]] == ["alpha plan", "delta plan"]  # not done: from TQ_*
+            query = "filter by function task.file.property('status') === 'active'"
+            out = await ok(client, "tasks_filter", query=query)
+            assert sorted(t["text"] for t in out["items"]) == ["alpha plan", "bravo plan"]
