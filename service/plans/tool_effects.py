@@ -16,19 +16,17 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from service.dates import iso_day
 from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, period_config
 from service.errors import VaultgateError
-from service.plans.memory_effects import memory_effect
+from service.plans.memory_effects import MemoryNotes, memory_effect
 from service.plans.notepaths import canvas_file
 from service.plans.notepaths import note_path as _note
+from service.plans.summary import PlanEffects, Risk
 from service.vault.settings_files import read_json
-
-if TYPE_CHECKING:
-    from service.plans.effects import EffectsBuilder
 
 CREATE_OR_MODIFY = frozenset({"create_note", "write_note", "append_note", "prepend_note"})
 MODIFY = frozenset({"patch_note", "set_properties", "delete_property", "add_tags", "remove_tags"})
@@ -56,8 +54,37 @@ STATE = {  # tools that change the server's state, not vault files: what they ch
 }
 
 
+class Builder(Protocol):
+    """What of `service.plans.effects.EffectsBuilder` the rules use (it imports this module)."""
+
+    effects: PlanEffects
+    paths: list[tuple[str, str]]
+    refused: list[tuple[str, str]]
+
+    @property
+    def root(self) -> Path | None: ...
+    @property
+    def memory(self) -> MemoryNotes | None: ...
+    def risk(self, level: Risk) -> None: ...
+    def touches_unknown(self) -> None: ...
+    def touch(self, rel: str) -> None: ...
+    def unknown(self, step_id: str) -> None: ...
+    def exists(self, rel: str) -> bool: ...
+    def folder_now(self, rel: str) -> bool: ...
+    def folder_on_disk(self, rel: str) -> bool: ...
+    def new_folder(self, rel: str) -> None: ...
+    def write(self, rel: str, *, acl: bool = True) -> None: ...
+    def create(self, rel: str, step_id: str, if_exists: str) -> bool: ...
+    def edit(self, rel: str, step_id: str) -> None: ...
+    def delete(self, rel: str, *, trash: bool = False) -> None: ...
+    def copied(self, src: str, dst: str) -> None: ...
+    def recent_files_of(self, rel: str) -> list[str]: ...
+    def move(self, src: str, dst: str, *, rename: bool = False) -> Any: ...
+    def move_made_folder(self, folder: str, new_path: str, *, rename: bool) -> None: ...
+
+
 def tool_effect(
-    b: EffectsBuilder, tool: str, args: dict[str, Any], *, destructive: bool, scopes: tuple[str, ...], step_id: str
+    b: Builder, tool: str, args: dict[str, Any], *, destructive: bool, scopes: tuple[str, ...], step_id: str
 ) -> None:
     """Feed one mutating call with fully resolved arguments to `b` (see the module docstring)."""
     b.risk("writes")
@@ -117,7 +144,7 @@ def tool_effect(
         b.touches_unknown()
 
 
-def _move(b: EffectsBuilder, tool: str, path: str, new: str) -> None:
+def _move(b: Builder, tool: str, path: str, new: str) -> None:
     """move_note / rename_note of `path` to `new`: a note, or a folder the plan's earlier steps make."""
     src = _note(path)
     into = new.endswith("/") and bool(new.strip("/"))  # 'Archive/': into it, keeping the name
