@@ -232,3 +232,27 @@ async def test_a_plan_previews_the_base_the_call_writes(lib: Harness) -> None:
     run = await lib.confirmed("execute_plan", plan={"goal": "bases", "steps": steps})
     assert run["status"] == "done" and (lib.root / "Library 1.base").exists()
     assert lib.read("Views/Shelf.base") == ""
+
+
+async def test_a_base_in_a_folder_the_caller_may_not_write_or_read(make_vault: Callable[..., Path]) -> None:
+    """The path rules of every note write: a base in a folder the ACL keeps from writing is
+    acl_denied with nothing written; one the caller may not read is not found by its name."""
+    rules = {"prefix_rules": [{"path": "Locked", "write": "deny"}, {"path": "Private", "read": "deny"}]}
+    files = {"Locked/Old.base": "views: []\n", "Private/Hidden.base": "views: []\n"}
+    async with started(make_vault(files), acl=rules) as vg:
+        await vg.indexed()
+        before = vg.snapshot()
+        await vg.err("write_note", "acl_denied", path="Locked/New.base", content=READING)
+        await vg.err("write_note", "acl_denied", path="Old.base", content=READING, mode="overwrite")
+        await vg.err("delete_note", "acl_denied", path="Locked/Old.base")
+        err = await vg.err("delete_note", "note_not_found", path="Hidden.base")
+        assert "Private" not in str(err)
+        assert vg.changed_since(before) == set()
+
+
+async def test_a_base_past_the_size_query_base_takes_inline_is_refused(lib: Harness) -> None:
+    big = "formulas:\n" + "".join(f"  f{i}: price * {i}\n" for i in range(12_000))
+    before = lib.snapshot()
+    err = await lib.err("write_note", "validation_error", path="Big.base", content=big)
+    assert err["details"]["max_chars"] == 200_000 and err["details"]["chars"] == len(big)
+    assert lib.changed_since(before) == set()
