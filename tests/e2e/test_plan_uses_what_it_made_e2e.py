@@ -52,3 +52,19 @@ async def test_a_plan_using_what_it_made_previews_what_the_run_changes(
             ask = await error(c, "undo_last_plan")
             await ok(c, "undo_last_plan", elicit_token=await _token(h, ask))
             assert _changed(start, snapshot(h.root)) == set()
+
+
+async def test_a_patch_without_a_target_is_refused_by_validate_plan_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """tests/tools/sessions/test_plan_patch_without_target.py over HTTP: the plan is refused whole,
+    before its create runs."""
+    from tests.tools.sessions.test_plan_patch_without_target import PLAN
+
+    async with e2e(make_vault(VAULT)) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        checked = await ok(c, "validate_plan", plan=PLAN)
+        assert [(p["step"], p["code"]) for p in checked["problems"]] == [("p", "validation_error")], checked
+        before = snapshot(h.root)
+        refused = await error(c, "execute_plan", plan=PLAN)
+        assert refused["code"] == "validation_error", refused
+        assert _changed(before, snapshot(h.root)) == set()

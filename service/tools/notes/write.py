@@ -296,16 +296,28 @@ class PatchNoteIn(ToolInput):
         return self
 
 
+def _no_target() -> ValidationFailed:
+    return ValidationFailed(
+        "give exactly one target: heading, block, anchor, or a '#Heading'/'#^block' in the path",
+        details={"field": "heading", "reason": "no_target"},
+    )
+
+
+async def patch_target_check(ctx: ToolContext, args: PatchNoteIn) -> None:
+    """The refusal patch_note's arguments alone decide, also in validate_plan and a dry-run
+    vault's preview (`ToolSpec.static_check`): no target at all, neither heading, block nor
+    anchor and no '#' in the path that could name a section."""
+    if "#" not in args.path and all(x is None for x in (args.heading, args.block, args.anchor)):
+        raise _no_target()
+
+
 def _with_section(args: PatchNoteIn, found: FoundNote) -> PatchNoteIn:
     """The arguments with the path's '#…' section as the target; exactly one target in all."""
     subpath = found.subpath
     given = sum(x is not None for x in (args.heading, args.block, args.anchor))
     if subpath is None:
         if given == 0:
-            raise ValidationFailed(
-                "give exactly one target: heading, block, anchor, or a '#Heading'/'#^block' in the path",
-                details={"field": "heading", "reason": "no_target"},
-            )
+            raise _no_target()
         return args
     if given:
         raise ValidationFailed(
@@ -423,6 +435,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=PatchNoteIn,
         output_model=WriteOut,
         handler=patch_note,
+        static_check=patch_target_check,  # no target: refused in validate_plan and a dry-run preview too
         scopes=("write:vault",),
         scope_class="write",
         mutating=True,
