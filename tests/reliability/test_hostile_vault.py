@@ -171,7 +171,8 @@ READ_CALLS: dict[str, list[dict[str, Any]]] = {
         {"yaml": "filters: 'file.hasTag(\"start\")'\nviews:\n  - type: table\n"},
     ],
     "list_tasks": [{}],
-    "tasks_filter": [{"query": "not done\n(path includes a) OR NOT (tags include #x)\ngroup by tags"}],
+    "tasks_filter": [{"query": "not done\n(path includes a) OR NOT (tags include #x)\ngroup by tags"}]
+    + _each("file", NOTE_PATHS, query="preset this_folder\ndescription includes {{query.file.property('tags')}}"),
     "open_nodes": [{"names": ["Cafe", "Pipe", "Caf\u00e9", "../outside"]}],
     "read_memory_graph": [{}],
     "search_memory": [{"query": "caf\u00e9 r\u00e9sum\u00e9 pipe"}],
