@@ -12,7 +12,9 @@ rows cannot answer for it: a link the move's resolution does not find where the 
 
 The index is where the candidates come from in the first place (a link it does not hold makes
 no note a candidate), and the caller reads the notes whose links it may not hold whole: the moved
-notes, canvases, notes past the index's length cap, notes with a link found in a property's value.
+notes, canvases, notes past the index's length cap, notes with a link found in a property's value; and a note
+holding `row_cap` link rows is read too: the index keeps that many of a note's links
+(`service.indexer.caps.MAX_ROWS`), and a link past them is in no row.
 """
 
 from __future__ import annotations
@@ -33,13 +35,16 @@ async def kept_as_written(
     moved: Mapping[str, str],
     before: PathSet,
     after: PathSet,
+    row_cap: int,
 ) -> set[str]:
     """The notes of `notes` (none of them moving) whose every indexed link still names its file
-    after `moved` (old path -> new), with `before` and `after` the vault's files around the move."""
+    after `moved` (old path -> new), with `before` and `after` the vault's files around the move;
+    none with `row_cap` rows or more (its links may have been cut there)."""
     wanted = sorted(notes)
 
     def run(conn: sqlite3.Connection) -> dict[str, bool]:
         fine: dict[str, bool] = {}
+        rows: dict[str, int] = {}
         for i in range(0, len(wanted), _CHUNK):
             chunk = wanted[i : i + _CHUNK]
             marks = ",".join("?" * len(chunk))
@@ -49,9 +54,10 @@ async def kept_as_written(
             )
             for src, raw, target in conn.execute(sql, (vault_id, *chunk)):
                 path = str(src)
+                rows[path] = rows.get(path, 0) + 1
                 if fine.get(path, True):
                     fine[path] = _stays(str(raw), None if target is None else str(target), path, moved, before, after)
-        return fine
+        return {path: ok and rows[path] < row_cap for path, ok in fine.items()}
 
     found = await db.run_read(run)
     return {path for path, ok in found.items() if ok}

@@ -220,11 +220,14 @@ async def plan_move(
     admit: Callable[[str], bool] | None = None,
     page: Page | None = None,
     paths: PathSet | None = None,
+    row_cap: int,
 ) -> MovePlan:
     """`admit(path)`: whether a note whose links change is part of the plan (False leaves it
     alone; it may raise to refuse the whole move); called in a worker thread. `page`: see `Page`.
     `paths`: the vault's files the links resolve over, where they are not the ones on disk (a
-    plan's check: the vault as its earlier steps leave it); the notes read are those on disk."""
+    plan's check: the vault as its earlier steps leave it); the notes read are those on disk.
+    `row_cap`: how many link rows the index keeps of one note (`service.indexer.caps.MAX_ROWS`):
+    a note holding that many is read whatever its rows say."""
     if paths is None:
         before, after = await asyncio.to_thread(_path_sets, vault, moves)
     else:
@@ -238,7 +241,9 @@ async def plan_move(
     always.update(await queries.longer_than(vault.id, configured().max_indexed_note_chars))  # past the index cap
     always.update(p for p in moves if p.lower().endswith(".md"))
     checked = {p for p in linking if p not in always and p not in moves and not is_canvas(p)}
-    candidates = always | (linking - await kept_as_written(queries.db, vault.id, checked, moves, before, after))
+    candidates = always | (
+        linking - await kept_as_written(queries.db, vault.id, checked, moves, before, after, row_cap)
+    )
     look_for = names if len(names) <= NAMES_PER_LINE else None  # a folder's many names: every line
     plan = MovePlan(moves=dict(moves), folder=folder[0] if folder else None, folder_to=folder[1] if folder else None)
 

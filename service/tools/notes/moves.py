@@ -33,6 +33,7 @@ from service.graph.moves import (
 )
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import link_names, rewrite_note
+from service.indexer import caps
 from service.markdown.parse import note_title
 from service.obs.sessions import caller_hash
 from service.plans.recovery import journaled
@@ -193,7 +194,16 @@ async def _plan(
     moves = await asyncio.to_thread(_moves, ctx, src, dst) if is_folder else _moves(ctx, src, dst, folder=False)
     queries = GraphQueries(ctx.services.db)
     folder = (src, dst) if is_folder else None
-    plan = await plan_move(ctx.vault, queries, moves, folder=folder, steps=steps, admit=partial(_admit, ctx), page=page)
+    plan = await plan_move(
+        ctx.vault,
+        queries,
+        moves,
+        folder=folder,
+        steps=steps,
+        admit=partial(_admit, ctx),
+        page=page,
+        row_cap=caps.MAX_ROWS,
+    )
     return plan, src, dst, is_folder
 
 
@@ -221,7 +231,9 @@ async def rewritten_by(
 
     await complete_index(ctx)
     queries = GraphQueries(ctx.services.db)
-    plan = await plan_move(ctx.vault, queries, moves, folder=folder, admit=admit, page=Page(0, 0), paths=paths)
+    plan = await plan_move(
+        ctx.vault, queries, moves, folder=folder, admit=admit, page=Page(0, 0), paths=paths, row_cap=caps.MAX_ROWS
+    )
     if planned:
         notes += await asyncio.to_thread(_planned_edits, ctx, plan, paths, planned)
     return sorted(notes), plan
