@@ -218,7 +218,7 @@ class Columns:
         if name == "recurring":
             return np.fromiter((t.recurrence is None for t in self.records), np.int64, self.n)
         keys: dict[str, Callable[[TaskRecord], Hashable]] = {
-            "description": lambda t: t.description.lower(),
+            "description": lambda t: t.searched_description.lower(),
             "status.name": lambda t: t.status_name,
             "heading": lambda t: (t.heading is None, (t.heading or "").lower()),
             "tag": lambda t: (not t.tags, t.tags[0].lower() if t.tags else ""),

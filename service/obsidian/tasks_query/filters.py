@@ -237,7 +237,7 @@ def _text_of(field: str) -> Callable[[TaskRecord], str]:
     if field == "path":
         return lambda t: t.path
     if field == "description":
-        return lambda t: t.description
+        return lambda t: t.searched_description
     if field == "heading":
         return lambda t: t.heading or ""
     if field == "recurrence":

@@ -40,6 +40,7 @@ class TaskRecord:
     _description: str | None = field(default=None, repr=False)
     _tags: list[str] | None = field(default=None, repr=False)
     properties: dict[str, Any] | None = field(default=None, repr=False)  # its note's, when a query reads them
+    global_filter: str = ""  # the plugin's: not among the tags, not searched by `description includes`
 
     def file_property(self, name: str) -> Any:
         """`task.file.property(name)` as the plugin reads it: by name in any case, null when absent,
@@ -57,9 +58,17 @@ class TaskRecord:
 
     @property
     def tags(self) -> list[str]:
-        if self._tags is None:
-            self._tags = [str(t) for t in json.loads(self.tags_json or "[]")]
+        if self._tags is None:  # the plugin drops the tag that is the global filter (`#task`), as written
+            gf = self.global_filter
+            self._tags = [str(t) for t in json.loads(self.tags_json or "[]") if not gf or "#" + str(t) != gf]
         return self._tags
+
+    @property
+    def searched_description(self) -> str:
+        """What `description includes` and `sort by description` read: the description without
+        the global filter's first occurrence (the plugin's removeAsSubstringFrom)."""
+        gf = self.global_filter
+        return self.description.replace(gf, "", 1).strip() if gf else self.description
 
     def date(self, name: str) -> str | None:
         value: str | None = getattr(self, name)

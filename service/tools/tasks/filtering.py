@@ -253,7 +253,7 @@ async def _page_from_index(
         return rows, total
 
     rows, total = await run(ctx, fetch)
-    return to_records(rows, table, status_names_of(ctx)), total
+    return to_records(rows, table, status_names_of(ctx), global_filter=plugin_globals(ctx).global_filter), total
 
 
 async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
@@ -266,12 +266,12 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
     state = query_key(args.query, today.isoformat(), file)
     offset = decode_cursor(args.cursor, q=state)
     can_read = readable(ctx)
-    cols = cached_columns(ctx, table)
+    cols = cached_columns(ctx, table, globals_.global_filter)
     if cols is None:  # the records are not built for this index generation: the index may answer alone
         plan = _plan(ctx, query, table)
         if _whole_in_index(query, plan, can_read) and not filename_dates_of(ctx).enabled:  # dates not in the index
             return await _from_index(ctx, args, query, plan, table, offset, state)
-        cols = await all_columns(ctx, table)
+        cols = await all_columns(ctx, table, globals_.global_filter)
     if query.reads_headings:
         await place_all_headings(ctx, cols)
     if query.reads_properties:

@@ -42,7 +42,11 @@ _CACHE: weakref.WeakKeyDictionary[VaultIndexer, tuple[_Key, Columns]] = weakref.
 
 
 def to_records(
-    rows: list[tuple[Any, ...]], table: StatusTable, names: dict[str, str], dated: FilenameDates | None = None
+    rows: list[tuple[Any, ...]],
+    table: StatusTable,
+    names: dict[str, str],
+    dated: FilenameDates | None = None,
+    global_filter: str = "",
 ) -> list[TaskRecord]:
     """Index rows as task records, with each status's type, name and next status (`names`: the
     plugin's status names, `status_names_of`); `dated`: the plugin's filename dates, which schedule
@@ -75,6 +79,7 @@ def to_records(
                 status_name=named[st],
                 next_symbol=nexts[st],
                 indent=ind,
+                global_filter=global_filter,
             )  # fmt: skip
             for p, line, st, text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep, ind in rows
         ]
@@ -99,29 +104,29 @@ def filename_dates_of(ctx: ToolContext) -> FilenameDates:
     return FilenameDates.of(read_json(ctx.vault.paths.root, tk.TASKS_PLUGIN_DATA))
 
 
-def _key(ctx: ToolContext, table: StatusTable) -> tuple[VaultIndexer | None, _Key | None]:
+def _key(ctx: ToolContext, table: StatusTable, global_filter: str) -> tuple[VaultIndexer | None, _Key | None]:
     indexer = indexer_of(ctx.vault)
     names = status_names_of(ctx)
     signature = tuple(sorted((c, str(kind), nxt, names.get(c, "")) for c, (kind, nxt) in table.items()))
     signature += tuple(sorted((c, "", "", name) for c, name in names.items() if c not in table))
     dated = filename_dates_of(ctx)
-    signature += ((str(dated.enabled), dated.fmt, "\n".join(dated.folders), ""),)
+    signature += ((str(dated.enabled), dated.fmt, "\n".join(dated.folders), global_filter),)
     return indexer, ((indexer.generation, signature) if indexer is not None else None)
 
 
-def cached_columns(ctx: ToolContext, table: StatusTable) -> Columns | None:
+def cached_columns(ctx: ToolContext, table: StatusTable, global_filter: str = "") -> Columns | None:
     """The vault's task columns when they are built for the index as it is now, else None."""
-    indexer, key = _key(ctx, table)
+    indexer, key = _key(ctx, table, global_filter)
     hit = _CACHE.get(indexer) if indexer is not None else None
     return hit[1] if hit is not None and hit[0] == key else None
 
 
-async def all_columns(ctx: ToolContext, table: StatusTable) -> Columns:
+async def all_columns(ctx: ToolContext, table: StatusTable, global_filter: str = "") -> Columns:
     """The vault's tasks in the base order, column by column (shared: do not change them; the
     headings are placed when a query reads them, `place_all_headings`)."""
-    if (found := cached_columns(ctx, table)) is not None:
+    if (found := cached_columns(ctx, table, global_filter)) is not None:
         return found
-    indexer, key = _key(ctx, table)
+    indexer, key = _key(ctx, table, global_filter)
     order, order_params, _ = order_sql(Query(), {c: kind for c, (kind, _) in table.items()}, base=True)
     vault_id = ctx.vault.id
 
@@ -131,7 +136,7 @@ async def all_columns(ctx: ToolContext, table: StatusTable) -> Columns:
             [vault_id, *order_params],
         ).fetchall()
 
-    records = to_records(await run(ctx, fetch), table, status_names_of(ctx), filename_dates_of(ctx))
+    records = to_records(await run(ctx, fetch), table, status_names_of(ctx), filename_dates_of(ctx), global_filter)
     with gcpause.paused():
         columns = Columns(records)
     if indexer is not None and key is not None:

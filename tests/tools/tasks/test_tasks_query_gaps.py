@@ -211,3 +211,25 @@ async def test_task_file_properties_in_expressions(make_vault: Callable[..., Pat
         assert [(g["names"], g["count"]) for g in out["groups"]] == [(["active"], 2), (["none"], 1), (["parked"], 1)]
         err = await vg.err("tasks_filter", "query_syntax_error", query="filter by function task.file.property(3)")
         assert "takes one property name" in err["message"]
+
+
+async def test_the_global_filter_is_no_tag_and_not_searched_in_descriptions(make_vault: Callable[..., Path]) -> None:
+    """With a global filter (`#task`), the plugin drops it from a task's tags and `description`
+    filters search the description without it (Filters.md: "disregards the global filter";
+    Task.ts, DescriptionField.value). tasks_filter kept it: `tags include task` and `description
+    includes task` matched every task, `no tags` missed `#task only`, `group by tags` had a #task group."""
+    note = "- [ ] #task Do stuff ⏫ #tag1\n- [ ] #task only\n- [ ] no filter here #tag1\n- [ ] #tasks plural\n"
+    settings = {"globalFilter": "#task"}
+    async with started(make_vault({"A.md": note, PLUGIN: json.dumps(settings)})) as vg:
+        await vg.indexed()
+        out = await vg.ok("tasks_filter", query="not done", today=TODAY)  # the first query: the index alone answers
+        assert sorted(map(tuple, (i["tags"] for i in out["items"]))) == [(), ("tag1",), ("tasks",)]
+        assert await described(vg, "description includes task") == []  # '#tasks plural' is searched as 's plural'
+        assert await described(vg, "description regex matches /^Do/") == ["#task Do stuff #tag1"]
+        assert await described(vg, "tags include task") == ["#tasks plural"]
+        assert await described(vg, "no tags") == ["#task only"]
+        out = await vg.ok("tasks_filter", query="group by tags", today=TODAY)
+        assert [g["names"] for g in out["groups"]] == [["#tag1"], ["#tasks"], ["(No tags)"]]
+        assert [i["tags"] for i in out["items"]] == [["tag1"], ["tasks"], []]
+        out = await vg.ok("tasks_filter", query="not done\nsort by description", today=TODAY)
+        assert [i["description"] for i in out["items"]] == ["#task Do stuff #tag1", "#task only", "#tasks plural"]
