@@ -1,6 +1,6 @@
 """The text of each note a plan's earlier steps wrote, as they leave it (`service.plans.texts`),
 for a later move's link rewrites in the plan's check (`plan_rewrites.move_rewrites`): composed
-as the writing tools write it (`service.tools.notes.write`) from the file on disk it starts from
+as the writing tools write it (frontmatter by `note_texts.yaml_block`) from the file on disk it starts from
 (none: a note written whole). create_note's text is its content under its frontmatter, write_note's its content
 (appended in `append` mode), append_note's and prepend_note's the note's with theirs added as the
 tools add it; a call of another tool (a patch, a property edit) leaves it as before, an estimate
@@ -9,13 +9,13 @@ tools add it; a call of another tool (a patch, a property edit) leaves it as bef
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 from service.errors import VaultgateError
 from service.markdown import sections
 from service.plans.texts import PlannedText
 from service.tools.context import ToolContext
+from service.tools.notes.note_texts import yaml_block
 
 
 def planned_reads(ctx: ToolContext, texts: dict[str, PlannedText], gone: set[str]) -> dict[str, str | None]:
@@ -45,7 +45,7 @@ def _then(text: str, tool: str, args: dict[str, Any]) -> str:
         return text
     if tool == "create_note":
         front = args.get("frontmatter")
-        return _yaml_block(front) + content if isinstance(front, dict) and front else content
+        return yaml_block(front) + content if isinstance(front, dict) and front else content
     if tool == "write_note":
         return _appended(text, content) if args.get("mode") == "append" else content
     if tool == "append_note":
@@ -56,22 +56,5 @@ def _then(text: str, tool: str, args: dict[str, Any]) -> str:
 
 
 def _appended(old: str, content: str) -> str:
-    """append_note's text (`service.tools.notes.write`): on a line of its own."""
+    """append_note's text (`service.tools.notes.write`): `content` on a line of its own."""
     return (old if not old or old.endswith("\n") else old + "\n") + content
-
-
-def _yaml_block(properties: dict[str, Any]) -> str:
-    """create_note's frontmatter block, laid out as the tool writes it (`service.tools.notes.write`):
-    one property, one list item a line, so a link's line is counted as the run counts it."""
-    from ruamel.yaml import YAML  # loaded on first use, not at start-up
-
-    yaml = YAML()
-    yaml.default_flow_style = False
-    yaml.allow_unicode = True
-    yaml.indent(mapping=2, sequence=2, offset=0)
-    buf = io.StringIO()
-    try:
-        yaml.dump(properties, buf)
-    except Exception:  # a value the tool refuses too: no frontmatter is counted
-        return ""
-    return f"---\n{buf.getvalue()}---\n"
