@@ -68,3 +68,13 @@ async def test_note_properties_and_random_order_over_http(make_vault: Callable[.
             query = "filter by function task.file.property('status') === 'active'"
             out = await ok(client, "tasks_filter", query=query)
             assert sorted(t["text"] for t in out["items"]) == ["alpha plan", "bravo plan"]
+
+
+async def test_global_filter_tag_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    files = {"A.md": "- [ ] #task only\n- [ ] #task call Ann #phone\n", PLUGIN: json.dumps({"globalFilter": "#task"})}
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query="no tags")
+            assert [(t["text"], t["tags"]) for t in out["items"]] == [("#task only", [])]
+            assert (await ok(client, "tasks_filter", query="description includes task"))["total"] == 0
