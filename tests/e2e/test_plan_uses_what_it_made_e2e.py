@@ -18,7 +18,7 @@ from mcp import Client
 from tests.conftest import e2e, snapshot
 from tests.e2e.calls import error, ok
 from tests.e2e.test_plan_previews_e2e import _changed, _token
-from tests.tools.sessions.test_plan_uses_what_it_made import BULK_THEN_EACH, LINKED_THEN_MOVED, VAULT
+from tests.tools.sessions.test_plan_uses_what_it_made import BULK_THEN_EACH, LINKED_THEN_MOVED, LINKERS, VAULT
 
 
 @pytest.mark.parametrize("plan", [BULK_THEN_EACH, LINKED_THEN_MOVED], ids=["bulk then each", "linked then moved"])
@@ -68,3 +68,32 @@ async def test_a_patch_without_a_target_is_refused_by_validate_plan_over_http(
         refused = await error(c, "execute_plan", plan=PLAN)
         assert refused["code"] == "validation_error", refused
         assert _changed(before, snapshot(h.root)) == set()
+
+
+async def test_a_deleted_linking_note_is_no_later_rewrite_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """tests/tools/sessions/test_plan_uses_what_it_made.py's delete cases over HTTP: a move and a
+    tag rename after a delete name neither the deleted note among the notes they rewrite nor as
+    modified, and the confirmation lists exactly what the run changes."""
+    plan = {
+        "goal": "drop the home note, rename the tag, file the target",
+        "steps": [
+            {"id": "d", "tool": "delete_note", "args": {"path": "Home"}},
+            {"id": "rt", "tool": "rename_tag", "args": {"old": "old", "new": "new", "dry_run": False}},
+            {"id": "mv", "tool": "move_note", "args": {"path": "Target", "new_path": "Archive/"}},
+        ],
+    }
+    files = {**LINKERS, "Home.md": "see [[Hub/Target]] #old\n", "B.md": "[[Hub/Target]] #old\n"}
+    async with e2e(make_vault(files)) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        checked = await ok(c, "validate_plan", plan=plan)
+        assert checked["valid"], checked["problems"]
+        effects = checked["effects"]
+        assert effects["files_modified"] == ["B.md"] and effects["files_deleted"] == ["Home.md"], effects
+        [moved] = effects["files_moved"]
+        assert moved["rewritten_in"] == ["B.md", "Notes/Ref.md"] and moved["links_rewritten"] == 2, moved
+        ask = await error(c, "execute_plan", plan=plan, effects_hash=checked["effects_hash"])
+        before = snapshot(h.root)
+        token = await _token(h, ask)
+        run = await ok(c, "execute_plan", plan=plan, effects_hash=checked["effects_hash"], elicit_token=token)
+        assert run["status"] == "done", run
+        assert set(ask["details"]["files"]) == _changed(before, snapshot(h.root))
