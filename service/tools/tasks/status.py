@@ -41,7 +41,8 @@ class SetTaskStatusIn(ToolInput):
         min_length=1,
         max_length=40,  # a longer word is refused by `_one_mark` too, naming the four
         description="New status: a character ('x' done, ' ' to do, '/' in progress, '-' cancelled, or a custom one) "
-        "or the status type list_tasks gives (todo, in_progress, done, cancelled; any case), its core character.",
+        "or the status type list_tasks gives (todo, in_progress, done, cancelled; any case), its core character; "
+        "on_hold: the vault's first status of that type.",
     )
     expected_etag: str | None = Field(
         default=None, description="The note's etag you read; a changed note is `conflict`."
@@ -60,9 +61,12 @@ class SetTaskStatusIn(ToolInput):
     def _one_mark(cls, status: str) -> str:
         if len(status) > 1:  # 'done', also as the plugin names it ('Done', 'In Progress')
             status = status.strip().lower().replace(" ", "_")
+            if status == "on_hold":  # no core character: the vault's own (`_status_char`)
+                return status
             if status not in STATUS_TYPES:
                 raise ValueError(
-                    f"{status[:20]!r} is no task status: give one character or one of {', '.join(STATUS_TYPES)}"
+                    f"{status[:20]!r} is no task status: give one character or one of "
+                    f"{', '.join(STATUS_TYPES)}, on_hold"
                 )
             return STATUS_TYPES[status]
         # What can stand between a checkbox's brackets: ' ' or a visible character other than a
@@ -131,10 +135,26 @@ def _task_at(text: str, rel: str, index: int, args: SetTaskStatusIn) -> tk.TaskL
     return task
 
 
+def _status_char(status: str, table: dict[str, tuple[tk.StatusType, str]]) -> str:
+    """The character to write: `status` itself, or for `on_hold` the vault's first status of type
+    ON_HOLD (the Tasks plugin settings' custom statuses)."""
+    if status != "on_hold":
+        return status
+    found = next((char for char, (kind, _) in table.items() if kind == "on_hold"), None)
+    if found is None:
+        raise ValidationFailed(
+            "the vault's Tasks plugin settings have no status of type ON_HOLD",
+            details={"field": "status", "reason": "no_such_status", "status": status},
+            hint="Give the status character, or add an ON_HOLD custom status in the Tasks plugin settings.",
+        )
+    return found
+
+
 async def set_task_status(ctx: ToolContext, args: SetTaskStatusIn) -> SetTaskStatusOut:
     vp: VaultPath = (await ctx.find_note(args.path, "write", section="reject")).vp
     ctx.resolve(vp.rel, "read")  # the answer shows the task's text
     table = status_table_of(ctx)
+    status = _status_char(args.status, table)
     settings = tasks_settings_of(ctx)
     today = iso_day(args.date) if args.date else date.today()
     holder: dict[str, Any] = {}
@@ -142,10 +162,10 @@ async def set_task_status(ctx: ToolContext, args: SetTaskStatusIn) -> SetTaskSta
     def change(text: str) -> str:
         index = args.line - 1
         task = _task_at(text, vp.rel, index, args)
-        new, nxt = changed_line(task, args.status, table, today, settings)
+        new, nxt = changed_line(task, status, table, today, settings)
         lines = text.split("\n")
         ending = "\r" if lines[index].endswith("\r") else ""
-        deleted = deleted_on_completion(task, args.status, table)
+        deleted = deleted_on_completion(task, status, table)
         block = [] if deleted else [str(new) + ending]
         if nxt is not None:
             block.insert(len(block) if settings.next_below else 0, str(nxt) + ending)

@@ -93,3 +93,21 @@ async def test_an_on_hold_status_is_open_and_searchable(make_vault: Callable[...
         grouped = await vg.ok("tasks_filter", query="group by status.type")
         assert [g["names"] for g in grouped["groups"]] == [["TODO"], ["ON_HOLD"], ["DONE"]]
         assert [t["status_type"] for t in grouped["items"]] == ["todo", "on_hold", "done"]
+
+
+async def test_set_task_status_on_hold_writes_the_vaults_on_hold_character(make_vault: Callable[..., Path]) -> None:
+    """set_task_status takes the type list_tasks answers; `on_hold` has no core character, so it is
+    the vault's own ON_HOLD status (before: "'on_hold' is no task status")."""
+    held = {"symbol": "h", "name": "On Hold", "nextStatusSymbol": " ", "type": "ON_HOLD"}
+    note = "# H\n\n- [ ] ask Bob\n"
+    settings = {"statusSettings": {"customStatuses": [held]}}
+    async with started(make_vault({"H.md": note, PLUGIN: json.dumps(settings)})) as vg:
+        await vg.indexed()
+        out = await vg.ok("set_task_status", path="H", line=3, status="On Hold", expected_text="ask Bob")
+        assert out["status_type"] == "on_hold" and vg.read("H.md") == "# H\n\n- [h] ask Bob\n"
+        await vg.settled()
+        assert (await vg.ok("index_status"))["open_tasks"] == 1
+    async with started(make_vault({"H.md": note})) as vg:
+        err = await vg.err("set_task_status", "validation_error", path="H", line=3, status="on_hold",
+                           expected_text="ask Bob")  # fmt: skip
+        assert err["details"]["reason"] == "no_such_status" and vg.read("H.md") == note
