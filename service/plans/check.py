@@ -32,7 +32,7 @@ from service.plans.effects import EffectsBuilder, MemoryNotes
 from service.plans.model import Plan, Step
 from service.plans.params import Problem, bind_params
 from service.plans.planned_links import Rewritten
-from service.plans.refs import RefError, Scope, Unresolved, not_a_list, resolve
+from service.plans.refs import RefError, Scope, Unresolved, known_parts, not_a_list, resolve
 from service.plans.refusals import StaticCheck, refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
@@ -332,7 +332,8 @@ async def _check_step(
                     checked.late.append((step.id, step.tool))
                 builder.risk("writes")
                 if late and not (step.tool in PERIODIC and late & {"period", "date"}):  # which note: at run time
-                    _known_effects(step, tool, found, builder, checked, where)
+                    partly = known_parts(step.args, late, call_scope)  # e.g. a relation from a name as written
+                    _known_effects(step, tool, {**found, **partly}, builder, checked, where)
             else:
                 refused = await refusal(tool.static_check, tool.input_model, args, host.ctx)
                 if refused is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
@@ -376,9 +377,9 @@ def _known_effects(
 ) -> None:
     """The files a call whose other arguments wait for earlier steps names already (its `path`
     given as written while its `content` quotes `${steps.…}`): in the effects and under the path
-    ACL now, not only when the run reaches it. `args` holds the resolved arguments only, so a
-    path still waiting names nothing; the step's touches stay unknown (the run orders it after
-    and before every other change) and it stays listed as unresolved."""
+    ACL now, not only when the run reaches it. `args` holds what is resolved (of a list, the
+    items known: `refs.known_parts`), so a path still waiting names nothing; the step's touches
+    stay unknown (the run orders it after and before every other change), it stays unresolved."""
     earlier, since = len(builder.paths), builder.since()
     builder.step(step.tool, args, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id)
     _failures(builder, since, step, where)

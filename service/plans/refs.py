@@ -213,3 +213,29 @@ def resolve(value: Any, scope: Scope, where: str = "args") -> Any:
         return _text(_lookup(ref, scope, where))
 
     return _INLINE.sub(one, value)
+
+
+def known_parts(args: dict[str, Any], late: set[str], scope: Scope) -> dict[str, Any]:
+    """What of the `late` arguments (those `resolve` finds waiting for a step's result) is known
+    now: of a list, the elements that resolve, and of an object, the fields that do, at any
+    depth; a text or a whole reference still waiting is left out. A create_relations whose
+    second relation names `$steps.e.created[0].name` keeps its first relation, as written: the
+    check lists the note that one changes (a preview never lists less than the run changes)."""
+    parts = {key: _known(args[key], scope, key) for key in sorted(late) if key in args}
+    return {key: value for key, value in parts.items() if isinstance(value, list | dict)}
+
+
+_GONE: Any = object()  # a value still waiting (or a reference that fails): left out
+
+
+def _known(value: Any, scope: Scope, where: str) -> Any:
+    try:
+        if isinstance(value, list):
+            found = [_known(v, scope, f"{where}[{i}]") for i, v in enumerate(value)]
+            return [v for v in found if v is not _GONE]
+        if isinstance(value, dict):
+            fields = {k: _known(v, scope, f"{where}.{k}") for k, v in value.items()}
+            return {k: v for k, v in fields.items() if v is not _GONE}
+        return resolve(value, scope, where)
+    except (Unresolved, RefError):
+        return _GONE
