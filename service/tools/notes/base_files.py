@@ -28,9 +28,19 @@ from service.errors import BasesSyntaxError, NoteNotFound, ValidationFailed
 from service.markdown.fences import unfence
 from service.tools.context import BASE_HINT, ToolContext, link_target
 from service.types import Op
+from service.vault import offloop
 from service.vault.paths import VaultPath, normalize
 
-__all__ = ["BASE_HINT", "base_file", "check_base", "check_base_write", "names_base", "note_or_base"]
+__all__ = [
+    "BASE_HINT",
+    "base_file",
+    "check_base",
+    "base_static_check",
+    "check_base_write",
+    "checked_base_write",
+    "names_base",
+    "note_or_base",
+]
 
 
 # What query_base takes as inline `yaml`; a base read from a file is any size. Checking one costs
@@ -114,6 +124,22 @@ def check_base_write(ctx: ToolContext, address: str, content: str, *, mode: str,
             hint="A base holds filters, formulas and views, not data: the rows are the notes it selects.",
         )
     check_base(ctx, content)
+
+
+async def checked_base_write(
+    ctx: ToolContext, address: str, content: str, *, mode: str, frontmatter: Any = None
+) -> None:
+    """`check_base_write`, in a worker thread for a long base (`offloop.sized`: parsing and
+    compiling one is linear in it, ~10 ms per 1,000 characters)."""
+    if names_base(address):
+        await offloop.sized(len(content), check_base_write, ctx, address, content, mode=mode, frontmatter=frontmatter)
+
+
+async def base_static_check(ctx: ToolContext, args: Any) -> None:
+    """write_note's and create_note's refusal of a base the arguments alone decide, also in
+    validate_plan and a dry-run vault's preview (`ToolSpec.static_check`): a malformed one."""
+    mode = getattr(args, "mode", "create")
+    await checked_base_write(ctx, args.path, args.content, mode=mode, frontmatter=getattr(args, "frontmatter", None))
 
 
 def _key_twice(root: yaml.Node | None) -> tuple[str, yaml.Node] | None:

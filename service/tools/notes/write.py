@@ -21,7 +21,7 @@ from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput
-from service.tools.notes.base_files import check_base_write
+from service.tools.notes.base_files import base_static_check, checked_base_write
 from service.tools.notes.note_texts import refuse_frontmatter_bomb, yaml_block
 from service.tools.notes.targets import (
     create_target,
@@ -91,9 +91,7 @@ class CreateNoteIn(ToolInput):
         return self
 
 
-def _create_text(args: CreateNoteIn, ctx: ToolContext | None = None) -> str:
-    if ctx is not None:  # a .base path: its YAML is checked (`base_files`)
-        check_base_write(ctx, args.path, args.content, mode="create", frontmatter=args.frontmatter)
+def _create_text(args: CreateNoteIn) -> str:
     text = args.content
     if args.frontmatter:
         if fm.split(text).raw is not None:
@@ -139,8 +137,9 @@ def _numbered(rel: str, n: int) -> str:
 
 
 async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
+    await checked_base_write(ctx, args.path, args.content, mode="create", frontmatter=args.frontmatter)
     vp = await create_target(ctx, args.path)
-    text = _create_text(args, ctx)
+    text = _create_text(args)
     files = ctx.vault.files
     if args.if_exists == "overwrite":
         refuse_etag_of_missing(ctx, vp, args.expected_etag)
@@ -166,8 +165,9 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
 async def create_note_confirm(ctx: ToolContext, args: CreateNoteIn) -> ChangePreview | None:
     if args.if_exists != "overwrite":
         return None
+    await checked_base_write(ctx, args.path, args.content, mode="create", frontmatter=args.frontmatter)
     vp = await create_target(ctx, args.path)
-    why = await overwrite_preview(ctx, vp, len(_create_text(args, ctx).encode()), args.expected_etag)
+    why = await overwrite_preview(ctx, vp, len(_create_text(args).encode()), args.expected_etag)
     return None if why is None else ChangePreview.of(why, [vp.rel])
 
 
@@ -185,7 +185,7 @@ class WriteNoteIn(ToolInput):
 
 
 async def _write_target(ctx: ToolContext, args: WriteNoteIn) -> VaultPath:
-    check_base_write(ctx, args.path, args.content, mode=args.mode)  # a .base: refused before any confirmation
+    await checked_base_write(ctx, args.path, args.content, mode=args.mode)  # a .base: before any confirmation
     if args.mode == "create":
         return await create_target(ctx, args.path)
     return await existing_or_new(ctx, args.path)
@@ -375,6 +375,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         mutating=True,
         confirm="conditional",
         confirm_when=create_note_confirm,
+        static_check=base_static_check,
         idempotent=False,
         reads_index=False,
     ),
@@ -394,6 +395,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         mutating=True,
         confirm="conditional",
         confirm_when=write_note_confirm,
+        static_check=base_static_check,
         idempotent=False,
         reads_index=False,
     ),

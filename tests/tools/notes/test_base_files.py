@@ -14,6 +14,7 @@ note or make notes only answer `not_a_note` (kind base) instead of a `.base.md` 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -256,3 +257,30 @@ async def test_a_base_past_the_size_query_base_takes_inline_is_refused(lib: Harn
     err = await lib.err("write_note", "validation_error", path="Big.base", content=big)
     assert err["details"]["max_chars"] == 200_000 and err["details"]["chars"] == len(big)
     assert lib.changed_since(before) == set()
+
+
+async def test_validate_plan_foresees_a_malformed_base(lib: Harness) -> None:
+    """A plan writing a malformed base was valid and its run failed at that step (the check ran in
+    the handler only); the base's check is the tools' static check now."""
+    bad = {"id": "bad", "tool": "write_note", "args": {"path": "Bad.base", "content": "views:\n  - name: [x\n"}}
+    made = {"id": "made", "tool": "create_note", "args": {"path": "Ok.base", "content": "views: []\n"}}
+    checked = await lib.ok("validate_plan", plan={"goal": "bases", "steps": [made, bad]})
+    assert checked["valid"] is False, checked
+    assert [(p["code"], p["step"]) for p in checked["problems"]] == [("bases_syntax_error", "bad")], checked
+
+
+async def test_a_long_base_is_checked_off_the_event_loop(lib: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.tools.notes import base_files
+
+    threads: list[str] = []
+    check = base_files.check_base_write
+
+    def recording(*args: object, **kwargs: object) -> None:
+        threads.append(threading.current_thread().name)
+        check(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(base_files, "check_base_write", recording)
+    long = "formulas:\n" + "".join(f"  f{i}: price * {i}\n" for i in range(5_000))  # ~100,000 characters
+    await lib.ok("write_note", path="Long.base", content=long)
+    await lib.ok("write_note", path="Short.base", content=READING)
+    assert threads[0] != threading.main_thread().name and threads[1] == threading.main_thread().name, threads
