@@ -146,11 +146,23 @@ def _destination(src: str, is_folder: bool, new_path: str, rename: bool) -> str:
     if rename and "/" not in rel:
         parent = folder_of(src)
         rel = f"{parent}/{rel}" if parent else rel
-    if not is_folder and src.lower().endswith(".md"):
-        rel = with_md(rel)
+    if not is_folder:
+        rel = _with_extension(src, rel)
     if is_folder and (rel == src or rel.startswith(src + "/")):
         raise PathInvalid("a folder cannot move into itself", details={"path": src, "new_path": rel})
     return rel
+
+
+def _with_extension(src: str, rel: str) -> str:
+    """A note's new path ends in '.md' (`with_md`); any other file keeps its extension when the
+    new name has none, as Obsidian's rename keeps it: 'Library.base' renamed 'Shelf' is
+    'Shelf.base', still a base (not a file 'Shelf' query_base and Obsidian cannot open)."""
+    if src.lower().endswith(".md"):
+        return with_md(rel)
+    name, extension = src.rsplit("/", 1)[-1], ""
+    if "." in name.lstrip("."):
+        extension = name[name.rindex(".") :]
+    return rel + extension if extension and "." not in rel.rsplit("/", 1)[-1].lstrip(".") else rel
 
 
 async def _endpoints(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[str, str, bool]:
