@@ -223,10 +223,10 @@ def _pattern(text: str, at: int) -> regex.Pattern[str]:
     if m is None:
         raise QueryError("a regular expression is written /pattern/ (flags i, m, s after it)", at)
     flags = 0
-    for flag in m.group(2):
-        if flag not in "ims":
-            raise QueryError(f"unknown regular-expression flag {flag!r}", at)
-        flags |= {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL}[flag]
+    for flag in m.group(2):  # JavaScript's g, u, d change nothing a search here reads: accepted, as the plugin does
+        if flag not in "imsgud":
+            raise QueryError(f"regular-expression flag {flag!r} is not read here (i, m, s; g, u, d change nothing)", at)
+        flags |= {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL}.get(flag, 0)
     try:
         return compile_regex(m.group(1), flags)
     except regex.error as e:

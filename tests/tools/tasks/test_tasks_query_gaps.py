@@ -233,3 +233,14 @@ async def test_the_global_filter_is_no_tag_and_not_searched_in_descriptions(make
         assert [i["tags"] for i in out["items"]] == [["tag1"], ["tasks"], []]
         out = await vg.ok("tasks_filter", query="not done\nsort by description", today=TODAY)
         assert [i["description"] for i in out["items"]] == ["#task Do stuff #tag1", "#task only", "#tasks plural"]
+
+
+async def test_javascript_regex_flags_the_plugin_accepts(make_vault: Callable[..., Path]) -> None:
+    """The plugin hands `/pattern/flags` to JavaScript's RegExp, so `/plan/gi` (written by habit)
+    works there; tasks_filter refused `g` and `u` ('unknown regular-expression flag')."""
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        assert await described(vg, "description regex matches /PLAN/gi") == ["autumn plan", "spring plan"]
+        assert await described(vg, "description regex matches /^may/u") == ["may day"]
+        err = await vg.err("tasks_filter", "query_syntax_error", query="description regex matches /plan/y")
+        assert "'y' is not read here" in err["message"]
