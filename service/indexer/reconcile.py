@@ -169,6 +169,8 @@ async def reconcile_vault(
             await ix.db.run_write(end)
         try:
             now = ix._paths or paths  # with the files early writes added or removed
+            if early is not None and early.paths:  # written again since the scan: as the early write left it
+                removed = [p for p in removed if p not in early.paths]
             done = partial(finish, vault_id=ix.vault.id, removed=removed, paths=now, added=added, ix=ix)
             ix._counts.committed(await ix.db.run_write(done))
         except BaseException:
