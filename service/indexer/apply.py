@@ -156,7 +156,7 @@ async def _apply(
             ix._paths = ix._paths.changed(added=added, removed=gone)  # incremental: no rebuild per new note
         ix._issues.clear([*upserts, *removed], but_indexed=unchanged)
         ix._issues.record(issues)
-        if not items and not removed:
+        if not items and not removed and not added:  # a new .base or attachment (no note row): links resolve
             return []
         if ix._paths is None:
             # Built off the event loop: ~20 ms for 10k files.

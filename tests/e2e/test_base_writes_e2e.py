@@ -3,7 +3,8 @@ eras (dispatch-chain tests: tests/tools/notes/test_base_files.py): write_note ma
 file (never a `.base.md` note) that query_base reads back, a malformed one is bases_syntax_error
 with nothing written, a replace needs the etag read_attachment gives or a confirmation, append
 and read_note answer not_a_note, query_base takes an embed of one view
-(`![[Library.base#Old]]`), and rename_note / delete_note take a base."""
+(`![[Library.base#Old]]`), rename_note / delete_note take a base,
+and a note's embed of a base made after it resolves."""
 
 from __future__ import annotations
 
@@ -23,9 +24,14 @@ async def test_bases_written_with_the_note_tools_over_http(make_vault: Callable[
     async with e2e(make_vault(BASES_VAULT)) as (url, h):
         await h.indexed()
         async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            await ok(c, "write_note", path="Hub.md", content="![[To read.base]]\n")  # the embed first
             made = await ok(c, "write_note", path="Lists/To read.base", content=READING)
             assert made["path"] == "Lists/To read.base" and h.read("Lists/To read.base") == READING
             assert not (h.root / "Lists" / "To read.base.md").exists()
+            broken = await ok(c, "find_broken_links")  # the embed resolves to the base made after it
+            assert "To read.base" not in [i["target"] for i in broken["items"]], broken
+            [link] = (await ok(c, "get_outlinks", path="Hub"))["items"]
+            assert (link["path"], link["resolved"]) == ("Lists/To read.base", True)
             out = await ok(c, "query_base", path="To read")
             assert [r["values"]["file.name"]["value"] for r in out["rows"]] == ["Dune.md", "Foundation.md", "Emma.md"]
             before = h.snapshot()
