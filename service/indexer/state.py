@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Iterable
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Literal, Protocol
 
 from service.activity import Activity
 from service.graph.linkpath import PathSet
@@ -24,10 +25,13 @@ from service.indexer.writer_job import WriterJob
 from service.storage.db import Database
 from service.vault.paths import VaultPaths
 
-if TYPE_CHECKING:
-    from service.indexer.early import EarlyWrites  # which imports the engines that import this
-
 State = Literal["starting", "reconciling", "ready", "failed"]
+
+
+class Inbox(Protocol):
+    """What a reconcile asks of `early.EarlyWrites` (which imports the engines that import this)."""
+
+    def taking(self, on: bool) -> AbstractAsyncContextManager[Any]: ...
 
 
 class VaultView(Protocol):
@@ -70,7 +74,11 @@ class IndexerState(Protocol):
     _counts: Counts  # row counts, kept in step by the incremental writes (`status.py`)
     _unresolved: UnresolvedTargets  # unresolved link targets by name (`unresolved.py`)
     _read_whole: dict[str, tuple[str, int]]  # notes name_capped read within the cap: (etag, cap)
-    _early: EarlyWrites  # writes through vaultgate made while the index is built (`early.py`)
+
+    @property
+    def _early(self) -> Inbox:
+        """Writes through vaultgate made while the index is built (`early.py`)."""
+        ...
 
     def _write_batch(
         self,
