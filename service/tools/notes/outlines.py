@@ -101,12 +101,13 @@ class _Reading:
 
     def take(self, no: int, line: str, body_line: int) -> None:
         outliner = self.outliner
+        raw = line.rstrip("\r")  # a CRLF note's line, as `outline.outline` feeds it: `^id\r` is a block id
         if no >= body_line:
             seen = len(outliner.headings)
-            outliner.feed(no, line)
+            outliner.feed(no, raw)
             if len(outliner.headings) > seen:
                 self.filled_before[no] = self.filled
-        outliner.paragraph(no, line)
+        outliner.paragraph(no, raw)
         if line and line != "\r":  # a CRLF note's blank line is blank too (`sections.section_text`)
             self.filled = no
         self.lines, self.last = no + 1, line
