@@ -58,9 +58,12 @@ class WritePreview:
         data = args.model_dump(mode="json", exclude_none=True, exclude=set(PIPELINE_ARGS) | {"vault"})
         address = data.get("path")
         if spec.name in ADDRESSED and isinstance(address, str):  # `Launch plan` is Projects/Launch plan.md
-            try:
-                found = await self.context_for(call).find_note(address, "read", missing_ok=True)
-                data["path"] = found.vp.rel
+            ctx = self.context_for(call)
+            try:  # a .base as query_base finds it (its name alone too), a note as find_note does
+                if address.strip().strip("[]").lower().endswith(".base"):
+                    data["path"] = (await ctx.find_file(address, "read")).rel
+                else:
+                    data["path"] = (await ctx.find_note(address, "read", missing_ok=True)).vp.rel
             except VaultgateError:  # the path as written: its own problem is answered below
                 pass
 

@@ -284,3 +284,17 @@ async def test_a_long_base_is_checked_off_the_event_loop(lib: Harness, monkeypat
     await lib.ok("write_note", path="Long.base", content=long)
     await lib.ok("write_note", path="Short.base", content=READING)
     assert threads[0] != threading.main_thread().name and threads[1] == threading.main_thread().name, threads
+
+
+async def test_a_dry_run_vault_previews_the_base_the_call_writes(make_vault: Callable[..., Path]) -> None:
+    """A dry-run vault's preview of write_note 'Shelf.base' named 'Shelf.base' (find_note found
+    no note, the path as written) while the call writes Views/Shelf.base, as query_base finds it;
+    a malformed base is refused as the call refuses it."""
+    root = make_vault({"Views/Shelf.base": "views: []\n"})
+    async with started(root, vaults=[{"id": "main", "path": root, "write_mode": "dry-run"}]) as vg:
+        await vg.indexed()
+        before = vg.snapshot()
+        out = await vg.ok("write_note", path="Shelf.base", content=READING, mode="overwrite", expected_etag="x")
+        assert out["dry_run"] is True and out["effects"]["files_modified"] == ["Views/Shelf.base"], out
+        await vg.err("write_note", "bases_syntax_error", path="New.base", content="views: [\n")
+        assert vg.changed_since(before) == set()
