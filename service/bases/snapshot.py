@@ -241,8 +241,9 @@ class Snapshot:
 
     def resolve(self, target: str, source: str | None = None) -> str | None:
         """The path a link target points to (case-insensitive, '.md' optional), or None. A bare
-        name several notes share is, from the note `source`, the one in its folder (as Obsidian
-        and the link index resolve it), else the shortest path."""
+        name several notes share is the note of that path at the vault's top, else, from the note
+        `source`, the one in its folder, else the shortest path (as the link index,
+        `linkpath.PathSet.resolve`, and Dataview resolve it)."""
         t = target.strip()
         if t in self.by_path:
             return t
@@ -253,7 +254,7 @@ class Snapshot:
         if "/" in key:
             return by_stem.get(key)
         here = source.rpartition("/")[0].lower() if source else ""
-        return (by_stem.get(f"{here}/{key}") if here else None) or by_stem.get(key) or by_name.get(key)
+        return by_stem.get(key) or (by_stem.get(f"{here}/{key}") if here else None) or by_name.get(key)
 
     def _index_names(self) -> tuple[dict[str, str], dict[str, str]]:
         """Lower-case path stems and base names -> path (the shortest path wins), made when a
