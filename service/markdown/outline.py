@@ -18,6 +18,8 @@ from service.markdown.parse import _BLOCK_ID, _HEADING, Heading
 
 # A list item as `sections.find_block` tells one: the paragraph of a block id ends above it.
 LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
+# A thematic break ('* * *', '- - -'): no list item, though it starts like one (CommonMark).
+_RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 
 
 class Outliner:
@@ -112,7 +114,7 @@ class Outliner:
             self.para, self.run, self.last_run = no + 1, -1, -1  # not a block an id names
             self.list_at = self.last_list = -1
         else:
-            item = LIST_ITEM.match(raw) if lead in "-*+" or lead.isdigit() else None
+            item = LIST_ITEM.match(raw) if (lead in "-*+" or lead.isdigit()) and not _RULE.match(raw) else None
             if lead == "#":
                 self.para = no + 1
             elif item is not None:
