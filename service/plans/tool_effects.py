@@ -108,7 +108,8 @@ def tool_effect(
     elif tool == "copy_note" and isinstance(args.get("new_path"), str):
         new = str(args["new_path"]).strip()
         into = new.endswith("/") and bool(new.strip("/")) and isinstance(path, str)  # 'Copies/': into it
-        dst = f"{new}{_note(str(path)).rsplit('/', 1)[-1]}" if into else _note(new)
+        ext = ".base" if isinstance(path, str) and _note(path).lower().endswith(".base") else ".md"  # a base's copy
+        dst = f"{new}{_note(str(path)).rsplit('/', 1)[-1]}" if into else _note(new, ext)
         made = b.create(dst, step_id, "overwrite" if args.get("overwrite") else "error")
         if isinstance(path, str):
             b.touch(_note(path))

@@ -8,8 +8,8 @@ reader refuses and that one reads past (a key twice in one mapping), and a ```` 
 block pasted whole (Obsidian would read the fence as YAML): any problem is `bases_syntax_error`
 with its line and column, before a confirmation is asked and before anything is written. The
 file is then written as a note is (atomic, `expected_etag`, confirmation to replace a non-empty
-one without it), so a plan's journal and undo_last_plan cover it. delete_note trashes one;
-move_note / rename_note move it as any file (embeds `![[X.base]]` are rewritten;
+one without it), so a plan's journal and undo_last_plan cover it. delete_note trashes one,
+copy_note copies one (`base_copy`); move_note / rename_note move it as any file (embeds `![[X.base]]` are rewritten;
 filters naming the moved notes are left as written, as Obsidian does). Tools that edit
 part of a note (append, prepend, patch) and those that only make notes answer `not_a_note`
 (`context.BASE_HINT`): a base is replaced whole. An existing base is found as query_base finds it
@@ -76,6 +76,24 @@ async def note_or_base(ctx: ToolContext, address: str, op: Op, *, missing_ok: bo
     if names_base(address):
         return await base_file(ctx, address, op, missing_ok=missing_ok)
     return (await ctx.find_note(address, op, section="reject", missing_ok=missing_ok)).vp
+
+
+def base_copy(ctx: ToolContext, new_path: str) -> VaultPath:
+    """Where copy_note puts a copy of a base: the path as written, '.base' added to a name
+    without it (as a rename keeps the extension); another extension is a `validation_error`."""
+    text = link_target(new_path)
+    name = text.rsplit("/", 1)[-1]
+    if not names_base(text):
+        if "." in name.strip(".") and name.rsplit(".", 1)[-1].isalnum():
+            raise ValidationFailed(
+                f"{new_path!r}: a copy of a base is a .base file",
+                details={"field": "new_path", "path": new_path},
+                hint="Give new_path ending in '.base', or the name alone.",
+            )
+        text = f"{text}.base"
+    if not text.rsplit("/", 1)[-1][: -len(".base")].strip():
+        raise ValidationFailed(f"{new_path!r} names no base", details={"field": "new_path", "path": new_path})
+    return ctx.resolve(normalize(text), "write")
 
 
 def check_base(ctx: ToolContext, content: str) -> None:

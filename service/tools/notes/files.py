@@ -17,7 +17,7 @@ from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
-from service.tools.notes.base_files import note_or_base
+from service.tools.notes.base_files import base_copy, names_base, note_or_base
 from service.tools.notes.targets import overwrite_preview, previewed_absent, refuse_etag_of_missing, shown_etag
 from service.tools.notes.write import ETAG, WriteOut, write_out
 from service.tools.prechecks import delete_note_precheck
@@ -97,7 +97,7 @@ def _version(ctx: ToolContext, vp: VaultPath) -> str:
 
 
 class CopyNoteIn(ToolInput):
-    path: str = Field(description="Note to copy. " + NOTE_ADDRESS)
+    path: str = Field(description="Note (or .base file) to copy. " + NOTE_ADDRESS)
     new_path: str = Field(
         description="Where the copy goes ('.md' optional), taken as written; a folder ending in '/' ('Copies/'): "
         "into it, with the note's name."
@@ -113,9 +113,10 @@ class CopyNoteIn(ToolInput):
 
 
 async def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, VaultPath]:
-    src = (await ctx.find_note(args.path, "read", section="reject")).vp
+    src = await note_or_base(ctx, args.path, "read")  # a .base file too: its copy is one
     into = args.new_path.strip().endswith("/") and args.new_path.strip().strip("/")  # 'Copies/': into it, same name
-    dst = ctx.resolve_note(f"{args.new_path.strip()}{note_title(src.rel)}" if into else args.new_path, "write")
+    where = f"{args.new_path.strip()}{note_title(src.rel)}" if into else args.new_path
+    dst = base_copy(ctx, where) if names_base(src.rel) else ctx.resolve_note(where, "write")
     if src.rel == dst.rel:
         raise ValidationFailed("new_path is the same note", details={"field": "new_path"})
     return src, dst

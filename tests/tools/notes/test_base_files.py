@@ -298,3 +298,24 @@ async def test_a_dry_run_vault_previews_the_base_the_call_writes(make_vault: Cal
         assert out["dry_run"] is True and out["effects"]["files_modified"] == ["Views/Shelf.base"], out
         await vg.err("write_note", "bases_syntax_error", path="New.base", content="views: [\n")
         assert vg.changed_since(before) == set()
+
+
+@pytest.mark.covers("copy_note", "success")
+async def test_copy_note_copies_a_base(lib: Harness) -> None:
+    """copy_note answered not_a_note ('an attachment') for a base: the way to start a new base
+    from one that works was to read it and write it again."""
+    old = lib.read("Library.base")
+    step = {"id": "cp", "tool": "copy_note", "args": {"path": "Library.base", "new_path": "Films"}}
+    checked = await lib.ok("validate_plan", plan={"goal": "copy", "steps": [step]})
+    assert checked["effects"]["files_created"] == ["Films.base"], checked
+    out = await lib.ok("copy_note", path="Library.base", new_path="Films")  # the name alone: a base
+    assert out["path"] == "Films.base" and lib.read("Films.base") == old
+    assert (await lib.ok("query_base", path="Films"))["views"][0] == "All"
+    into = await lib.ok("copy_note", path="[[Library.base]]", new_path="Copies/")
+    assert into["path"] == "Copies/Library.base" and lib.read("Copies/Library.base") == old
+    before = lib.snapshot()
+    err = await lib.err("copy_note", "validation_error", path="Library.base", new_path="Films.md")
+    assert err["details"]["field"] == "new_path"
+    await lib.err("copy_note", "already_exists", path="Library.base", new_path="Films.base")
+    await lib.err("copy_note", "elicit_required", path="Library.base", new_path="Films.base", overwrite=True)
+    assert lib.changed_since(before) == set()
