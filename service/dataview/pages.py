@@ -174,8 +174,9 @@ class PageSet:
         self, target: str, readable: Callable[[str], bool] | None = None, source: str | None = None
     ) -> str | None:
         """The note `target` names; with `readable`, among the notes it allows only (a caller's view).
-        A bare name several notes share is, from the note `source`, the one in its folder (as
-        Obsidian and the link index resolve it), else the shallowest."""
+        A bare name several notes share is the note of that path at the vault's top (any letter
+        case), else, from the note `source`, the one in its folder, else the shallowest (as the
+        link index, `linkpath.PathSet.resolve`, and Bases resolve it)."""
         target = target.strip()
         if not target:
             return None
@@ -187,6 +188,12 @@ class PageSet:
             found = [p for p in found if readable(p)]
         if len(found) == 1 and "/" not in target:
             return found[0]
+        if len(found) > 1 and "/" not in target:
+            key = target.lower()
+            key = key if key.endswith(".md") else key + ".md"
+            top = sorted(p for p in found if p.lower() == key)  # the name as a path, any letter case
+            if top:
+                return top[0]
         if len(found) > 1 and "/" not in target and source:
             here = source.rpartition("/")[0]
             mine = next((p for p in found if p.rpartition("/")[0] == here), None)

@@ -38,3 +38,19 @@ async def test_a_shared_name_at_the_top_resolves_alike_in_bases_dataview_and_the
         top = (await vg.ok("query_base", path="Books.base", this="Kevin Kelly.md"))["rows"]
         assert [r["path"] for r in top] == ["References/Out of Control.md"]
         assert (await vg.ok("query_base", path="Books.base", this="References/Kevin Kelly"))["rows"] == []
+
+
+async def test_a_top_note_of_the_name_in_another_letter_case_is_taken_alike(make_vault: Callable[..., Path]) -> None:
+    """`kevin kelly.md` at the top: the link index and Bases find it by the name in any letter
+    case; Dataview looked for the exact path as written only, then took References/'s note
+    (search_dql's author pointed elsewhere than get_outlinks)."""
+    files = {**VAULT, "kevin kelly.md": VAULT["Kevin Kelly.md"]}
+    del files["Kevin Kelly.md"]
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        [link] = (await vg.ok("get_outlinks", path="References/Out of Control"))["items"]
+        assert link["path"] == "kevin kelly.md"
+        table = await vg.ok("search_dql", query='TABLE author FROM "References" WHERE author')
+        assert [v["path"] for v in table["rows"][0]["cells"][0]["value"]] == ["kevin kelly.md"]
+        top = (await vg.ok("query_base", path="Books.base", this="kevin kelly.md"))["rows"]
+        assert [r["path"] for r in top] == ["References/Out of Control.md"]
