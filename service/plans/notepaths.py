@@ -7,11 +7,22 @@ from __future__ import annotations
 import unicodedata
 
 
-def note_path(path: str, extension: str = ".md") -> str:
+def _written(path: str) -> str:
     text = unicodedata.normalize("NFC", path.strip())
-    if text.startswith("[[") and text.endswith("]]"):
-        text = text[2:-2]
+    return text[2:-2] if text.startswith("[[") and text.endswith("]]") else text
+
+
+def note_path(path: str, extension: str = ".md") -> str:
+    text = _written(path)
     return text if "." in text.rsplit("/", 1)[-1] else f"{text}{extension}"
+
+
+def new_note(path: str) -> str:
+    """The note a note tool writes at `path` when no note there is found by it: '.md' added unless
+    the name ends in it, as the tools add it (`vault.paths.with_md`: 'Plan v1.2' is
+    'Plan v1.2.md', not a file 'Plan v1.2'); a '.base' path is that base."""
+    text = _written(path)
+    return text if text.lower().endswith((".md", ".base")) else f"{text}.md"
 
 
 def note_file(target: str) -> str:

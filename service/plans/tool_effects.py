@@ -23,7 +23,7 @@ from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, period_config
 from service.errors import VaultgateError
 from service.plans.memory_effects import MemoryNotes, memory_effect
-from service.plans.notepaths import canvas_file
+from service.plans.notepaths import canvas_file, new_note
 from service.plans.notepaths import note_path as _note
 from service.plans.summary import PlanEffects, Risk
 from service.vault.settings_files import read_json
@@ -96,11 +96,11 @@ def tool_effect(
         b.touches_unknown()
     path = args.get("path")
     if tool == "create_note" and isinstance(path, str):
-        b.create(_note(path), step_id, str(args.get("if_exists", "error")))
+        b.create(new_note(path), step_id, str(args.get("if_exists", "error")))
     elif tool in EDITS and isinstance(path, str) and not (tool == "append_note" and args.get("create_if_missing")):
-        b.edit(_note(path), step_id)
+        b.edit(new_note(path), step_id)
     elif tool in CREATE_OR_MODIFY and isinstance(path, str) or tool in MODIFY and isinstance(path, str):
-        b.write(_note(path))
+        b.write(new_note(path))
     elif tool == "delete_note" and isinstance(path, str):
         b.delete(_note(path), trash=not args.get("permanent"))
         for ws in b.recent_files_of(_note(path)):  # Obsidian's recent files forget it
@@ -109,7 +109,13 @@ def tool_effect(
         new = str(args["new_path"]).strip()
         into = new.endswith("/") and bool(new.strip("/")) and isinstance(path, str)  # 'Copies/': into it
         ext = ".base" if isinstance(path, str) and _note(path).lower().endswith(".base") else ".md"  # a base's copy
-        dst = f"{new}{_note(str(path)).rsplit('/', 1)[-1]}" if into else _note(new, ext)
+        dst = (
+            f"{new}{_note(str(path)).rsplit('/', 1)[-1]}"
+            if into
+            else _note(new, ext)
+            if ext == ".base"
+            else new_note(new)
+        )
         made = b.create(dst, step_id, "overwrite" if args.get("overwrite") else "error")
         if isinstance(path, str):
             b.touch(_note(path))
@@ -120,7 +126,7 @@ def tool_effect(
     elif tool == "create_folder" and isinstance(path, str):
         b.new_folder(path.strip("/"))
     elif tool == "bulk_create_notes" and isinstance(args.get("notes"), list):
-        rels = [_note(n["path"]) for n in args["notes"] if isinstance(n, dict) and isinstance(n.get("path"), str)]
+        rels = [new_note(n["path"]) for n in args["notes"] if isinstance(n, dict) and isinstance(n.get("path"), str)]
         taken = [] if args.get("overwrite") else [rel for rel in rels if b.exists(rel)]
         if taken:  # the call refuses them all at the first note already there: writes none
             b.refused.append((step_id, taken[0]))
