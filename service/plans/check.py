@@ -31,12 +31,11 @@ from service.plans.dry_runs import preview_move, preview_rewrite
 from service.plans.effects import EffectsBuilder, MemoryNotes
 from service.plans.model import Plan, Step
 from service.plans.params import Problem, bind_params
-from service.plans.planned_links import Rewritten
+from service.plans.planned_links import Rewriter
 from service.plans.refs import RefError, Scope, Unresolved, known_parts, not_a_list, resolve
 from service.plans.refusals import StaticCheck, refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
-from service.plans.texts import PlannedText
 from service.plans.tool_effects import CREATE_OR_MODIFY, MOVES, PERIODIC, REWRITES, WHOLE_NOTE
 from service.vault.paths import renamed
 
@@ -65,8 +64,9 @@ class ToolInfo(Protocol):
     def static_check(self) -> StaticCheck | None: ...  # `service.plans.refusals`
 
 
-class Host(Protocol):
-    """The server as the plan's caller sees it (implemented by the tool layer)."""
+class Host(Rewriter, Protocol):
+    """The server as the plan's caller sees it (implemented by the tool layer); what the rewrites
+    over the plan's vault need of it (`is_file`, `move_rewrites`, `link_rewrites`) is `Rewriter`'s."""
 
     def tool(self, name: str) -> ToolInfo | None:
         """The tool if it exists and the caller may see it."""
@@ -86,9 +86,6 @@ class Host(Protocol):
     def exists(self, rel: str) -> bool: ...
 
     def is_folder(self, rel: str) -> bool: ...
-
-    def is_file(self, rel: str) -> bool:
-        """Whether a file is at `rel` now, whoever may read it (an edit of a note not there fails)."""
 
     @property
     def root(self) -> Path:
@@ -123,22 +120,6 @@ class Host(Protocol):
 
     async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """Run a call that changes nothing through the dispatch chain: (result, error code)."""
-
-    async def move_rewrites(
-        self,
-        moves: dict[str, str],
-        folder: tuple[str, str] | None,
-        made: list[str],
-        gone: set[str],
-        texts: dict[str, PlannedText],
-    ) -> tuple[Rewritten | None, str | None]:
-        """A move's link rewrites once earlier steps made `made`, removed `gone` and wrote the notes
-        of `texts` (`service.plans.planned_links`)."""
-
-    async def link_rewrites(
-        self, old: str, new: str, made: list[str], gone: set[str]
-    ) -> tuple[Rewritten | None, str | None]:
-        """A rewrite_links' edits once earlier steps made `made` and removed `gone`, likewise."""
 
 
 @dataclass

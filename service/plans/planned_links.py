@@ -37,9 +37,10 @@ class Rewritten:
 
 
 class Rewriter(Protocol):
-    """What of the server the rewrites over the plan's vault need (the checker's `Host` has it)."""
+    """What of the server the rewrites over the plan's vault need (the checker's `Host` is one)."""
 
-    def is_file(self, rel: str) -> bool: ...
+    def is_file(self, rel: str) -> bool:
+        """Whether a file is at `rel` now, whoever may read it (an edit of a note not there fails)."""
 
     async def move_rewrites(
         self,
