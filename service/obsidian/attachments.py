@@ -49,6 +49,21 @@ def kind_of(path: str) -> str:
     return "other"
 
 
+def with_extension_of(src: str, rel: str) -> str:
+    """`rel`, the new path of the file `src` (not a note) renamed, moved or copied, with `src`'s
+    extension when the new name has none of its own, as Obsidian's rename keeps it: 'Library.base'
+    renamed 'Shelf' or 'Shelf v1.2' is 'Shelf.base' / 'Shelf v1.2.base', still a base. A new name
+    has an extension of its own when it ends in `src`'s, in '.md' or in another format Obsidian
+    opens ('other.jpg' stays); for a file of no such format, any extension given is its own."""
+    name, new_name = src.rsplit("/", 1)[-1], rel.rsplit("/", 1)[-1]
+    if "." not in name.lstrip("."):
+        return rel
+    extension, own = name[name.rindex(".") :], ext_of(new_name)
+    if own and (own in (extension.lower(), ".md") or kind_of(new_name) != "other" or kind_of(name) == "other"):
+        return rel
+    return rel + extension
+
+
 def mime_of(path: str) -> str:
     ext = ext_of(path)
     for table in (IMAGE, VIDEO, AUDIO, TEXT):

@@ -22,6 +22,7 @@ from service.dates import iso_day
 from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, period_config
 from service.errors import VaultgateError
+from service.obsidian.attachments import with_extension_of
 from service.plans.memory_effects import MemoryNotes, memory_effect
 from service.plans.notepaths import canvas_file, new_note
 from service.plans.notepaths import note_path as _note
@@ -112,7 +113,7 @@ def tool_effect(
         dst = (
             f"{new}{_note(str(path)).rsplit('/', 1)[-1]}"
             if into
-            else _note(new, ext)
+            else with_extension_of(_note(str(path)), _note(new, ""))  # as base_copy names it
             if ext == ".base"
             else new_note(new)
         )

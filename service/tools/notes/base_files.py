@@ -26,6 +26,7 @@ import yaml
 from service.bases import model
 from service.errors import BasesSyntaxError, NoteNotFound, ValidationFailed
 from service.markdown.fences import unfence
+from service.obsidian.attachments import with_extension_of
 from service.tools.context import BASE_HINT, ToolContext, link_target
 from service.types import Op
 from service.vault import offloop
@@ -80,17 +81,15 @@ async def note_or_base(ctx: ToolContext, address: str, op: Op, *, missing_ok: bo
 
 def base_copy(ctx: ToolContext, new_path: str) -> VaultPath:
     """Where copy_note puts a copy of a base: the path as written, '.base' added to a name
-    without it (as a rename keeps the extension); another extension is a `validation_error`."""
-    text = link_target(new_path)
-    name = text.rsplit("/", 1)[-1]
+    without an extension of its own (as a rename keeps it: `attachments.with_extension_of`,
+    'Films v1.2' is 'Films v1.2.base'); another extension is a `validation_error`."""
+    text = with_extension_of("copy.base", link_target(new_path))
     if not names_base(text):
-        if "." in name.strip(".") and name.rsplit(".", 1)[-1].isalnum():
-            raise ValidationFailed(
-                f"{new_path!r}: a copy of a base is a .base file",
-                details={"field": "new_path", "path": new_path},
-                hint="Give new_path ending in '.base', or the name alone.",
-            )
-        text = f"{text}.base"
+        raise ValidationFailed(
+            f"{new_path!r}: a copy of a base is a .base file",
+            details={"field": "new_path", "path": new_path},
+            hint="Give new_path ending in '.base', or the name alone.",
+        )
     if not text.rsplit("/", 1)[-1][: -len(".base")].strip():
         raise ValidationFailed(f"{new_path!r} names no base", details={"field": "new_path", "path": new_path})
     return ctx.resolve(normalize(text), "write")

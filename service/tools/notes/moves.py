@@ -36,6 +36,7 @@ from service.graph.rewrite import link_names, rewrite_note
 from service.indexer import caps
 from service.markdown.parse import note_title
 from service.obs.sessions import caller_hash
+from service.obsidian.attachments import with_extension_of
 from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.security.acl import hidden_denial
@@ -155,14 +156,9 @@ def _destination(src: str, is_folder: bool, new_path: str, rename: bool) -> str:
 
 def _with_extension(src: str, rel: str) -> str:
     """A note's new path ends in '.md' (`with_md`); any other file keeps its extension when the
-    new name has none, as Obsidian's rename keeps it: 'Library.base' renamed 'Shelf' is
-    'Shelf.base', still a base (not a file 'Shelf' query_base and Obsidian cannot open)."""
-    if src.lower().endswith(".md"):
-        return with_md(rel)
-    name, extension = src.rsplit("/", 1)[-1], ""
-    if "." in name.lstrip("."):
-        extension = name[name.rindex(".") :]
-    return rel + extension if extension and "." not in rel.rsplit("/", 1)[-1].lstrip(".") else rel
+    new name has none of its own (`attachments.with_extension_of`: 'Library.base' renamed 'Shelf'
+    is 'Shelf.base', still a base, not a file 'Shelf' query_base and Obsidian cannot open)."""
+    return with_md(rel) if src.lower().endswith(".md") else with_extension_of(src, rel)
 
 
 async def _endpoints(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[str, str, bool]:

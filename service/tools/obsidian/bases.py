@@ -27,6 +27,7 @@ from service.errors import AclDenied, AmbiguousNote, NotANote, NoteNotFound, Pat
 from service.indexer.runner import indexer_of
 from service.markdown.fences import unfence
 from service.markdown.parse import note_title
+from service.obsidian.attachments import with_extension_of
 from service.storage.db import Database
 from service.tools.context import ToolContext, link_target
 from service.tools.models import JsonValue, NoteRef, Paging, ToolInput, ToolOutput, decode_cursor, page_of
@@ -150,11 +151,11 @@ async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[
     try:
         found = await ctx.find_note(args.path, "read", section="reject")
     except (NoteNotFound, NotANote):  # no note of that name: a folder 'Books' beside Books.base too
-        name = link_target(args.path).strip()
-        if not name or "." in name.rsplit("/", 1)[-1]:
+        name = with_extension_of("x.base", link_target(args.path).strip())  # 'Films v1.2' too, as a copy names it
+        if not name.lower().endswith(".base") or not name[: -len(".base")].strip():
             raise
         try:  # a bare name of a .base file ('Drinks' for Views/Drinks.base), when no note has it
-            return await _source(ctx, args.model_copy(update={"path": f"{name}.base"}), snap)
+            return await _source(ctx, args.model_copy(update={"path": name}), snap)
         except (NoteNotFound, PathInvalid, AclDenied):
             pass  # the note's own answer: nothing is told of a .base file the caller may not read
         raise

@@ -57,3 +57,32 @@ async def test_a_moved_file_keeps_its_extension_unless_the_new_name_has_one(tmp_
         assert (tmp_path / "img/other.jpg").is_file()
         await vg.ok("rename_note", path="N", new_path="N v1.2")  # a note: '.md' as before
         assert (tmp_path / "N v1.2.md").is_file()
+
+
+@pytest.mark.covers("copy_note", "success")
+async def test_a_dotted_new_name_is_no_extension_of_its_own(tmp_path: Path) -> None:
+    """'Films v1.2' for a base: copy_note answered validation_error ('2' taken for an extension)
+    while validate_plan said the step creates 'Films v1.2'; rename_note made a file 'Shelf v1.2',
+    no base. A dotted name's last part is an extension only when it is one Obsidian opens (or the
+    file's own): the base keeps '.base', in the plan's effects, the dry run and the run alike."""
+    write_files(tmp_path, {"Library.base": BASE, "img/photo.png": "png", "data.bin": "x", "A.md": "a\n"})
+    async with started(tmp_path) as vg:
+        await vg.indexed()
+        step = {"id": "c", "tool": "copy_note", "args": {"path": "Library.base", "new_path": "Films v1.2"}}
+        effects = (await vg.ok("validate_plan", plan={"goal": "g", "steps": [step]}))["effects"]
+        assert effects["files_created"] == ["Films v1.2.base"], effects
+        out = await vg.ok("copy_note", path="Library.base", new_path="Films v1.2")
+        assert out["path"] == "Films v1.2.base" and (tmp_path / "Films v1.2.base").read_text(encoding="utf-8") == BASE
+        assert (await vg.ok("query_base", path="Films v1.2"))["views"][0] == "All"
+        await vg.err("copy_note", "validation_error", path="Library.base", new_path="Films.png")  # not a base
+        step = {"id": "r", "tool": "rename_note", "args": {"path": "Library.base", "new_path": "Shelf v1.2"}}
+        effects = (await vg.ok("validate_plan", plan={"goal": "g", "steps": [step]}))["effects"]
+        assert [(m["from"], m["to"]) for m in effects["files_moved"]] == [("Library.base", "Shelf v1.2.base")]
+        preview = await vg.ok("rename_note", path="Library.base", new_path="Shelf v1.2", dry_run=True)
+        assert preview["moved"] == [{"old_path": "Library.base", "new_path": "Shelf v1.2.base"}]
+        await vg.ok("rename_note", path="Library.base", new_path="Shelf v1.2")
+        assert (tmp_path / "Shelf v1.2.base").is_file() and not (tmp_path / "Shelf v1.2").exists()
+        await vg.ok("rename_note", path="img/photo.png", new_path="photo 2026.12.02")
+        assert (tmp_path / "img/photo 2026.12.02.png").is_file()
+        await vg.ok("rename_note", path="data.bin", new_path="data.v2")  # no format Obsidian opens: as written
+        assert (tmp_path / "data.v2").is_file()
