@@ -5,6 +5,7 @@ create_note if_exists="unique" under a folder that twins one there (F7)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -150,14 +151,17 @@ async def test_unique_under_a_folder_twin_answers_at_once(
 ) -> None:
     root = make_vault({"Notes/a.md": "x", "B/Twin.md": "t"})
     listed: list[str] = []
-    real = casing.os.listdir
 
-    def counting(folder: str) -> list[str]:
-        listed.append(folder)
-        return real(folder)
+    class CountingOs:  # casing's own listings only: `casing.os` is the os module the whole server uses
+        def __getattr__(self, name: str) -> Any:
+            return getattr(os, name)
+
+        def listdir(self, folder: str) -> list[str]:
+            listed.append(folder)
+            return os.listdir(folder)
 
     async with started(root) as vg:
-        monkeypatch.setattr(casing.os, "listdir", counting)
+        monkeypatch.setattr(casing, "os", CountingOs())
         err = await vg.err("create_note", "already_exists", path="notes/x", content="x", if_exists="unique")
         assert err["details"] == {"path": "Notes", "new_path": "notes/x.md"}, err
         assert "letter case" in err["message"] and err["hint"], err
