@@ -121,3 +121,27 @@ def _matched(gone: list[str], added: list[str]) -> Iterator[tuple[int, int]]:
         if tag in ("equal", "replace"):
             olds, news = (range(j1, j2), range(i1, i2)) if swap else (range(i1, i2), range(j1, j2))
             yield from zip(news, olds, strict=False)
+
+
+def line_span(text: str, first: int, last: int) -> tuple[int, int]:
+    """Offsets of lines first..last (1-based) of `text`, without splitting it into lines."""
+    start = 0
+    for _ in range(first - 1):
+        start = text.index("\n", start) + 1
+    end = start
+    for _ in range(last - first + 1):
+        end = text.find("\n", end) + 1
+        if end == 0:
+            return start, len(text)
+    return start, end - 1
+
+
+def as_written(content: str, note: str, view: str, line: int) -> str:
+    """`content`, cut from `view` (the note with lone CRs as LF, as long) from its line `line`
+    (1-based), as the note has it: each line with its own end, as a part read by its lines
+    (`part_reads`) answers it; a line end added past the note's end is the note's."""
+    if view is note or not content:
+        return content
+    at = line_span(view, line, line)[0] if line > 1 else 0
+    kept = note[at : at + len(content)]
+    return kept + from_lf(content[len(kept) :], ending(note))

@@ -396,8 +396,8 @@ def _named(target: str) -> None:
 
 
 BASE_HINT = (
-    "A base is replaced whole: create_note, or write_note with mode 'overwrite' (expected_etag from "
-    "read_attachment, which returns its YAML), with the Bases YAML as content; query_base evaluates it; "
+    "A base is replaced whole: read_note reads its YAML and etag, write_note with mode 'overwrite' and that "
+    "expected_etag (or create_note) writes the Bases YAML as content; query_base evaluates it; "
     "delete_note, move_note and copy_note take it."
 )
 

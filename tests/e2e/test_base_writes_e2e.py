@@ -1,8 +1,8 @@
 """Obsidian Bases written through the note tools, end to end over HTTP with the SDK client in both
 eras (dispatch-chain tests: tests/tools/notes/test_base_files.py): write_note makes a `.base`
 file (never a `.base.md` note) that query_base reads back, a malformed one is bases_syntax_error
-with nothing written, a replace needs the etag read_attachment gives or a confirmation, append
-and read_note answer not_a_note, query_base takes an embed of one view
+with nothing written, a replace needs the etag read_note (or read_attachment) gives or a
+confirmation, read_note reads the YAML back, append answers not_a_note, query_base takes an embed of one view
 (`![[Library.base#Old]]`), rename_note / delete_note take a base,
 and a note's embed of a base made after it resolves."""
 
@@ -47,7 +47,14 @@ async def test_bases_written_with_the_note_tools_over_http(make_vault: Callable[
             assert h.read("Lists/To read.base") == "views: []\n"
             wrong = await error(c, "append_note", path="New.base", content="x", create_if_missing=True)
             assert wrong["code"] == "not_a_note" and wrong["details"]["kind"] == "base"
-            assert (await error(c, "read_note", path="Library.base"))["code"] == "not_a_note"
+            back = await ok(c, "read_note", path="To read.base")  # the YAML written, with the etag write_note takes
+            assert (back["path"], back["content"]) == ("Lists/To read.base", "views: []\n")
+            await ok(
+                c, "write_note", path="To read.base", content=READING, mode="overwrite", expected_etag=back["etag"]
+            )
+            assert h.read("Lists/To read.base") == READING
+            view = await error(c, "read_note", path="![[Library.base#Old]]")
+            assert view["code"] == "validation_error" and "query_base" in view["hint"]
             old = await ok(c, "query_base", path="![[Library.base#Old]]")  # an embed of one view
             assert old["view"] == "Old" and old["total"] == 1
             shelf = await ok(c, "rename_note", path="Library.base", new_path="Shelf.base")

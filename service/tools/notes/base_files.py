@@ -10,7 +10,8 @@ with its line and column, before a confirmation is asked and before anything is 
 file is then written as a note is (atomic, `expected_etag`, confirmation to replace a non-empty
 one without it), so a plan's journal and undo_last_plan cover it. delete_note trashes one,
 copy_note copies one (`base_copy`); move_note / rename_note move it as any file (embeds `![[X.base]]` are rewritten;
-filters naming the moved notes are left as written, as Obsidian does). Tools that edit
+filters naming the moved notes are left as written, as Obsidian does); read_note and read_notes read
+its YAML and etag (`base_reads`). Tools that edit
 part of a note (append, prepend, patch) and those that only make notes answer `not_a_note`
 (`context.BASE_HINT`): a base is replaced whole. An existing base is found as query_base finds it
 (`ToolContext.find_file`: its path, or its name alone); a new one is the path as written.
@@ -126,7 +127,7 @@ def check_base_write(ctx: ToolContext, address: str, content: str, *, mode: str,
         raise ValidationFailed(
             "a .base file is written whole: mode 'append' would leave YAML Obsidian may not read",
             details={"field": "mode", "path": address},
-            hint="Read it (read_attachment), then write_note with mode 'overwrite' and its expected_etag.",
+            hint="Read it (read_note), then write_note with mode 'overwrite' and its expected_etag.",
         )
     if frontmatter:
         raise ValidationFailed(

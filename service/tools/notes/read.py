@@ -27,7 +27,7 @@ from service.markdown import line_ends, sections
 from service.markdown.parse import ParsedNote, note_title, parse_note
 from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.notes import part_reads
+from service.tools.notes import base_reads, part_reads
 from service.tools.notes.note_facts import note_facts
 from service.tools.notes.part_reads import too_long as _too_long
 from service.tools.spec import ToolSpec
@@ -103,18 +103,7 @@ def _section(note: str, address: Address) -> tuple[str, int, int]:
     """(content, first, last line) of an address's section: '#^block' or a heading path '#A#B'."""
     text = line_ends.lf(note)
     content, first, last = _section_of(text, address)
-    return _as_written(content, note, text, first), first, last
-
-
-def _as_written(content: str, note: str, view: str, line: int) -> str:
-    """`content`, cut from `view` (the note with lone CRs as LF, as long) from its line `line`
-    (1-based), as the note has it: each line with its own end, as a part read by its lines
-    (`part_reads`) answers it; a line end added past the note's end is the note's."""
-    if view is note or not content:
-        return content
-    at = _line_span(view, line, line)[0] if line > 1 else 0
-    kept = note[at : at + len(content)]
-    return kept + line_ends.from_lf(content[len(kept) :], line_ends.ending(note))
+    return line_ends.as_written(content, note, text, first), first, last
 
 
 def _section_of(text: str, address: Address) -> tuple[str, int, int]:
@@ -128,6 +117,9 @@ def _section_of(text: str, address: Address) -> tuple[str, int, int]:
 
 
 async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
+    if (base := base_reads.named_base(args.path)) is not None:  # an Obsidian base: its YAML
+        lines = (args.start_line, args.end_line)
+        return ReadNoteOut(**await base_reads.read_base(ctx, *base, lines=lines, heading=args.heading, part=args.part))
     found = await ctx.find_note(args.path, "read", section="keep")
     selected = args.heading is not None or args.start_line or args.end_line or args.part != "all"
     if found.subpath is not None and selected:
@@ -206,19 +198,6 @@ async def _long_part(ctx: ToolContext, found: FoundNote, args: ReadNoteIn, limit
     )
 
 
-def _line_span(text: str, first: int, last: int) -> tuple[int, int]:
-    """Offsets of lines first..last (1-based) of `text`, without splitting it into lines."""
-    start = 0
-    for _ in range(first - 1):
-        start = text.index("\n", start) + 1
-    end = start
-    for _ in range(last - first + 1):
-        end = text.find("\n", end) + 1
-        if end == 0:
-            return start, len(text)
-    return start, end - 1
-
-
 def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tuple[str, int, int, int]:
     """(content, first line, last line, the note's lines) of what `args` selects (in a worker
     thread for a long note: `service.vault.offloop`); `overflow` when the content alone, sent
@@ -241,7 +220,7 @@ def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tupl
                 f"start_line {first} is past the end of the note ({total} lines)",
                 details={"field": "start_line", "total_lines": total},
             )
-        start, end = _line_span(text, first, last)
+        start, end = line_ends.line_span(text, first, last)
         if 2 * (end - start) > limit:
             raise _too_long(2 * (end - start), limit)  # before the slice: a 50 MB line is not copied
         content = text[start:end] + "\n"
@@ -257,7 +236,7 @@ def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tupl
         content = note
     if 2 * len(content) > limit:
         raise _too_long(2 * len(content), limit)
-    return _as_written(content, note, text, first), first, last, total
+    return line_ends.as_written(content, note, text, first), first, last, total
 
 
 async def _tell_invalid_frontmatter(ctx: ToolContext, rel: str, error: str) -> None:
@@ -295,6 +274,29 @@ class ReadNotesOut(ToolOutput):
     next_cursor: str | None = Field(description="Pass back with the same paths to read the rest.")
 
 
+async def _one_of_many(ctx: ToolContext, raw: str, limit: int) -> tuple[str, str, str, str]:
+    """read_notes' read of one address: (path, content, etag, encoding)."""
+    if (base := base_reads.named_base(raw)) is not None:  # an Obsidian base: its YAML, as read_note reads it
+        got = await base_reads.read_base(ctx, *base)
+        return got["path"], got["content"], got["etag"], got["encoding"] or UTF8
+    found = await ctx.find_note(raw, "read", section="keep")
+    vp = found.vp
+    if (whole := ctx.vault.files.stat(vp).size) > limit and found.subpath is None:
+        raise _too_long(whole, limit)  # not read: alone it is more than any answer may hold
+    if whole > limit:  # its section, read by its lines (`part_reads`)
+        cap = ctx.services.settings.limits.max_indexed_note_chars
+        read = partial(part_reads.read_part, wanted=_wanted(found, None), limit=limit, cap=cap)
+        part = await offloop.sized(whole, ctx.vault.files.scan, vp, read)
+        content, etag, encoding = part.content, part.etag, UTF8
+    else:
+        note = ctx.vault.files.read(vp)
+        content = note.content if found.subpath is None else _section(note.content, found.address)[0]
+        etag, encoding = note.etag, note.encoding
+    if 2 * len(content) > limit:
+        raise _too_long(2 * len(content), limit)
+    return vp.rel, content, etag, encoding
+
+
 async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
     start = decode_cursor(args.cursor, n=len(args.paths))
     limit = ctx.services.settings.governor.max_response_bytes
@@ -305,21 +307,7 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
     for index in range(start, len(args.paths)):
         raw = args.paths[index]
         try:
-            found = await ctx.find_note(raw, "read", section="keep")
-            vp = found.vp
-            if (whole := ctx.vault.files.stat(vp).size) > limit and found.subpath is None:
-                raise _too_long(whole, limit)  # not read: alone it is more than any answer may hold
-            if whole > limit:  # its section, read by its lines (`part_reads`)
-                cap = ctx.services.settings.limits.max_indexed_note_chars
-                read = partial(part_reads.read_part, wanted=_wanted(found, None), limit=limit, cap=cap)
-                part = await offloop.sized(whole, ctx.vault.files.scan, vp, read)
-                content, etag, encoding = part.content, part.etag, UTF8
-            else:
-                note = ctx.vault.files.read(vp)
-                content = note.content if found.subpath is None else _section(note.content, found.address)[0]
-                etag, encoding = note.etag, note.encoding
-            if 2 * len(content) > limit:
-                raise _too_long(2 * len(content), limit)
+            rel, content, etag, encoding = await _one_of_many(ctx, raw, limit)
         except (NoteNotFound, PathInvalid, AclDenied, AmbiguousNote, NotANote, ValidationFailed, Overflow) as exc:
             error: dict[str, Any] = {"code": exc.code, "message": exc.message}
             if isinstance(exc, AmbiguousNote | NoteNotFound | Overflow) and exc.details:
@@ -332,9 +320,9 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
         used += size
         items.append(
             ReadNotesItem(
-                path=vp.rel,
-                title=note_title(vp.rel),
-                obsidian_url=ctx.vault.url(vp.rel),
+                path=rel,
+                title=note_title(rel),
+                obsidian_url=ctx.vault.url(rel),
                 etag=etag,
                 content=content,
                 encoding=None if encoding == UTF8 else encoding,
@@ -416,7 +404,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Read a note",
         description="Read a note (whole, one heading section by heading path, a line range, frontmatter or "
         "body) with its etag, properties, tags and links. The path may be written as a wikilink: "
-        "'Launch plan', '[[Plan#Goals]]', an alias. For several notes use read_notes; for facts "
+        "'Launch plan', '[[Plan#Goals]]', an alias. A '.base' path reads an Obsidian base's YAML (whole or a "
+        "line range) with the etag write_note's expected_etag takes. For several notes use read_notes; for facts "
         "without the text, note_info.",
         input_model=ReadNoteIn,
         output_model=ReadNoteOut,
@@ -429,7 +418,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Read several notes",
         description="Read several notes in one call; what does not fit the response budget comes with "
         "next_cursor. Missing or denied paths, and a note too long for any answer, get a per-note error instead of "
-        "failing the call. For one note use read_note.",
+        "failing the call. A '.base' path reads the base's YAML, as read_note does. For one note use read_note.",
         input_model=ReadNotesIn,
         output_model=ReadNotesOut,
         handler=read_notes,

@@ -135,7 +135,6 @@ async def test_replacing_a_base_needs_its_etag_or_a_confirmation(lib: Harness) -
 async def test_note_only_tools_answer_not_a_note_for_a_base(lib: Harness) -> None:
     before = lib.snapshot()
     calls: list[tuple[str, dict[str, object]]] = [
-        ("read_note", {"path": "Library.base"}),
         ("append_note", {"path": "Library.base", "content": "x"}),
         ("append_note", {"path": "New.base", "content": "x", "create_if_missing": True}),
         ("prepend_note", {"path": "Library.base", "content": "x"}),
@@ -146,6 +145,47 @@ async def test_note_only_tools_answer_not_a_note_for_a_base(lib: Harness) -> Non
     for tool, args in calls:
         err = await lib.err(tool, "not_a_note", **args)
         assert err["details"]["kind"] == "base" and "write_note" in err["hint"], (tool, err)
+        assert "read_note" in err["hint"], (tool, err)  # where its text and etag come from
+    assert lib.changed_since(before) == set()
+
+
+async def test_read_note_reads_a_base_back_with_the_etag_write_note_takes(lib: Harness) -> None:
+    """read_note of a base answered not_a_note while write_note / create_note write one: the YAML
+    a user wrote could not be read back with the note tools (read_attachment gave it). Now read_note
+    and read_notes read it: its text and the etag a later write_note expected_etag takes."""
+    made = await lib.ok("write_note", path="Lists/To read.base", content=READING)
+    out = await lib.ok("read_note", path="To read.base")  # by its name, as query_base finds it
+    assert (out["path"], out["title"], out["content"], out["etag"]) == (
+        "Lists/To read.base",
+        "To read",
+        READING,
+        made["etag"],
+    )
+    assert (out["properties"], out["tags"], out["links"], out["frontmatter_error"]) == ({}, [], [], None)
+    assert (out["start_line"], out["end_line"], out["total_lines"]) == (1, 21, 21)
+    part = await lib.ok("read_note", path="[[Lists/To read.base]]", start_line=2, end_line=3)
+    assert part["content"] == '  and:\n    - file.hasTag("book")\n' and part["etag"] == made["etag"]
+    assert (await lib.ok("read_note", path="To read.base", part="body"))["content"] == READING
+    both = await lib.ok("read_notes", paths=["Library.base", "To read.base", "Library.base#Old"])
+    assert [i["path"] for i in both["items"]] == ["Library.base", "Lists/To read.base", "Library.base#Old"]
+    assert both["items"][0]["content"] == lib.read("Library.base") and both["items"][1]["etag"] == made["etag"]
+    assert both["items"][2]["error"]["code"] == "validation_error"
+    written = await lib.ok(
+        "write_note", path="To read.base", content="views: []\n", mode="overwrite", expected_etag=out["etag"]
+    )
+    assert written["created"] is False and lib.read("Lists/To read.base") == "views: []\n"
+    before = lib.snapshot()
+    for args, field in (
+        ({"path": "![[Library.base#Old]]"}, "path"),  # a view: query_base reads it
+        ({"path": "Library.base", "heading": ["All"]}, "heading"),  # a YAML comment is no heading
+        ({"path": "Library.base", "part": "frontmatter"}, "part"),
+    ):
+        err = await lib.err("read_note", "validation_error", **args)
+        assert err["details"]["field"] == field, err
+    await lib.err("read_note", "note_not_found", path="Nope.base")
+    for tool in ("note_info", "get_outline"):  # facts of a note's kind: not a base's
+        err = await lib.err(tool, "not_a_note", path="Library.base")
+        assert err["details"]["kind"] == "base" and "read_note" in err["hint"], (tool, err)
     assert lib.changed_since(before) == set()
 
 

@@ -1,0 +1,95 @@
+"""notes domain: read_note and read_notes of an Obsidian base (`.base`).
+
+create_note and write_note write a base (`base_files`); read_note reads one back as it reads a
+note: its text (the Bases YAML, whole or a line range) with the etag a later write_note
+`expected_etag` takes, its size, times and lines. A base has no frontmatter, headings, tags or
+links of a note's kind (a YAML comment '# …' is no heading): `part` 'frontmatter' and a heading
+are a `validation_error`, as is the view of an embed (`Library.base#Old`: query_base reads a
+view). The base is found as query_base finds it (`base_files.base_file`: its path, or its name).
+Touches: vault files (read only).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.errors import ValidationFailed
+from service.markdown import line_ends
+from service.markdown.parse import note_title
+from service.tools.context import ToolContext, link_target
+from service.tools.notes.base_files import base_file, names_base
+from service.tools.notes.part_reads import too_long
+from service.vault import offloop
+from service.vault.decoding import UTF8
+
+
+def named_base(address: str) -> tuple[str, str | None] | None:
+    """(the base, the view after its '#') when `address` names a `.base` file ('Library.base',
+    '[[Views/Library.base]]', '![[Library.base#Old]]'); None for any other address."""
+    target = link_target(address)
+    if names_base(target):
+        return target, None
+    head, sep, view = target.partition("#")
+    return (head, view) if sep and names_base(head) else None
+
+
+async def read_base(
+    ctx: ToolContext,
+    address: str,
+    view: str | None,
+    *,
+    lines: tuple[int | None, int | None] = (None, None),
+    heading: Any = None,
+    part: str = "all",
+) -> dict[str, Any]:
+    """read_note's answer (as a dict of `ReadNoteOut`'s fields) for the base `address` names."""
+    if view is not None:
+        raise ValidationFailed(
+            f"{address + '#' + view!r} names the view {view!r} of a base; read_note reads the base's whole YAML",
+            details={"field": "path", "path": address, "view": view},
+            hint=f"Pass {address!r} to read its YAML, or query_base with view {view!r} for that view's rows.",
+        )
+    if heading is not None or part == "frontmatter":
+        what = "headings" if heading is not None else "frontmatter"
+        raise ValidationFailed(
+            f"a base has no {what}: its YAML is the whole file",
+            details={"field": "heading" if heading is not None else "part", "path": address, "kind": "base"},
+            hint="Read it whole, or by start_line / end_line.",
+        )
+    vp = await base_file(ctx, address, "read")
+    limit = ctx.services.settings.governor.max_response_bytes
+    if (size := ctx.vault.files.stat(vp).size) > limit:  # not read (a base is written at most 200,000 chars)
+        raise too_long(size, limit, hint="A base this long is not read: read_attachment gives its size.")
+    file = await offloop.read(ctx.vault.files.read, vp)
+    note = file.content
+    text = line_ends.lf(note)
+    total = text.count("\n") + (0 if text.endswith("\n") else 1)
+    first, last = 1, max(total, 1)
+    content = note
+    if lines != (None, None):
+        first, last = lines[0] or 1, min(lines[1] or total, total)
+        if first > max(total, 1):
+            raise ValidationFailed(
+                f"start_line {first} is past the end of the base ({total} lines)",
+                details={"field": "start_line", "total_lines": total},
+            )
+        start, end = line_ends.line_span(text, first, last)
+        content = line_ends.as_written(text[start:end] + "\n", note, text, first)
+    if 2 * len(content) > limit:
+        raise too_long(2 * len(content), limit)
+    return {
+        "path": vp.rel,
+        "title": note_title(vp.rel),
+        "obsidian_url": ctx.vault.url(vp.rel),
+        "etag": file.etag,
+        "size": file.stat.size,
+        "mtime": file.stat.mtime,
+        "content": content,
+        "properties": {},
+        "tags": [],
+        "links": [],
+        "total_lines": total,
+        "start_line": first,
+        "end_line": last,
+        "encoding": None if file.encoding == UTF8 else file.encoding,
+    }
