@@ -36,7 +36,7 @@ from service.markdown.fences import CodeScanner, Comments, mask_code_outside_lin
 from service.markdown.line_ends import lf
 from service.markdown.property_links import property_links
 from service.markdown.tasks import depends_on
-from service.markdown.tasks import scan_fields as scan_task_fields
+from service.markdown.tasks import read_fields as read_task_fields
 
 _ITEM_START = frozenset("-*+0123456789")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
@@ -228,11 +228,13 @@ def _split_link(inner: str) -> tuple[str, str | None, str | None]:
     return inner.strip(), subpath, alias
 
 
-def _task(line_no: int, status: str, masked: str, text: str, tags: list[str], indent: str) -> Task:
-    """A task row; its fields are read from `masked` (inline code blanked: no field there)."""
-    if "::" not in masked and masked.isascii():  # most tasks carry no field at all
+def _task(line_no: int, status: str, text: str, tags: list[str], indent: str) -> Task:
+    """A task row; its fields are read from `text` as the Tasks plugin reads them: from the end of
+    the line as written (inline code and comments included: `📅 2026-12-01 `x`` ends in code, no
+    due date)."""
+    if "::" not in text and text.isascii():  # most tasks carry no field at all
         return Task(line=line_no, status=status, text=text.strip(), tags=tuple(tags), indent=indent)
-    f = scan_task_fields(masked)[0]
+    f = read_task_fields(text)[0]
     return Task(
         line=line_no,
         status=status,
@@ -364,7 +366,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
             open_items.append((indent, no))
             if status is not None:  # its indent: the line up to the list marker, quote markers too
                 lead = raw[: len(raw) - len(content) + len(item.group(1))]
-                tasks.append(_task(no, status, masked, text, line_tags, lead))
+                tasks.append(_task(no, status, text, line_tags, lead))
         elif not content.startswith((" ", "\t")):
             open_items.clear()  # a line at the margin that is no list item ends the list
     all_tags = list(dict.fromkeys([*fm_tags, *inline_tags]))

@@ -137,14 +137,99 @@ def scan_fields(body: str) -> tuple[dict[str, str], Style, str]:
     return found, style, rest
 
 
+# -- the Tasks plugin's reading: fields from the end of the line ----------------------------------
+# The plugin (DefaultTaskSerializer / DataviewTaskSerializer.deserialize) takes fields off the END
+# of the body, one after another, and stops at the first text that is none: `Call Bob 📅 2026-12-01
+# about it` has no due date, its description keeps the 📅. Tags between fields are stepped over and
+# stay in the description. Each round tries the fields in the plugin's order; a field written
+# twice keeps the leftmost value, as the later rounds overwrite.
+_ID = r"[a-zA-Z0-9_-]+"
+_PLUGIN_VALUES = {
+    **{name: DATE for name in DATE_FIELDS},
+    "recurrence": r"[a-zA-Z0-9, !]+",
+    "on_completion": r"[a-zA-Z]+",
+    "id": _ID,
+    "depends_on": rf"{_ID}(?: *, *{_ID} *)*",
+}
+_PLUGIN_ORDER: tuple[str, ...] = ("priority", "done", "cancelled", "due", "scheduled", "start", "created")
+_PLUGIN_ORDER += ("recurrence", "on_completion", "#", "id", "depends_on")
+_OPEN = r"(?:(?=[^\]]+\])\[|(?=[^)]+\))\()"  # '[' with a ']' after it, else '(' with a ')'
+
+
+def _plugin_patterns(name: str) -> tuple[re.Pattern[str], ...]:
+    if name == "#":
+        return (re.compile(r'(?:^|\s)#[^ !@#$%^&*(),.?":{}|<>]+$'),)
+    if name == "priority":
+        emoji = "(" + "|".join(PRIORITY_EMOJI) + ")\ufe0f?$"
+        return re.compile(emoji), re.compile(_OPEN + r" *priority:: *(highest|high|medium|low|lowest) *[)\]](?: *,)?$")
+    marks = "|".join(map(re.escape, [EMOJI[name], *_EMOJI_ALT.get(name, "")]))
+    value = _PLUGIN_VALUES[name]
+    key = DATAVIEW_KEY[name]
+    return (
+        re.compile(rf"(?:{marks})\ufe0f? *({value})$"),
+        re.compile(rf"{_OPEN} *{key}:: *({value}) *[)\]](?: *,)?$"),
+    )
+
+
+_PLUGIN_RE = tuple((name, _plugin_patterns(name)) for name in _PLUGIN_ORDER)
+
+
+def field_spans(body: str) -> tuple[dict[str, tuple[str, int, int]], Style, list[tuple[int, int]]]:
+    """The fields the Tasks plugin reads in a task body: name -> (raw value, start, end) where
+    it is written in `body` (a trailing block id is stepped over), their format, and the spans of
+    every field taken off (a field written twice: both)."""
+    found: dict[str, tuple[str, int, int]] = {}
+    spans: list[tuple[int, int]] = []
+    style: Style = "emoji"
+    block = _BLOCK_ID.search(body)
+    start = len(body) - len(body.lstrip())
+    end = len(body[: block.start() if block else len(body)].rstrip())
+    for _ in range(21):  # the plugin's rounds: each tries every field once, in its order
+        matched = False
+        line = body[start:end]
+        for name, patterns in _PLUGIN_RE:
+            for i, pattern in enumerate(patterns):
+                m = pattern.search(line)
+                if m is None:
+                    continue
+                if name != "#":
+                    value = m.group(1).strip()
+                    if name == "priority":
+                        value = value if i else PRIORITY_EMOJI[value]
+                    found[name] = (value, start + m.start(), start + m.end())
+                    spans.append((start + m.start(), start + m.end()))
+                style = "dataview" if i else style
+                line = line[: m.start()].rstrip()
+                matched = True
+                break
+        end = start + len(line)
+        if not matched:
+            break
+    return found, style, spans
+
+
+def read_fields(body: str) -> tuple[dict[str, str], Style, str]:
+    """The fields of a task body as the Tasks plugin reads them (from the end of the line; see
+    `field_spans`), their format, and the body without them: what `scan_fields` gives for a
+    reader that takes fields anywhere (Dataview)."""
+    if "::" not in body and body.isascii():
+        return {}, "emoji", body
+    found, style, spans = field_spans(body)
+    rest = body
+    for start, end in spans:  # taken off from the end: earlier offsets hold
+        rest = rest[:start] + " " + rest[end:]
+    return {name: value for name, (value, _, _) in found.items()}, style, rest
+
+
 def depends_on(found: dict[str, str]) -> tuple[str, ...]:
     raw = found.get("depends_on")
     return tuple(d.strip() for d in raw.split(",") if d.strip()) if raw else ()
 
 
 def parse_fields(body: str) -> TaskFields:
-    """The fields of a task body (the text after `] `), in either format."""
-    found, style, rest = scan_fields(body)
+    """The fields of a task body (the text after `] `), in either format, as the Tasks plugin
+    reads them: from the end of the line (`read_fields`)."""
+    found, style, rest = read_fields(body)
     rest = _BLOCK_ID.sub("", rest)
     return TaskFields(
         due=found.get("due"),
@@ -187,16 +272,11 @@ def task_line(line: str) -> TaskLine | None:
 
 
 def _field_span(body: str, name: str) -> tuple[int, int] | None:
-    """Where field `name` is written in `body` (either format), or None."""
-    key = DATAVIEW_KEY[name].lower()
-    for m in _INLINE.finditer(body):
-        if m.group(2).strip().lower().replace(" ", "") == key and (m.group(1) == "[") == (m.group(4) == "]"):
-            return m.start(), m.end()
-    if name in EMOJI:
-        e = _EMOJI_RE[name].search(body)
-        if e:
-            return e.start(), e.end()
-    return None
+    """Where field `name` is written in `body` as the Tasks plugin reads it (among the fields at
+    the end of the line, either format), or None: a field written in the middle of the text is
+    description to the plugin, and setting it appends one, as the plugin does."""
+    found = field_spans(body)[0].get(name)
+    return (found[1], found[2]) if found else None
 
 
 def set_field(body: str, name: str, value: str | None, style: Style) -> str:

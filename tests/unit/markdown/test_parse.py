@@ -25,7 +25,7 @@ A [md](Folder/File.md) and [ext](https://example.com) and [rel](../up.md).
 
 - [ ] todo 📅 2026-01-05 ⏳ 2026-01-03 🔼
 - [x] done ✅ 2026-01-02
-- [ ] dv [due:: 2026-02-01] [scheduled:: 2026-01-20] [priority:: High]
+- [ ] dv [due:: 2026-02-01] [scheduled:: 2026-01-20] [priority:: high]
 - [/] in progress #work
 Paragraph with id ^para-1
 """

@@ -22,20 +22,28 @@ def test_emoji_fields() -> None:
 
 
 def test_dataview_fields_in_brackets_and_parentheses() -> None:
+    # `[other:: kept]` stands before the fields: the Tasks plugin reads fields from the end of the
+    # line and stops at the first text that is none (s74: it was last, and every field was read).
     f = parse_fields(
-        "pay [due:: 2026-11-30] (scheduled:: 2026-11-28) [priority:: highest] [repeat:: every month] "
-        "[completion:: 2026-11-29] [id:: p1] [dependsOn:: a, b] [created:: 2026-11-01] [other:: kept]"
+        "pay [other:: kept] [due:: 2026-11-30] (scheduled:: 2026-11-28) [priority:: highest] [repeat:: every month] "
+        "[completion:: 2026-11-29] [id:: p1] [dependsOn:: a, b] [created:: 2026-11-01]"
     )
     assert (f.due, f.scheduled, f.done, f.created, f.priority, f.recurrence, f.id, f.depends_on) == (
         "2026-11-30", "2026-11-28", "2026-11-29", "2026-11-01", "highest", "every month", "p1", ("a", "b")
     )  # fmt: skip
     assert f.style == "dataview" and f.description == "pay [other:: kept]"
+    assert parse_fields("pay [due:: 2026-11-30] [other:: kept]").due is None  # after a non-field: description
     assert parse_fields("x [due:: tomorrow]").due is None  # not a date: not a due date
 
 
 def test_set_field_keeps_place_format_and_block_id() -> None:
     assert set_field("a 📅 2026-01-01 ^id", "done", "2026-01-02", "emoji") == "a 📅 2026-01-01 ✅ 2026-01-02 ^id"
-    assert set_field("a (due:: 2026-01-01) b", "due", "2026-02-02", "dataview") == "a (due:: 2026-02-02) b"
+    assert set_field("a b (due:: 2026-01-01)", "due", "2026-02-02", "dataview") == "a b (due:: 2026-02-02)"
+    # a field in the middle of the text is description to the Tasks plugin: setting one appends it (s74)
+    assert (
+        set_field("a (due:: 2026-01-01) b", "due", "2026-02-02", "dataview")
+        == "a (due:: 2026-01-01) b [due:: 2026-02-02]"
+    )
     assert set_field("a ✅ 2026-01-02 📅 2026-01-01", "done", None, "emoji") == "a 📅 2026-01-01"
     assert set_field("a [completion:: 2026-01-02]", "done", None, "dataview") == "a"
 

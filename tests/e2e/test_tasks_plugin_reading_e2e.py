@@ -1,0 +1,27 @@
+"""Session 74's tasks changes over real HTTP with the SDK client: task fields are read from the
+end of the line, as the Tasks plugin reads them (a 📅 followed by text is description)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import ok
+
+CALLS = "- [ ] Call Bob 📅 2026-12-01 about it\n- [ ] Call Ann 📅 2026-12-01 #phone ⏫\n"
+
+
+async def test_fields_from_the_end_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault({"Calls.md": CALLS})) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            listed = await ok(client, "list_tasks")
+            assert sorted((t["description"], t["due"]) for t in listed["items"]) == [
+                ("Call Ann #phone", "2026-12-01"),
+                ("Call Bob 📅 2026-12-01 about it", None),
+            ]
+            out = await ok(client, "tasks_filter", query="no due date", today="2026-12-02")
+            assert [t["description"] for t in out["items"]] == ["Call Bob 📅 2026-12-01 about it"]
