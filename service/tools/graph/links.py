@@ -22,11 +22,12 @@ from typing import Literal
 
 from pydantic import Field
 
+from service.errors import NotANote, NoteNotFound
 from service.graph.linkpath import strip_md
 from service.graph.queries import Edge, GraphQueries, hide_target
 from service.graph.subpaths import Problem, SubpathLinks
 from service.security.visible import unrestricted
-from service.tools.context import ToolContext
+from service.tools.context import ToolContext, link_target
 from service.tools.graph.section_checks import Reason, section_problems
 from service.tools.graph_common import (
     CUT_RULE,
@@ -40,6 +41,7 @@ from service.tools.graph_common import (
 from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import drop_gone, forget_gone, missing
 from service.tools.spec import ToolSpec
+from service.vault.paths import VaultPath
 
 GONE_SLACK = 8  # rows fetched beyond a page, for sources gone from disk since they were indexed
 
@@ -48,8 +50,31 @@ def queries(ctx: ToolContext) -> GraphQueries:
     return GraphQueries(ctx.services.db)
 
 
+FILE_ADDRESS = (
+    " Any other file links point at (a canvas, a .base, an image) by its path or its name with its extension, "
+    "as an embed names it ('Board.canvas', 'cover.jpg')."
+)
+
+
 class PathIn(ToolInput, Paging):
-    path: str = Field(description=NOTE_ADDRESS)
+    path: str = Field(description=NOTE_ADDRESS + FILE_ADDRESS)
+
+
+async def linked_file(ctx: ToolContext, address: str) -> VaultPath:
+    """The note an address names, else the other file it names with its extension (a canvas, a
+    base, an attachment: `ToolContext.find_file`, as `![[Board.canvas]]` names it). Links point at
+    those files and a canvas links out as a note does; a folder stays `not_a_note`, and a name
+    no file has keeps the note lookup's own answer (its suggestions)."""
+    try:
+        return (await ctx.find_note(address, "read")).vp
+    except (NoteNotFound, NotANote) as exc:
+        name = link_target(address).rsplit("/", 1)[-1]
+        if exc.details.get("kind") == "folder" or "." not in name.strip(".") or name.lower().endswith(".md"):
+            raise
+        try:
+            return await ctx.find_file(address, "read")
+        except NoteNotFound:
+            raise exc from None
 
 
 class LinkItem(NoteItem):
@@ -109,7 +134,7 @@ def _link_fields(edge: Edge, lines: LineText) -> dict[str, object]:
 
 
 async def get_backlinks(ctx: ToolContext, args: PathIn) -> BacklinksOut:
-    vp = (await ctx.find_note(args.path, "read")).vp
+    vp = await linked_file(ctx, args.path)
     ctx.vault.files.stat(vp)
     offset = decode_cursor(args.cursor, t="backlinks", p=vp.rel)
     edges: list[Edge] | None = None
@@ -129,7 +154,7 @@ async def get_backlinks(ctx: ToolContext, args: PathIn) -> BacklinksOut:
 
 
 async def get_outlinks(ctx: ToolContext, args: PathIn) -> OutlinksOut:
-    vp = (await ctx.find_note(args.path, "read")).vp
+    vp = await linked_file(ctx, args.path)
     ctx.vault.files.stat(vp)
     offset = decode_cursor(args.cursor, t="outlinks", p=vp.rel)
     edges = [
@@ -156,7 +181,7 @@ async def get_outlinks(ctx: ToolContext, args: PathIn) -> OutlinksOut:
 
 
 class NeighborsIn(ToolInput, Paging):
-    path: str = Field(description="Start note. " + NOTE_ADDRESS)
+    path: str = Field(description="Start note. " + NOTE_ADDRESS + FILE_ADDRESS)
     depth: int = Field(default=1, ge=1, le=5, description="How many link hops to follow.")
     direction: Literal["in", "out", "both"] = Field(
         default="both", description="Follow outgoing links, backlinks, or both."
@@ -178,7 +203,7 @@ class NeighborsOut(ToolOutput):
 
 
 async def graph_neighbors(ctx: ToolContext, args: NeighborsIn) -> NeighborsOut:
-    vp = (await ctx.find_note(args.path, "read")).vp
+    vp = await linked_file(ctx, args.path)
     ctx.vault.files.stat(vp)
     state = {"t": "neighbors", "p": vp.rel, "d": args.depth, "r": args.direction, "m": args.max_nodes}
     offset = decode_cursor(args.cursor, **state)
@@ -345,8 +370,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="get_backlinks",
         domain="graph",
         title="Backlinks of a note",
-        description="Notes linking to a note, each with the 1-based line number and text of the linking line. "
-        "Links out of a note: get_outlinks; several hops: graph_neighbors.",
+        description="Notes linking to a note, each with the 1-based line number and text of the linking line; "
+        "also to a canvas, a base or an attachment (which notes embed 'cover.jpg'). Links out of a note: "
+        "get_outlinks; several hops: graph_neighbors.",
         input_model=PathIn,
         output_model=BacklinksOut,
         handler=get_backlinks,
@@ -355,8 +381,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="get_outlinks",
         domain="graph",
         title="Outgoing links of a note",
-        description="Links in a note, in file order, with the linking line and whether each resolves. Notes "
-        "linking to it: get_backlinks.",
+        description="Links in a note (or a canvas), in file order, with the linking line and whether each "
+        "resolves. Notes linking to it: get_backlinks.",
         input_model=PathIn,
         output_model=OutlinksOut,
         handler=get_outlinks,

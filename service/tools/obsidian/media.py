@@ -24,10 +24,10 @@ import mcp_types as types
 from pydantic import Field, PrivateAttr
 
 from service.budget import DEFAULT_LIMITS
-from service.errors import ComputeBudgetExceeded, NoteNotFound, Overflow, ValidationFailed
+from service.errors import ComputeBudgetExceeded, Overflow, ValidationFailed
 from service.markdown.parse import note_title
 from service.obsidian import attachments as at
-from service.tools.context import ToolContext
+from service.tools.context import ToolContext, link_target
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.obsidian.attachments import Linker, linkers
 from service.tools.spec import ToolSpec
@@ -38,7 +38,10 @@ RASTER = {"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "im
 
 
 class ReadAttachmentIn(ToolInput):
-    path: str = Field(description="Vault path of the file (not a note: read_note reads notes).")
+    path: str = Field(
+        description="The file (not a note: read_note reads notes): its vault path, or its name as an embed "
+        "names it ('cover.jpg', '[[Books.base]]'), found anywhere in the vault."
+    )
     max_dimension: int = Field(
         default=1568, ge=MIN_DIMENSION, le=8192, description="Images: longest side sent, in pixels."
     )
@@ -208,13 +211,13 @@ def _as_text(data: bytes, kind: str) -> str | None:
 
 
 async def read_attachment(ctx: ToolContext, args: ReadAttachmentIn) -> AttachmentOut:
-    vp = ctx.resolve(args.path, "read")
-    if vp.rel.lower().endswith(".md"):
+    named = ctx.resolve(link_target(args.path), "read")
+    if named.rel.lower().endswith(".md"):
         raise ValidationFailed(
-            f"{vp.rel!r} is a note", details={"field": "path", "reason": "is_a_note"}, hint="Use read_note."
+            f"{named.rel!r} is a note", details={"field": "path", "reason": "is_a_note"}, hint="Use read_note."
         )
-    if not vp.abs.is_file():
-        raise NoteNotFound(f"no file at {vp.rel!r}", details={"path": vp.rel})
+    # By its name alone too, as a note's `![[cover.jpg]]` names it (and as ocr_attachment finds it).
+    vp = await ctx.find_file(args.path, "read")
     data = await asyncio.to_thread(ctx.vault.files.read_bytes, vp)
     kind, mime = at.kind_of(vp.rel), at.mime_of(vp.rel)
     from service.vault.files import etag_of

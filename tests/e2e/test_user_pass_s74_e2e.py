@@ -1,0 +1,50 @@
+"""What a user driving a served copy of kepano's vault (plus the Obsidian Help notes, a canvas and
+an image) met, end to end: a real uvicorn server and the SDK's Streamable HTTP client in both
+protocol eras (U7, session 74)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+from PIL import Image
+
+from tests.conftest import e2e
+from tests.e2e.calls import ok as _ok
+
+
+def _jpeg() -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (8, 4), (10, 20, 30)).save(buf, format="JPEG")
+    return buf.getvalue()
+
+
+async def test_an_image_a_base_and_a_canvas_by_the_names_notes_give_them(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """`cover: [[out-of-control.jpg]]` names the image by its name alone: read_attachment and
+    get_backlinks answered note_not_found for it, get_backlinks of 'Books.base' not_a_note, and
+    get_outlinks / graph_neighbors of a canvas (which get_backlinks lists as linking) the same."""
+    files: dict[str, str | bytes] = {
+        "References/Out of Control.md": '---\ncover: "[[out-of-control.jpg]]"\n---\n\n![[Books.base]]\n',
+        "References/Kyoto.md": "# Kyoto\n",
+        "Attachments/out-of-control.jpg": _jpeg(),
+        "Templates/Bases/Books.base": "views:\n  - type: table\n    name: Books\n",
+        "Notes/Trip board.canvas": '{"nodes":[{"id":"a","type":"text","text":"See [[Kyoto]]","x":0,"y":0,'
+        '"width":9,"height":9}],"edges":[]}',
+    }
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        image = await _ok(c, "read_attachment", path="out-of-control.jpg")
+        assert image["path"] == "Attachments/out-of-control.jpg" and image["kind"] == "image"
+        back = await _ok(c, "get_backlinks", path="out-of-control.jpg")
+        assert [(i["path"], i["property"]) for i in back["items"]] == [("References/Out of Control.md", "cover")]
+        base = await _ok(c, "get_backlinks", path="Books.base")
+        assert base["target"] == "Templates/Bases/Books.base"
+        assert [i["path"] for i in base["items"]] == ["References/Out of Control.md"]
+        out = await _ok(c, "get_outlinks", path="Trip board.canvas")
+        assert [(i["path"], i["resolved"]) for i in out["items"]] == [("References/Kyoto.md", True)]
+        near = await _ok(c, "graph_neighbors", path="Trip board.canvas")
+        assert [i["path"] for i in near["items"]] == ["References/Kyoto.md"]
