@@ -14,7 +14,8 @@ Ranking (`search`), tuned on the LoCoMo dev conversations (docs/memory.md):
   painted that lake sunrise last year!" is found by what its neighbours say too; the next hits
   then come from elsewhere (a hit beside one taken counts `NEIGHBOUR_DAMPING` as much);
 - days: observations about a day or span the query names ("on 13 October, 2023", "in July
-  2023"; `service.memory.when`) count `1 + DATE_BOOST` times, and the date's words are not matched;
+  2023", or a month without a year, "in June": June of any year; `service.memory.when`) count
+  `1 + DATE_BOOST` times, and the date's words are not matched;
 - names: an entity named in the query (name or alias) is what the question is about, not a word
   to match: its name is taken out of the words searched (a turn that only says "Thanks,
   Caroline!" no longer wins) and its observations count `1 + NAMED_BOOST` times; when no other
@@ -44,7 +45,7 @@ from service.embeddings.protocol import Embedder
 from service.memory import vectors as cache
 from service.memory.model import Entity, Observation, inbox_key, parse
 from service.memory.order import diverse, neighbours, spread, stamps
-from service.memory.when import day_of, spans
+from service.memory.when import day_of, month_of, months, spans
 from service.memory.words import bm25, names_in, postings, units_of, words
 from service.settings import MemorySettings
 from service.storage.db import Database
@@ -91,6 +92,7 @@ class NoteEntry:
     near_post: dict[str, list[tuple[int, int]]]
     hashes: list[str]  # per observation: hash of its vector text
     days: list[int]  # per observation: the day it is about (its date, else when recorded; 0: none)
+    months: list[int]  # per observation: the month of that day (1-12; 0: none)
     stamps: tuple[Any, Any]  # per observation: when recorded, and by whom (`order.stamps`)
     names: list[str] = field(default_factory=list)  # name and aliases, lower-cased
 
@@ -113,6 +115,7 @@ def _key(stat: Any) -> Key:
 def _entry(rel: str, vp: VaultPath, key: Key, etag: str, entity: Entity) -> NoteEntry:
     units = units_of([o.text for o in entity.observations], f"{entity.name} {entity.entity_type}")
     names = [n.strip().lower() for n in (entity.name, *entity.aliases) if n and n.strip()]
+    days = [day_of(o.fields.get("date") or o.fields.get("recorded") or "") or 0 for o in entity.observations]
     return NoteEntry(
         rel=rel,
         vp=vp,
@@ -124,7 +127,8 @@ def _entry(rel: str, vp: VaultPath, key: Key, etag: str, entity: Entity) -> Note
         own_post=postings([u.own for u in units]),
         near_post=postings([u.near for u in units]),
         hashes=[text_hash(vector_text(entity, o)) for o in entity.observations],
-        days=[day_of(o.fields.get("date") or o.fields.get("recorded") or "") or 0 for o in entity.observations],
+        days=days,
+        months=[month_of(d) for d in days],
         stamps=stamps(entity),
         names=names,
     )
@@ -161,6 +165,7 @@ class Recall:
         self._have: np.ndarray[Any, Any] = np.zeros(0, dtype=bool)
         self._before: np.ndarray[Any, Any] = np.zeros(0, dtype=np.int64)
         self._days: np.ndarray[Any, Any] = np.zeros(0, dtype=np.int64)
+        self._months: np.ndarray[Any, Any] = np.zeros(0, dtype=np.int64)
         self._after: np.ndarray[Any, Any] = np.zeros(0, dtype=np.int64)
         self._name_map: dict[str, set[str]] = {}
         self._refresh_lock = asyncio.Lock()
@@ -314,6 +319,7 @@ class Recall:
                         have[start + i] = True
         self._matrix, self._have = matrix, have
         self._days = np.asarray([d for entry in self._order for d in entry.days], dtype=np.int64)
+        self._months = np.asarray([m for entry in self._order for m in entry.months], dtype=np.int64)
         parts = [(*e.stamps, start) for e, start in zip(self._order, self._starts, strict=True)]
         self._before, self._after = neighbours(parts, at)
         names: dict[str, set[str]] = {}
@@ -340,6 +346,7 @@ class Recall:
         self._layout()
         named, rest = names_in(query, self._name_map)
         days, rest = spans(rest)
+        named_months, rest = months(rest)
         terms = Counter(words(rest)) or Counter(words(query))
         total = len(self._have)
         if not total:
@@ -363,8 +370,8 @@ class Recall:
             entries.append((entry, start))
         if not scope.any():
             return []
-        if days:
-            about = np.zeros(total, dtype=bool)
+        if days or named_months:
+            about = np.isin(self._months, named_months) if named_months else np.zeros(total, dtype=bool)
             for first, last in days:
                 about |= (self._days >= first) & (self._days <= last)
             boost[about] *= 1 + DATE_BOOST

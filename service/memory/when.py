@@ -2,7 +2,8 @@
 
 An observation's `date` is free text as the agent gave it ("2023-05-08", "1:56 pm on 8 May,
 2023", "May 8, 2023"); `day_of` reads the day it names, if any. A question names days and
-spans ("on October 13, 2023", "in July 2023", "in 2023"); `spans` finds them, so the recall
+spans ("on October 13, 2023", "in July 2023", "in 2023"); `spans` finds them, and `months` the
+months named without a year ("in June": June of any year), so the recall
 index (`service.memory.recall`) can favour observations about those days and take the date's
 words out of the words it matches; `span_of` reads the bounds `search_memory` is given (`since`, `until`).
 Nothing here guesses a year that is not written.
@@ -35,6 +36,9 @@ _PATTERNS = (
     # in 2023 (a year; a bare number elsewhere is not taken for one)
     re.compile(r"\b(?:in|during|of|since|throughout) " + _YEAR.format("y") + r"\b", re.I),
 )
+
+# in June / during July: a month the question names without a year (one of every year)
+_BARE_MONTH = re.compile(r"\b(?:in|during|throughout) " + _MONTH.format("mn") + r"(?!\w)", re.I)
 
 _ISO_MONTH = re.compile(r"\s*" + _YEAR.format("y") + r"-(?P<m>[01]\d)\s*")
 _ISO_YEAR = re.compile(r"\s*" + _YEAR.format("y") + r"\s*")
@@ -69,6 +73,18 @@ def spans(text: str) -> tuple[list[Span], str]:
                 found.append(span)
         rest = pattern.sub(" ", rest)
     return found, rest
+
+
+def months(text: str) -> tuple[list[int], str]:
+    """The months `text` names without a year ("in June", "during July"; run after `spans`, which
+    takes "in June 2023"), and `text` without them: June of any year, as no year is guessed."""
+    found = [_MONTHS[m.group("mn").lower().rstrip(".")] for m in _BARE_MONTH.finditer(text)]
+    return found, _BARE_MONTH.sub(" ", text) if found else text
+
+
+def month_of(day: int) -> int:
+    """The month (1-12) of a date ordinal from `day_of`; 0 for none."""
+    return date.fromordinal(day).month if day > 0 else 0
 
 
 def day_of(text: str) -> int | None:

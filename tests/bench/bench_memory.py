@@ -6,7 +6,8 @@ conversation; every question of categories 1-4 is asked through `search_memory` 
 A turn-level hit is a returned observation whose source is an evidence `dia_id` (the audit's
 `correct_evidence` where it marks a wrong citation); a session-level hit one from an evidence
 session. Prints one JSON object: turn Recall@5/@10, MRR (first evidence turn within 10), session
-Recall@10, per category and overall, and the p50 of search_memory and add_observations.
+Recall@10, per category, per conversation and overall, and the p50 of search_memory and
+add_observations.
 
     VAULTGATE_TEST_DATA=../shared/data python -m tests.bench.bench_memory [--words-only]
 
@@ -81,6 +82,7 @@ async def _conversation(entry: dict[str, Any], timings: dict[str, list[float]], 
                 sessions = {_session(w) for w in wanted}
                 rows.append(
                     {
+                        "conversation": entry.get("sample_id", ""),
                         "category": qa["category"],
                         "r5": any(r < 5 for r in ranks),
                         "r10": bool(ranks),
@@ -114,6 +116,9 @@ async def main() -> None:
         rows += await _conversation(entry, timings, provider)
     result: dict[str, Any] = {"bench": "memory_locomo", "embeddings": provider, **_figures(rows)}
     result["by_category"] = {str(c): _figures([r for r in rows if r["category"] == c]) for c in (1, 2, 3, 4)}
+    # the two dev conversations apart: a weight tuned on one is checked on the other
+    convs = sorted({r["conversation"] for r in rows})
+    result["by_conversation"] = {c: _figures([r for r in rows if r["conversation"] == c]) for c in convs}
     result["search_memory_p50_ms"] = round(statistics.median(timings["search_memory"]) * 1000, 2)
     result["add_observations_batch_p50_ms"] = round(statistics.median(timings["add_observations_batch"]) * 1000, 2)
     result["embedding_all_turns_s"] = round(sum(timings["vectors_s"]), 1)
