@@ -36,6 +36,9 @@ class Outliner:
       list above it, a loose one too (items or their indented lines after blank lines, the same
       marker at the margin: `- a`, blank, `- b`, blank, `^id` names both items, as a list is one
       block in Markdown); only its own line when nothing but a heading or the frontmatter is above;
+      a list ends at an item of another marker indented less than the last item's text (`1. a`,
+      blank, `  - b` is two lists: CommonMark, and remark-parse's list rule Obsidian reads notes
+      with) and at a thematic break (`* a` then `* * *`), which is a block of its own;
     - else the first line of its paragraph (an id line right under a quote or a paragraph
       continues it).
     """
@@ -49,11 +52,13 @@ class Outliner:
         "fed",
         "found",
         "headings",
+        "item_at",
         "last_list",
         "last_run",
         "list_at",
         "marker",
         "para",
+        "rule",
         "run",
     )
 
@@ -70,6 +75,8 @@ class Outliner:
         self.list_at = -1  # the first line of the list the run being read is in (or the last was), or -1
         self.last_list = -1  # `list_at` of the run before the last blank line
         self.marker = ""  # that list's marker at the margin ('-', '*', '+', '.' or ')')
+        self.item_at = 0  # the column the text of that list's last item starts at (its lines go on from it)
+        self.rule = False  # the last line was a thematic break: the next line starts a block
         self.fed = self.code_line = -1  # the last line fed; the last fed that is code
 
     def feed(self, no: int, raw: str) -> None:
@@ -113,31 +120,69 @@ class Outliner:
         elif self.fed != no or (self.headings and self.headings[-1].line == no):
             self.para, self.run, self.last_run = no + 1, -1, -1  # not a block an id names
             self.list_at = self.last_list = -1
+            self.rule = False
         else:
+            code = self.code_line == no
+            if lead in "-*_" and not code and self._broken(no, raw):
+                return
             item = LIST_ITEM.match(raw) if (lead in "-*+" or lead.isdigit()) and not _RULE.match(raw) else None
             if lead == "#":
                 self.para = no + 1
             elif item is not None:
                 self.para = no  # the lines continuing the item belong to it
-            if self.code_line == no:
+            if code:
                 item = None  # a line of code is no list item
-            if self.run < 0:
+            if self.run < 0 or self.rule:
                 self._list(no, raw, item)
-                self.run = no
-            elif item is not None and self.list_at < 0:  # a list right under a paragraph starts there
-                self.list_at, self.marker = no, item.group(1)[-1]
+                self.run, self.rule = no, False
+            elif item is not None:  # an item of the list, one in it, or a list right under a paragraph
+                self._item(no, raw, item)
+
+    def _broken(self, no: int, raw: str) -> bool:
+        """Whether line `no` is a thematic break ending the block above (a list's too): then it
+        is a block of its own (an id alone after it names it) and the next line starts one. A
+        break inside a list item (indented to its text) is the item's; '---' right under a
+        paragraph underlines a heading (setext), not read here: left as before."""
+        if not _RULE.match(raw) or (self.list_at >= 0 and _column(raw) >= min(self.item_at, 4)):
+            return False
+        if raw.lstrip()[:1] == "-" and self.run >= 0 and self.list_at < 0 and not self.rule:
+            return False
+        self.para, self.run, self.list_at, self.rule = no + 1, no, -1, True
+        return True
+
+    def _item(self, no: int, raw: str, item: re.Match[str]) -> None:
+        """The list the item at line `no` is in: inside the last item (indented to its text: a
+        deeper item), the next item of the list (its marker, less indented), or a new list (another
+        marker: `1. a` then `  - b`, or no list above)."""
+        if self.list_at >= 0 and _column(raw) >= min(self.item_at, 4):
+            return
+        marker = item.group(1)[-1]
+        if self.list_at < 0 or marker != self.marker:
+            self.list_at, self.marker = no, marker
+        self.item_at = _text_column(raw, item)
 
     def _list(self, no: int, raw: str, item: re.Match[str] | None) -> None:
         """`list_at` of the run starting at line `no`: the list before the blank line above goes on
         (an item of its marker at the margin, a deeper item, an indented line), or one starts."""
-        indent = len(raw) - len(raw.lstrip(" \t"))
-        if self.list_at >= 0 and indent > 0 and (item is None or indent > 1):
-            return  # an item's own lines, or a deeper item
-        marker = item.group(1)[-1] if item is not None else ""
-        if item is not None and not (self.list_at >= 0 and marker == self.marker):
-            self.list_at, self.marker = no, marker
-        elif item is None:
+        if item is not None:
+            self._item(no, raw, item)
+        elif self.list_at < 0 or raw[:1] not in " \t":  # an indented line: the item's own (remark-parse)
             self.list_at = -1
+
+
+def _column(raw: str) -> int:
+    """The column a line's text starts at (a tab to the next multiple of 4)."""
+    lead = raw[: len(raw) - len(raw.lstrip(" \t"))]
+    return len(lead.expandtabs(4))
+
+
+def _text_column(raw: str, item: re.Match[str]) -> int:
+    """The column a list item's text starts at: where the lines that go on with it are indented
+    to (CommonMark's content column: 1-4 spaces after the marker; 5 or more, or none, count as 1)."""
+    marker_end = len(raw[: item.end(1)].expandtabs(4))
+    rest = raw[item.end(1) :]
+    gap = len(rest[: len(rest) - len(rest.lstrip(" \t"))].expandtabs(4)) if rest.strip() else 1
+    return marker_end + (gap if 1 <= gap <= 4 else 1)
 
 
 def outline(text: str, *, blocks: bool = True) -> tuple[list[Heading], dict[str, int]]:
