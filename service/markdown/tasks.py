@@ -312,7 +312,8 @@ def without_block_id(body: str) -> str:
 
 StatusType = Literal["todo", "in_progress", "on_hold", "done", "cancelled", "non_task"]
 TASKS_PLUGIN_DATA = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
-# The Tasks plugin's built-in statuses: type and the status a toggle moves to. `X` is not one: the
+# The Tasks plugin's default statuses (no status settings): type and the status a toggle moves to.
+# `X` is not one: the
 # plugin reads a character its settings do not name as the status `Unknown`, type TODO, next `x`
 # (Dataview counts `[X]` completed, as `[x]`: service/dataview/items.py).
 CORE_STATUSES: dict[str, tuple[StatusType, str]] = {
@@ -331,38 +332,54 @@ _TYPES: dict[str, StatusType] = {
 }
 
 
-def status_table(plugin_data: object) -> dict[str, tuple[StatusType, str]]:
-    """Status character -> (type, next status): the built-in ones plus the custom statuses of
-    the Tasks plugin settings (`statusSettings.customStatuses`), when given."""
-    table = dict(CORE_STATUSES)
+# The plugin's default status settings: two core statuses, and two custom ones a user may delete.
+_DEFAULT_STATUS_SETTINGS = {
+    "coreStatuses": [
+        {"symbol": " ", "name": "Todo", "nextStatusSymbol": "x", "type": "TODO"},
+        {"symbol": "x", "name": "Done", "nextStatusSymbol": " ", "type": "DONE"},
+    ],
+    "customStatuses": [
+        {"symbol": "/", "name": "In Progress", "nextStatusSymbol": "x", "type": "IN_PROGRESS"},
+        {"symbol": "-", "name": "Cancelled", "nextStatusSymbol": " ", "type": "CANCELLED"},
+    ],
+}
+
+
+def _configured_statuses(plugin_data: object) -> list[tuple[str, StatusType, str, str]]:
+    """The statuses the Tasks plugin registers, as (symbol, type, next symbol, name), in its
+    order: the settings' core statuses, then the custom ones (StatusSettings.applyToStatusRegistry).
+    Settings with `statusSettings` list the statuses themselves: one whose custom statuses omit
+    `/` or `-` has none of that symbol (the plugin reads it as Unknown); a list missing from the
+    settings is the plugin's default. A symbol listed twice keeps its first entry."""
     settings = plugin_data.get("statusSettings") if isinstance(plugin_data, dict) else None
-    if isinstance(settings, dict):
-        for group in ("coreStatuses", "customStatuses"):
-            for entry in settings.get(group) or []:
-                if not isinstance(entry, dict):
-                    continue
-                symbol, kind = entry.get("symbol"), _TYPES.get(str(entry.get("type", "")).upper())
-                if isinstance(symbol, str) and len(symbol) == 1 and kind is not None:
-                    nxt = entry.get("nextStatusSymbol")
-                    table[symbol] = (kind, nxt if isinstance(nxt, str) and len(nxt) == 1 else " ")
-    return table
+    if not isinstance(settings, dict):
+        settings = _DEFAULT_STATUS_SETTINGS
+    out: list[tuple[str, StatusType, str, str]] = []
+    seen: set[str] = set()
+    for group in ("coreStatuses", "customStatuses"):
+        entries = settings.get(group)
+        for entry in entries if isinstance(entries, list) else _DEFAULT_STATUS_SETTINGS[group]:
+            if not isinstance(entry, dict):
+                continue
+            symbol, nxt, name = entry.get("symbol", " "), entry.get("nextStatusSymbol", "x"), entry.get("name")
+            if not isinstance(symbol, str) or len(symbol) != 1 or symbol in seen:
+                continue  # a task's status is one character: a longer symbol matches none
+            seen.add(symbol)
+            kind = _TYPES.get(str(entry.get("type", "")).upper(), "todo")  # the plugin: unknown type -> TODO
+            out.append((symbol, kind, nxt if isinstance(nxt, str) and len(nxt) == 1 else " ", str(name or "")))
+    return out
 
 
-CORE_NAMES = {" ": "Todo", "x": "Done", "/": "In Progress", "-": "Cancelled"}
+def status_table(plugin_data: object) -> dict[str, tuple[StatusType, str]]:
+    """Status character -> (type, next status): the statuses the Tasks plugin settings register
+    (`statusSettings`; the plugin's defaults ` `, `x`, `/`, `-` when the settings have none)."""
+    return {symbol: (kind, nxt) for symbol, kind, nxt, _ in _configured_statuses(plugin_data)}
 
 
 def status_names(plugin_data: object) -> dict[str, str]:
-    """Status character -> the name the Tasks plugin shows (its defaults, then the `name` of each
-    status in its settings); a character named nowhere is 'Unknown', as in the plugin."""
-    names = dict(CORE_NAMES)
-    settings = plugin_data.get("statusSettings") if isinstance(plugin_data, dict) else None
-    if isinstance(settings, dict):
-        for group in ("coreStatuses", "customStatuses"):
-            for entry in settings.get(group) or []:
-                symbol, name = (entry.get("symbol"), entry.get("name")) if isinstance(entry, dict) else (None, None)
-                if isinstance(symbol, str) and len(symbol) == 1 and isinstance(name, str):
-                    names[symbol] = name
-    return names
+    """Status character -> the name the Tasks plugin shows (the settings' `name` of each status it
+    registers); a character named nowhere is 'Unknown', as in the plugin."""
+    return {symbol: name for symbol, _, _, name in _configured_statuses(plugin_data) if name}
 
 
 def status_type(table: dict[str, tuple[StatusType, str]], status: str) -> StatusType:

@@ -3,9 +3,10 @@
 A task is open (the Tasks plugin's `not done`) when the type of its status is to-do, in progress or
 on hold (the plugin's ON_HOLD, Tasks 7.23); done, cancelled and non-task statuses are closed (its
 `done`). The type of a status character is
-the vault's Tasks plugin settings' (`service.markdown.tasks.status_table`: the built-in `' '`,
-`x`, `/`, `-` and the custom statuses); a character they do not name is a to-do, so open, as the
-plugin reads it (`[X]`, `[?]`). Used by list_tasks (`open` / `closed`), tasks_filter (`done`,
+the vault's Tasks plugin settings' (`service.markdown.tasks.status_table`: the statuses they
+register, by default `' '`, `x`, `/`, `-`); a character they do not name is a to-do, so open, as the
+plugin reads it (`[X]`, `[?]`, a `[-]` whose status the settings deleted). Used by list_tasks
+(`open` / `closed`), tasks_filter (`done`,
 `not done`, `group by status`, `is blocked`), set_task_status (the status after a recurrence),
 index_status' `open_tasks` (the indexer's counts and a restricted caller's) and the plane's
 digest. Touches: `.obsidian/plugins/obsidian-tasks-plugin/data.json` (read-only).

@@ -16,11 +16,15 @@ from tests.conftest import e2e
 from tests.e2e.calls import error, ok
 
 PLUGIN = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
+DEFAULT_CUSTOM = [  # the plugin's default custom statuses, as its settings save them
+    {"symbol": "/", "name": "In Progress", "nextStatusSymbol": "x", "type": "IN_PROGRESS"},
+    {"symbol": "-", "name": "Cancelled", "nextStatusSymbol": " ", "type": "CANCELLED"},
+]
 HELD = {"symbol": "h", "name": "On Hold", "nextStatusSymbol": " ", "type": "ON_HOLD"}
 FILES = {
     "Daily/2026-12-02.md": "# Day\n\n- [ ] call Ann 📅 2026-12-02\n- [/] draft plan\n- [x] sent ✅ 2026-12-01\n",
     "Work/Plan.md": "# Plan\n\n- [h] waiting on Bob 📅 2026-11-20\n- [-] dropped\n",
-    PLUGIN: json.dumps({"statusSettings": {"customStatuses": [HELD]}}),
+    PLUGIN: json.dumps({"statusSettings": {"customStatuses": [*DEFAULT_CUSTOM, HELD]}}),
 }
 
 

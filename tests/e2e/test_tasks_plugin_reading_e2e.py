@@ -1,8 +1,10 @@
 """Session 74's tasks changes over real HTTP with the SDK client: task fields are read from the
-end of the line, as the Tasks plugin reads them (a 📅 followed by text is description)."""
+end of the line, as the Tasks plugin reads them (a 📅 followed by text is description); the statuses
+are those the plugin settings register."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,3 +27,23 @@ async def test_fields_from_the_end_over_http(make_vault: Callable[..., Path], mo
             ]
             out = await ok(client, "tasks_filter", query="no due date", today="2026-12-02")
             assert [t["description"] for t in out["items"]] == ["Call Bob 📅 2026-12-01 about it"]
+
+
+async def test_statuses_deleted_from_the_settings_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """Settings whose custom statuses omit the default `-`: the plugin reads `[-]` as Unknown, to do."""
+    waiting = {"symbol": "w", "name": "Waiting", "nextStatusSymbol": "x", "type": "IN_PROGRESS"}
+    files = {
+        "T.md": "- [-] dropped\n- [w] waiting\n",
+        ".obsidian/plugins/obsidian-tasks-plugin/data.json": json.dumps(
+            {"statusSettings": {"customStatuses": [waiting]}}
+        ),
+    }
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            listed = await ok(client, "list_tasks", status=["open"])
+            assert sorted((t["text"], t["status_type"]) for t in listed["items"]) == [
+                ("dropped", "todo"),
+                ("waiting", "in_progress"),
+            ]
+            assert (await ok(client, "index_status"))["open_tasks"] == 2

@@ -16,7 +16,9 @@ from tests.conftest import started
 PLUGIN = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
 STATUSES = {
     "statusSettings": {
-        "customStatuses": [
+        "customStatuses": [  # the plugin's default custom statuses first, as its settings save them
+            {"symbol": "/", "name": "In Progress", "nextStatusSymbol": "x", "type": "IN_PROGRESS"},
+            {"symbol": "-", "name": "Cancelled", "nextStatusSymbol": " ", "type": "CANCELLED"},
             {"symbol": "w", "name": "Waiting", "nextStatusSymbol": "x", "type": "IN_PROGRESS"},
             {"symbol": "d", "name": "Dropped", "nextStatusSymbol": " ", "type": "CANCELLED"},
             {"symbol": "~", "name": "Pro", "nextStatusSymbol": "~", "type": "NON_TASK"},
@@ -56,11 +58,11 @@ async def test_every_open_count_and_filter_agrees(make_vault: Callable[..., Path
         assert len((await vg.ok("list_tasks", status=["open"]))["items"]) == 3
 
         # The vault's statuses are read with the counts: 'w' made a done status counts at once.
-        STATUSES["statusSettings"]["customStatuses"][0]["type"] = "DONE"  # type: ignore[index]
+        STATUSES["statusSettings"]["customStatuses"][2]["type"] = "DONE"  # type: ignore[index]
         try:
             (root / PLUGIN).write_text(json.dumps(STATUSES), encoding="utf-8")
         finally:
-            STATUSES["statusSettings"]["customStatuses"][0]["type"] = "IN_PROGRESS"  # type: ignore[index]
+            STATUSES["statusSettings"]["customStatuses"][2]["type"] = "IN_PROGRESS"  # type: ignore[index]
         assert (await vg.ok("index_status"))["open_tasks"] == 2
         assert len((await vg.ok("tasks_filter", query="not done"))["items"]) == 2
 

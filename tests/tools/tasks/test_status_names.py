@@ -15,8 +15,9 @@ from tests.conftest import Harness, started
 
 SETTINGS = {
     "statusSettings": {
-        "coreStatuses": [],
-        "customStatuses": [
+        "customStatuses": [  # with the plugin's default custom statuses, as its settings save them
+            {"symbol": "/", "name": "In Progress", "nextStatusSymbol": "x", "type": "IN_PROGRESS"},
+            {"symbol": "-", "name": "Cancelled", "nextStatusSymbol": " ", "type": "CANCELLED"},
             {"symbol": "!", "name": "Important", "nextStatusSymbol": "x", "type": "TODO"},
             {"symbol": "?", "name": "Question", "nextStatusSymbol": " ", "type": "IN_PROGRESS"},
         ],

@@ -60,7 +60,10 @@ def test_task_lines_round_trip_and_code_blocks_hold_no_tasks() -> None:
 
 
 def test_status_types_include_custom_statuses() -> None:
+    # the plugin's settings list its default custom statuses `/` and `-` unless the user deleted them
     table = status_table({"statusSettings": {"customStatuses": [
+        {"symbol": "/", "name": "In Progress", "nextStatusSymbol": "x", "type": "IN_PROGRESS"},
+        {"symbol": "-", "name": "Cancelled", "nextStatusSymbol": " ", "type": "CANCELLED"},
         {"symbol": "!", "name": "Important", "nextStatusSymbol": "x", "type": "TODO"},
         {"symbol": "d", "name": "Delegated", "nextStatusSymbol": " ", "type": "DONE"},
         {"symbol": "~", "name": "Note", "nextStatusSymbol": "~", "type": "NON_TASK"},
@@ -68,3 +71,7 @@ def test_status_types_include_custom_statuses() -> None:
     assert [status_type(table, s) for s in " x/-!d~?"] == [
         "todo", "done", "in_progress", "cancelled", "todo", "done", "non_task", "todo"
     ]  # fmt: skip
+    # deleted from the settings, `/` and `-` are Unknown to the plugin: to do (s74; they stayed typed)
+    table = status_table({"statusSettings": {"customStatuses": [{"symbol": "d", "name": "D", "type": "DONE"}]}})
+    assert [status_type(table, s) for s in " x/-d"] == ["todo", "done", "todo", "todo", "done"]
+    assert status_type(status_table({}), "/") == "in_progress"  # no status settings: the plugin's defaults
