@@ -8,13 +8,16 @@ section alone (`Note#<link>`), checked with `sections.heading_span`, the functio
 finds a heading by. A note longer than an answer may hold is read by its lines from the file
 (`part_reads.each_line`), never held whole. An answer lists a page of `limit` headings and as many
 block ids, `next_cursor` the rest (a cursor names the note's version: it changed, outline it again).
+The reading of a note listed by pages is kept for its next pages (`_KEPT`, by the note's etag): a
+page after the first hashes the file and reads no line of it again when the note is unchanged.
 
 Touches: vault files (read only, through `VaultFiles`).
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import hashlib
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from functools import partial
 from typing import BinaryIO
@@ -32,10 +35,16 @@ from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, de
 from service.tools.notes import part_reads
 from service.tools.spec import ToolSpec
 from service.vault import offloop
+from service.vault.paths import VaultPath
 
 # Headings read while checking the subpaths of headings sharing a link text (each check reads every
 # heading of the note: 20,000 headings named alike took 45 s); past it such a heading's link is null.
 MAX_VISITS = 2_000_000
+# The readings kept for the next pages of outlines read by pages: (vault, path, etag) -> reading,
+# the last used first out. Bounded by count and by what one holds (its headings and block ids).
+_KEPT: OrderedDict[tuple[str, str, str], _Reading] = OrderedDict()
+MAX_KEPT = 4
+MAX_KEPT_ITEMS = 200_000
 
 
 class OutlineIn(ToolInput, Paging):
@@ -227,11 +236,46 @@ def _read_file(
     return reading, etag, _outline(reading, max_level, offset, page)
 
 
+def _hash(fh: BinaryIO) -> str:
+    """The etag of the open file (`etag_of` of its bytes), read a chunk at a time."""
+    sha = hashlib.sha256()
+    while chunk := fh.read(1 << 20):
+        sha.update(chunk)
+    return sha.hexdigest()[:32]
+
+
+async def _kept(
+    ctx: ToolContext, vp: VaultPath, cursor: str, max_level: int | None, size: int
+) -> tuple[_Reading, str] | None:
+    """The reading kept for the note a cursor pages (`_KEPT`) and its etag, when the note is still
+    that version, checked by its hash; `stale_cursor` when it changed; None when none is kept."""
+    etag = await offloop.sized(size, ctx.vault.files.scan, vp, _hash)
+    _same_version(cursor, vp.rel, max_level, etag)
+    key = (ctx.vault.id, vp.rel, etag)
+    if (reading := _KEPT.get(key)) is None:
+        return None
+    _KEPT.move_to_end(key)
+    return reading, etag
+
+
+def _keep(ctx: ToolContext, rel: str, etag: str, reading: _Reading) -> None:
+    """Keep the reading of a note listed by pages for its next pages (`_KEPT`)."""
+    if len(reading.outliner.headings) + len(reading.outliner.found) <= MAX_KEPT_ITEMS:
+        _KEPT[(ctx.vault.id, rel, etag)] = reading
+        while len(_KEPT) > MAX_KEPT:
+            _KEPT.popitem(last=False)
+
+
 async def get_outline(ctx: ToolContext, args: OutlineIn) -> OutlineOut:
     vp = (await ctx.find_note(args.path, "read")).vp
     offset = decode_cursor(args.cursor, t="outline", p=vp.rel, m=args.max_level)  # before any reading
     limit = ctx.services.settings.governor.max_response_bytes
-    if (size := ctx.vault.files.stat(vp).size) > limit:  # read by its lines, never held whole
+    size = ctx.vault.files.stat(vp).size
+    kept = await _kept(ctx, vp, args.cursor, args.max_level, size) if args.cursor else None
+    if kept is not None:  # a next page of an unchanged note: no line read again
+        reading, etag = kept
+        page = await offloop.sized(size, _outline, reading, args.max_level, offset, args.limit)
+    elif size > limit:  # read by its lines, never held whole
         cap = ctx.services.settings.limits.max_indexed_note_chars
         scan = partial(_read_file, limit=limit, cap=cap, max_level=args.max_level, offset=offset, page=args.limit)
         reading, etag, page = await offloop.sized(size, ctx.vault.files.scan, vp, scan)
@@ -244,6 +288,8 @@ async def get_outline(ctx: ToolContext, args: OutlineIn) -> OutlineOut:
     if args.cursor:
         _same_version(args.cursor, vp.rel, args.max_level, etag)
     more = offset + args.limit < max(page.headings_total, page.blocks_total)
+    if more and kept is None:
+        _keep(ctx, vp.rel, etag, reading)
     return OutlineOut(
         path=vp.rel,
         etag=etag,
