@@ -13,6 +13,7 @@ from PIL import Image
 
 from tests.conftest import e2e
 from tests.e2e.calls import ok as _ok
+from tests.semantic.helpers import model_ready, settled
 
 
 def _jpeg() -> bytes:
@@ -48,3 +49,24 @@ async def test_an_image_a_base_and_a_canvas_by_the_names_notes_give_them(
         assert [(i["path"], i["resolved"]) for i in out["items"]] == [("References/Kyoto.md", True)]
         near = await _ok(c, "graph_neighbors", path="Trip board.canvas")
         assert [i["path"] for i in near["items"]] == ["References/Kyoto.md"]
+
+
+async def test_search_notes_pages_by_cursor_reach_every_note(make_vault: Callable[..., Path], mode: str) -> None:
+    """search_notes (semantic) paged by `next_cursor` stopped at the notes the first page's vector
+    ranking held (400 of these 450), where paging by `offset` reached all: the ranking's depth
+    read the `offset` argument, 0 on a page asked for by cursor."""
+    files = {f"Notes/N{i:03}.md": f"# Note {i}\n\nA short note about the garden, number {i}.\n" for i in range(450)}
+    await model_ready()
+    embeddings = {"provider": "builtin", "debounce_ms": 0}
+    async with e2e(make_vault(files), embeddings=embeddings) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await settled(h)
+        paths: list[str] = []
+        cursor: str | None = None
+        for _ in range(30):
+            args: dict[str, object] = {"query": "garden note", "mode": "semantic", "limit": 20}
+            out = await _ok(c, "search_notes", **({**args, "cursor": cursor} if cursor else args))
+            paths += [i["path"] for i in out["items"]]
+            cursor = out["next_cursor"]
+            if cursor is None:
+                break
+        assert len(paths) == len(set(paths)) == len(files), len(paths)

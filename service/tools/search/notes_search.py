@@ -116,6 +116,11 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
     window = Window.of(args.modified_after, args.modified_before)
     groups = conditions.property_filters(prop_spec)
     query = args.query if args.mode in ("full_text", "hybrid") else None
+    key_args = args.model_dump(exclude={"offset", "cursor", "limit", "idempotency_key", "elicit_token"})
+    key = query_key(key_args, pass_limit(query, args.limit))
+    # The page's offset before the rankings: the vector ranking is as deep as the pages asked
+    # for, the cursor's pages too (`want` once read 0 + limit for every page after the first).
+    offset = decode_cursor(args.cursor, t="notes", q=key) if args.cursor else args.offset
     if args.mode == "semantic":
         engine_of(ctx)
     base = (
@@ -140,7 +145,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
             ctx,
             ranked,
             args.query,
-            want=args.offset + args.limit,
+            want=offset + args.limit,
             folders=prefixes,
             tags=tag_list,
             restrict=restrict,
@@ -152,9 +157,6 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
         ranked.sort(key=lambda h: (-h.mtime, h.path))
     elif args.sort == "path":
         ranked.sort(key=lambda h: h.path)
-    key_args = args.model_dump(exclude={"offset", "cursor", "limit", "idempotency_key", "elicit_token"})
-    key = query_key(key_args, pass_limit(query, args.limit))
-    offset = decode_cursor(args.cursor, t="notes", q=key) if args.cursor else args.offset
     ranked = await drop_gone(ctx, ranked, offset, args.limit)
     page = ranked[offset : offset + args.limit]
     parsed = parse_query(query) if query else None
