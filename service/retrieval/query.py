@@ -88,7 +88,9 @@ _PLAIN = 'To search for an operator word or sign itself, quote it ("and").'
 
 class _Parser:
     def __init__(self, source: str) -> None:
-        self.tokens = self._lex(source)
+        # A NUL ends FTS5's reading of a quoted term ('unterminated string' from SQLite): it
+        # separates words, as the tokenizer reads every other control character.
+        self.tokens = self._lex(source.replace("\x00", " "))
         self.pos = 0
         self.terms: list[str] = []
 

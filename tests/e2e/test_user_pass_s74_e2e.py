@@ -70,3 +70,13 @@ async def test_search_notes_pages_by_cursor_reach_every_note(make_vault: Callabl
             if cursor is None:
                 break
         assert len(paths) == len(set(paths)) == len(files), len(paths)
+
+
+async def test_a_nul_in_a_search_query_separates_words(make_vault: Callable[..., Path], mode: str) -> None:
+    """search_text 'sync\\x00' answered 'the search engine rejected the query' (FTS5's
+    'unterminated string', no hint); the NUL now separates words."""
+    files = {"Sync.md": "# Sync\n\nSync settings.\n", "Other.md": "# Other\n"}
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        out = await _ok(c, "search_text", query="sync\x00settings")
+        assert [i["path"] for i in out["items"]] == ["Sync.md"]
