@@ -9,15 +9,24 @@ plugin reads it (`[X]`, `[?]`, a `[-]` whose status the settings deleted). Used 
 (`open` / `closed`), tasks_filter (`done`,
 `not done`, `group by status`, `is blocked`), set_task_status (the status after a recurrence),
 index_status' `open_tasks` (the indexer's counts and a restricted caller's) and the plane's
-digest. Touches: `.obsidian/plugins/obsidian-tasks-plugin/data.json` (read-only).
+digest.
+
+Which checkbox items are tasks at all: with the plugin's global filter (`global_filter`), only
+those whose text contains it, as the plugin reads them — for tasks_filter, list_tasks (unless asked
+for every checkbox), index_status' `tasks` / `open_tasks` and the digest alike.
+Touches: `.obsidian/plugins/obsidian-tasks-plugin/data.json` (read-only).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from service.markdown import tasks as tk
 from service.vault.settings_files import read_json
+
+if TYPE_CHECKING:
+    from service.vault.vault import Vault
 
 StatusTable = dict[str, tuple[tk.StatusType, str]]
 OPEN_TYPES: tuple[tk.StatusType, ...] = ("todo", "in_progress", "on_hold")
@@ -47,3 +56,21 @@ def open_sql(table: StatusTable, column: str = "status") -> tuple[str, tuple[str
 def open_count(by_status: dict[str, int], table: StatusTable) -> int:
     """How many tasks are open, from the number of tasks of each status character."""
     return sum(n for char, n in by_status.items() if is_open(tk.status_type(table, char)))
+
+
+def global_filter(vault: Vault) -> str:
+    """The Tasks plugin's global filter for `vault` ('' for none): the vault's `tasks_global_filter`
+    setting when given (`""` turns it off), else the plugin settings' `globalFilter`."""
+    configured = vault.config.tasks_global_filter
+    if configured is None:
+        data = read_json(vault.paths.root, tk.TASKS_PLUGIN_DATA)
+        found = data.get("globalFilter") if isinstance(data, dict) else None
+        configured = found if isinstance(found, str) else ""
+    return configured if configured.strip() else ""
+
+
+def tasks_sql(vault: Vault, column: str = "text") -> tuple[str, tuple[str, ...]]:
+    """An SQL condition on a task's `column` keeping the checkbox items that are tasks (those
+    holding the global filter, when the vault has one), and its parameters."""
+    found = global_filter(vault)
+    return (f"instr({column}, ?) > 0", (found,)) if found else ("1", ())

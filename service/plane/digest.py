@@ -17,7 +17,7 @@ import re
 import sqlite3
 from collections import defaultdict
 
-from service.obsidian.task_status import open_sql, vault_statuses
+from service.obsidian.task_status import open_sql, tasks_sql, vault_statuses
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
 from service.plane.reader import quotable, readable
@@ -46,6 +46,7 @@ class Digest:
         since = ctx.since if ctx.since is not None else ctx.now - 86_400
         vid = ctx.vault.id
         open_clause, closed = open_sql(vault_statuses(ctx.vault.paths.root), "k.status")  # as list_tasks reads it
+        are_tasks, only = tasks_sql(ctx.vault, "k.text")  # the global filter's items, when it has one
 
         def read(c: sqlite3.Connection) -> tuple[list[tuple[str, str, float, float, str, str]], dict[str, int]]:
             rows = c.execute(
@@ -56,8 +57,8 @@ class Digest:
             ).fetchall()
             tasks = c.execute(
                 "SELECT n.path, COUNT(*) FROM tasks k JOIN notes n ON n.id = k.note_id WHERE n.vault_id = ?"
-                f" AND n.mtime > ? AND {open_clause} GROUP BY n.path",
-                (vid, since, *closed),
+                f" AND n.mtime > ? AND {open_clause} AND {are_tasks} GROUP BY n.path",
+                (vid, since, *closed, *only),
             ).fetchall()
             notes = [(str(a), str(b), float(m), float(ct), str(body), str(g)) for a, b, m, ct, body, g in rows]
             return notes, {str(p): int(n) for p, n in tasks}

@@ -15,7 +15,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Protocol
 
 from service.obsidian.canvas import is_canvas_path
-from service.obsidian.task_status import open_sql, vault_statuses
+from service.obsidian.task_status import open_sql, tasks_sql, vault_statuses
 from service.security.scopes import narrowing
 from service.types import OpenGuard, PathGuard, Principal
 
@@ -63,6 +63,7 @@ async def visible_counts(ctx: Caller) -> dict[str, int]:
     vault_id = ctx.vault.id
     seen: dict[str, bool] = {}
     open_clause, closed = open_sql(vault_statuses(ctx.vault.paths.root))  # open as list_tasks reads it
+    are_tasks, only = tasks_sql(ctx.vault)  # the global filter's items, when it has one
 
     def target_readable(path: str) -> bool:
         found = seen.get(path)
@@ -84,7 +85,10 @@ async def visible_counts(ctx: Caller) -> dict[str, int]:
             if target is None or not target_readable(str(target)):
                 link_unresolved += int(n)
         tasks = grouped(
-            f"SELECT note_id, COUNT(*), SUM({open_clause}) FROM tasks WHERE vault_id = ? GROUP BY note_id", *closed
+            f"SELECT note_id, COUNT(*), SUM({open_clause}) FROM tasks WHERE {are_tasks} AND vault_id = ?"
+            " GROUP BY note_id",
+            *closed,
+            *only,
         )
         headings = grouped(
             "SELECT h.note_id, COUNT(*) FROM headings h JOIN notes n ON n.id = h.note_id"

@@ -47,3 +47,21 @@ async def test_statuses_deleted_from_the_settings_over_http(make_vault: Callable
                 ("waiting", "in_progress"),
             ]
             assert (await ok(client, "index_status"))["open_tasks"] == 2
+
+
+async def test_global_filter_in_list_tasks_and_counts_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """With the plugin's global filter only items containing it are tasks: list_tasks and
+    index_status agree with tasks_filter; all_checkboxes lists every checkbox item."""
+    files = {
+        "W.md": "- [ ] #task call Ann\n- [ ] milk\n",
+        ".obsidian/plugins/obsidian-tasks-plugin/data.json": json.dumps({"globalFilter": "#task"}),
+    }
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            listed = await ok(client, "list_tasks")
+            assert ([t["text"] for t in listed["items"]], listed["global_filter"]) == (["#task call Ann"], "#task")
+            assert len((await ok(client, "list_tasks", all_checkboxes=True))["items"]) == 2
+            status = await ok(client, "index_status")
+            assert (status["tasks"], status["open_tasks"]) == (1, 1)
+            assert (await ok(client, "tasks_filter", query="not done"))["total"] == 1

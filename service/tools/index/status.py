@@ -20,7 +20,7 @@ from service.errors import IndexUnavailable, ModeUnavailable
 from service.indexer.jobs import IndexJobs, Job
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.indexer.status import reported
-from service.obsidian.task_status import vault_statuses
+from service.obsidian.task_status import open_sql, tasks_sql, vault_statuses
 from service.security.visible import unrestricted, visible_counts
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
@@ -168,7 +168,10 @@ class IndexStatusOut(ToolOutput):
         "itself (`tools` above `tools/x`) is not counted, so `list_tags`' `total`, which lists such parents as "
         "Obsidian's tag pane does, can be larger."
     )
-    tasks: int = Field(description="Tasks (checkbox items).")
+    tasks: int = Field(
+        description="Tasks: checkbox items (with the Tasks plugin's global filter, those containing it, as "
+        "list_tasks and tasks_filter read them)."
+    )
     open_tasks: int = Field(
         description="Tasks not yet done: status type todo, in_progress or on_hold by the vault's Tasks plugin statuses "
         "(`[ ]`, `[/]`, a character they do not name such as `[X]`), the tasks list_tasks' status `open` and "
@@ -199,6 +202,19 @@ def _jobs(ctx: ToolContext) -> IndexJobs:
     return ctx.services.index_jobs
 
 
+async def _global_filter_counts(ctx: ToolContext) -> dict[str, int]:
+    """`tasks` and `open_tasks` when the vault has a Tasks global filter: only the checkbox items
+    holding it are tasks, as list_tasks and tasks_filter read them (the indexer keeps counts of
+    every checkbox item, per status, not of a text the settings may change at any time)."""
+    are_tasks, only = tasks_sql(ctx.vault)
+    if not only:
+        return {}
+    open_clause, closed = open_sql(vault_statuses(ctx.vault.paths.root))
+    sql = f"SELECT COUNT(*), COALESCE(SUM({open_clause}), 0) FROM tasks WHERE vault_id = ? AND {are_tasks}"
+    row = await ctx.services.db.fetchone(sql, (*closed, ctx.vault.id, *only))
+    return {"tasks": int(row[0]), "open_tasks": int(row[1])} if row else {}
+
+
 async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
     indexer = _indexer(ctx)
     jobs = _jobs(ctx)
@@ -208,6 +224,8 @@ async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
         if restricted
         else reported(await indexer.counts(), vault_statuses(ctx.vault.paths.root))
     )
+    if not restricted:
+        counts.update(await _global_filter_counts(ctx))
     active = jobs.active(ctx.vault.id)
     backlog = max(indexer.backlog, indexer.catch_up.missed)  # updates that failed count until re-read
     if indexer.state == "failed":

@@ -40,6 +40,7 @@ from service.markdown import frontmatter as fm
 from service.markdown import tasks as tk
 from service.markdown.parse import note_title
 from service.obsidian.task_status import StatusTable, closed_statuses
+from service.obsidian.task_status import global_filter as global_filter_of
 from service.obsidian.tasks_query import (
     Answer,
     Columns,
@@ -142,13 +143,10 @@ def plugin_globals(ctx: ToolContext) -> PluginGlobals:
     `globalFilter`) and the plugin's `globalQuery`."""
     data: Any = read_json(ctx.vault.paths.root, tk.TASKS_PLUGIN_DATA)
     data = data if isinstance(data, dict) else {}
-    configured = ctx.vault.config.tasks_global_filter
-    found = data.get("globalFilter")
-    text = configured if configured is not None else (found if isinstance(found, str) else "")
     query = data.get("globalQuery")
     found = data.get("presets")
     presets = {str(k): v for k, v in found.items() if isinstance(v, str)} if isinstance(found, dict) else None
-    return PluginGlobals(text if text.strip() else "", query if isinstance(query, str) else "", presets)
+    return PluginGlobals(global_filter_of(ctx.vault), query if isinstance(query, str) else "", presets)
 
 
 def _parse(

@@ -19,7 +19,7 @@ from pydantic import Field, field_validator
 from service.dates import iso_day
 from service.markdown import tasks as tk
 from service.markdown.parse import note_title
-from service.obsidian.task_status import is_open
+from service.obsidian.task_status import global_filter, is_open
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
@@ -60,6 +60,11 @@ class ListTasksIn(ToolInput):
     folder: str | None = Field(default=None, description="Only notes in this folder (and below).")
     note: str | None = Field(default=None, description="Only this note (path or wikilink name).")
     text: str | None = Field(default=None, description="Case-insensitive text the task line contains.")
+    all_checkboxes: bool = Field(
+        default=False,
+        description="With the Tasks plugin's global filter (e.g. #task), only checkbox items containing it are "
+        "tasks, as in the plugin and tasks_filter; true lists every checkbox item.",
+    )
     sort: SortKey = Field(
         default="path", description="path (note, then line), due / scheduled (undated last), priority, status."
     )
@@ -101,6 +106,9 @@ class ListTasksOut(Partial, ToolOutput):
     items: list[TaskItem] = Field(description="Tasks of this page.")
     total: int = Field(description="Number of matching tasks (all pages).")
     next_cursor: str | None = Field(description="Cursor of the next page, None at the end.")
+    global_filter: str | None = Field(
+        default=None, description="The Tasks plugin's global filter the tasks were narrowed by (all_checkboxes: none)."
+    )
 
 
 _COLUMNS = (
@@ -116,9 +124,12 @@ _PRIORITY_RANK = {p: i for i, p in enumerate(tk.PRIORITIES)}
 _TYPE_RANK = {"in_progress": 0, "todo": 1, "on_hold": 2, "done": 3, "cancelled": 4, "non_task": 5}
 
 
-def _where(args: ListTasksIn, note: str | None, folder: str | None) -> tuple[str, list[Any]]:
+def _where(args: ListTasksIn, note: str | None, folder: str | None, only: str) -> tuple[str, list[Any]]:
     sql: list[str] = ["t.vault_id = ?"]
     params: list[Any] = []
+    if only:  # the global filter: only items containing it are tasks (case-sensitive, as the plugin)
+        sql.append("instr(t.text, ?) > 0")
+        params.append(only)
     for column, op, value, name in (
         ("due", "<", args.due_before, "due_before"),
         ("due", ">", args.due_after, "due_after"),
@@ -194,7 +205,8 @@ async def list_tasks(ctx: ToolContext, args: ListTasksIn) -> ListTasksOut:
     note = (await ctx.find_note(args.note, "read")).vp.rel if args.note is not None else None
     folder = ctx.folder(args.folder, field="folder").rel if args.folder else None
     table = status_table_of(ctx)
-    where, params = _where(args, note, folder)
+    only = "" if args.all_checkboxes else global_filter(ctx.vault)
+    where, params = _where(args, note, folder, only)
     can_read = readable(ctx)
 
     def query(conn: sqlite3.Connection) -> list[Row]:
@@ -229,6 +241,7 @@ async def list_tasks(ctx: ToolContext, args: ListTasksIn) -> ListTasksOut:
         items=items,
         total=len(rows),
         next_cursor=encode_cursor(offset + args.limit, q=state) if more else None,
+        global_filter=only or None,
         partial=partial(ctx),
     )
 
