@@ -61,7 +61,7 @@ else:
 log = logging.getLogger(__name__)
 
 WORDS_SHARE = 0.5  # words against meaning in the final score
-NAMED_BOOST = 0.3  # observations of an entity the query names count this much more
+NAMED_BOOST = 0.5  # observations of an entity the query names count this much more
 MIN_COSINE = 0.3  # a hit by meaning alone needs at least this cosine
 EMBED_BATCH = 32
 RECORDED_NEAR = 0.4  # share of the words' score of the observations recorded just before and after

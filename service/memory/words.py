@@ -1,17 +1,23 @@
 """The words of memory observations, as the recall index (`service.memory.recall`) counts them:
-lower-cased, common function words dropped and plain English endings folded (`paints`,
-`painted`, `painting`); each observation's own words, and the words around it (the entity's name
-and type, and the observations just before and after it in the entity's note)."""
+lower-cased, common function words dropped and each word stemmed by the Snowball English
+stemmer (`paints`, `painted`, `painting` are `paint`; `lives` and `live` are `live`; `bake` and
+`baked`, `studies` and `study` fold together), the same at index and at query time and for the
+near-duplicate checks (`word_set`, the consolidation plane's duplicates); each observation's own
+words, and the words around it (the entity's name and type, and the observations just before and
+after it in the entity's note)."""
 
 from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
+
+import snowballstemmer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -26,15 +32,20 @@ _STOP_WORDS = (
     "can could about as so but if not no yes"
 )
 _STOP = frozenset(_STOP_WORDS.split())
-_ENDINGS = ("ing", "ed", "es", "s")
 NAME_WORDS_MAX = 8  # longest entity name (in words) looked for in a query
+STEM_MAX = 40  # a longer "word" (an id, a hash, a run of letters) is kept as it is
+
+_STEMMER = snowballstemmer.stemmer("english")
+_STEMMER_LOCK = threading.Lock()  # a stemmer object keeps its word while it works: one at a time
 
 
+@lru_cache(maxsize=65_536)
 def fold(word: str) -> str:
-    for end in _ENDINGS:
-        if word.endswith(end) and len(word) - len(end) >= 3:
-            return word[: -len(end)]
-    return word
+    """`word` (lower-cased) stemmed; a conversation's words repeat, so most are a cache hit."""
+    if len(word) > STEM_MAX:
+        return word
+    with _STEMMER_LOCK:
+        return str(_STEMMER.stemWord(word))
 
 
 def words(text: str) -> list[str]:
