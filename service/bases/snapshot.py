@@ -181,6 +181,12 @@ def _strip_md(target: str) -> str:
     return target[:-3] if target.lower().endswith(".md") else target
 
 
+def _closeness(path: str) -> tuple[int, int, str]:
+    """Of the notes a bare name several share, the link index takes the least (fewest folders,
+    then the shortest path: `linkpath._closest`)."""
+    return path.count("/"), len(path), path
+
+
 class Snapshot:
     """Records of one vault plus link lookups; `visible` cuts it to one caller's read rights."""
 
@@ -247,21 +253,28 @@ class Snapshot:
         t = target.strip()
         if t in self.by_path:
             return t
-        key = _strip_md(t.split("#", 1)[0]).lower().lstrip("/")
+        written = t.split("#", 1)[0].lower().lstrip("/")
+        key = _strip_md(written)
         if not key:
             return None
         by_stem, by_name = self._names or self._index_names()
         if "/" in key:
             return by_stem.get(key)
+        # 'plan.md' names plan.md and the note 'plan.md' (plan.md.md), that one second, as the link index reads it
+        keys = (key, written) if written != key else (key,)
         here = source.rpartition("/")[0].lower() if source else ""
-        return by_stem.get(key) or (by_stem.get(f"{here}/{key}") if here else None) or by_name.get(key)
+        for stem in (*keys, *(f"{here}/{k}" for k in keys if here)):  # from the top, then from the note's folder
+            if found := by_stem.get(stem):
+                return found
+        named = [p for p in (by_name.get(k) for k in keys) if p is not None]
+        return min(named, key=_closeness) if named else None
 
     def _index_names(self) -> tuple[dict[str, str], dict[str, str]]:
         """Lower-case path stems and base names -> path (the shortest path wins), made when a
         link is first resolved: a query that resolves none keeps no copy of every name."""
         by_stem: dict[str, str] = {}
         by_name: dict[str, str] = {}
-        for r in sorted(self.records, key=lambda r: (r.path.count("/"), r.path)):
+        for r in sorted(self.records, key=lambda r: _closeness(r.path)):
             by_stem.setdefault(_strip_md(r.path).lower(), r.path)
             by_name.setdefault(_strip_md(r.name).lower(), r.path)
         self._names = (by_stem, by_name)  # one assignment: a concurrent query sees both or none

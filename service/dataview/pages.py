@@ -174,31 +174,28 @@ class PageSet:
         self, target: str, readable: Callable[[str], bool] | None = None, source: str | None = None
     ) -> str | None:
         """The note `target` names; with `readable`, among the notes it allows only (a caller's view).
-        A bare name several notes share is the note of that path at the vault's top (any letter
-        case), else, from the note `source`, the one in its folder, else the shallowest (as the
-        link index, `linkpath.PathSet.resolve`, and Bases resolve it)."""
+        As Obsidian's link lookup (Dataview resolves every link with it) and the link index
+        (`linkpath.PathSet.resolve`) read a bare name: the notes whose file name is the name, with
+        or without '.md' ('plan.md' names plan.md and the note 'plan.md', plan.md.md); of several,
+        the one of that path at the vault's top (any letter case, the name as written first), else,
+        from the note `source`, the one in its folder, else the closest to the top (fewest folders,
+        then the shortest path)."""
         target = target.strip()
         if not target:
             return None
         for candidate in (target, target + ".md"):
             if candidate in self._paths and (readable is None or readable(candidate)):
                 return candidate
-        found = self.names.get(target.rsplit("/", 1)[-1].removesuffix(".md").lower())
+        name = target.rsplit("/", 1)[-1].lower()
+        found = self.names.get(name.removesuffix(".md"))
+        if name.endswith(".md") and "/" not in target and (also := self.names.get(name)):
+            found = sorted({*found, *also}, key=lambda p: (p.count("/"), p))
         if readable is not None:
             found = [p for p in found if readable(p)]
         if len(found) == 1 and "/" not in target:
             return found[0]
         if len(found) > 1 and "/" not in target:
-            key = target.lower()
-            key = key if key.endswith(".md") else key + ".md"
-            top = sorted(p for p in found if p.lower() == key)  # the name as a path, any letter case
-            if top:
-                return top[0]
-        if len(found) > 1 and "/" not in target and source:
-            here = source.rpartition("/")[0]
-            mine = next((p for p in found if p.rpartition("/")[0] == here), None)
-            if mine is not None:
-                return mine
+            return _closest(found, name, source)
         suffix = "/" + target.lower().removesuffix(".md") + ".md"
         return next((p for p in found if ("/" + p.lower()).endswith(suffix)), None)
 
@@ -403,3 +400,16 @@ class PageCache:
                     del sets[vault_id]
                     dropped += 1
         return dropped
+
+
+def _closest(found: list[str], name: str, source: str | None) -> str:
+    """Of the notes a bare name (lower case) several share, the one the link index takes
+    (`linkpath.PathSet.resolve`): the name as a path from the vault's top (as written, then with
+    '.md'), the first in `source`'s folder, else the fewest folders, then the shortest path."""
+    for key in (name, name + ".md"):
+        top = sorted(p for p in found if p.lower() == key)
+        if top:
+            return top[0]
+    here = source.rpartition("/")[0] if source else None
+    mine = next((p for p in found if p.rpartition("/")[0] == here), None) if here else None
+    return mine or min(found, key=lambda p: (p.count("/"), len(p), p))
