@@ -65,3 +65,15 @@ async def test_global_filter_in_list_tasks_and_counts_over_http(make_vault: Call
             status = await ok(client, "index_status")
             assert (status["tasks"], status["open_tasks"]) == (1, 1)
             assert (await ok(client, "tasks_filter", query="not done"))["total"] == 1
+
+
+async def test_documented_task_properties_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault({"Calls.md": CALLS})) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            query = "filter by function task.lineNumber === 1 && ['#phone'].includes(task.tags[0])"
+            out = await ok(client, "tasks_filter", query=query, today="2026-12-02")
+            assert [t["description"] for t in out["items"]] == ["Call Ann #phone"]
+            query = "group by function task.status.typeGroupText"
+            out = await ok(client, "tasks_filter", query=query, today="2026-12-02")
+            assert [g["names"] for g in out["groups"]] == [["%%2%%TODO"]]

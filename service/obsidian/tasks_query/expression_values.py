@@ -6,7 +6,6 @@ and operators over those values. Nothing here reaches beyond the task record it 
 from __future__ import annotations
 
 import json
-import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -16,15 +15,16 @@ from typing import Any
 from service.budget import check_chars, current, hold
 from service.dates import iso_day_or_none
 from service.obsidian.tasks_query.js_numbers import js_number, number_text, to_integer
-from service.obsidian.tasks_query.record import OPEN_TYPES, TaskRecord
+from service.obsidian.tasks_query.record import FILE_MEMBERS, OPEN_TYPES, TaskRecord
 
 _PRIORITY_NAMES = ("Highest", "High", "Medium", "Normal", "Low", "Lowest")
 DATES = ("due", "scheduled", "start", "created", "done", "cancelled", "happens")
 TASK_FIELDS = ("description", "status", "isDone", "priorityNumber", "priorityName", "priorityNameGroupText", "urgency",
                "tags", "heading",
-               "hasHeading", "isRecurring", "recurrenceRule", "file", "id", "dependsOn", *DATES)  # fmt: skip
-FILE_FIELDS = ("path", "folder", "filename", "filenameWithoutExtension", "root")
-STATUS_FIELDS = ("type", "symbol", "name", "nextSymbol")
+               "hasHeading", "isRecurring", "recurrenceRule", "file", "id", "dependsOn", "descriptionWithoutTags",
+               "onCompletion", "lineNumber", *DATES)  # fmt: skip
+FILE_FIELDS = tuple(FILE_MEMBERS)
+STATUS_FIELDS = ("type", "symbol", "name", "nextSymbol", "typeGroupText")
 DATE_FIELDS = ("moment", "category")
 CATEGORY_FIELDS = ("name", "sortOrder", "groupText")
 METHODS = {
@@ -121,6 +121,9 @@ _FIELDS: dict[str, Callable[[TaskRecord, Scope], Any]] = {
     "recurrenceRule": lambda t, s: t.recurrence or "",
     "id": lambda t, s: t.task_id or "",
     "dependsOn": lambda t, s: _counted(_json_list(t.depends_on_json)),
+    "descriptionWithoutTags": lambda t, s: t.description_without_tags,
+    "onCompletion": lambda t, s: t.on_completion,
+    "lineNumber": lambda t, s: t.line,  # 0-based, as the plugin's taskLocation.lineNumber
     **{name: (lambda t, s, n=name: _Obj(n, t)) for name in (*DATES, "file", "status")},  # type: ignore[misc]
 }
 
@@ -145,15 +148,6 @@ def _counted(items: list[str]) -> list[str]:
     return items
 
 
-_FILE: dict[str, Callable[[str], str]] = {
-    "path": lambda p: p,
-    "folder": lambda p: posixpath.dirname(p) + "/" if "/" in p else "/",
-    "filename": posixpath.basename,
-    "filenameWithoutExtension": lambda p: posixpath.basename(p).removesuffix(".md"),
-    "root": lambda p: p.split("/", 1)[0] + "/" if "/" in p else "/",
-}
-
-
 def item_of(value: Any, index: Any) -> Any:
     """`value[index]`: an item of an array or a character of a text; undefined (null) past the end."""
     if isinstance(value, _SIZED) and isinstance(index, _NUMBER) and not isinstance(index, bool):
@@ -172,9 +166,9 @@ def member_of(value: Any, name: str, column: int) -> Any:
         if value.kind == "task":
             raise AssertionError("task fields are read by _task_field")
         if value.kind == "file":
-            return _FILE[name](t.path)
+            return FILE_MEMBERS[name](t.path)
         if value.kind == "status":
-            return {"type": t.kind.upper(), "name": t.status_name, "nextSymbol": t.next_symbol}.get(name, t.status)
+            return t.status_member(name)
         return _day_of(value)  # .moment
     if isinstance(value, _SIZED) and name == "length":
         return len(value)

@@ -314,6 +314,14 @@ class _Reader:
             inner = self.expression()
             self.take(")")
             return inner, None
+        if text == "[":  # an array: "'x' in ['a', 'b']" as ['a', 'b'].includes(x), group by function ['a', 'b']
+            items: list[Node] = []
+            while self.peek()[1] != "]":
+                items.append(self.expression())
+                if self.peek()[1] != "]":
+                    self.take(",")
+            self.take("]")
+            return (lambda s: _built([item(s) for item in items])), None
         found = text or "the end of the expression"
         raise ExpressionError(f"expected a value here, found {found!r}", column)
 
@@ -425,3 +433,9 @@ def compile_expression(text: str, offset: int, max_depth: int) -> Node:
 
 
 __all__ = ["ExpressionError", "Function", "RunError", "Scope", "compile_expression", "js_str", "truthy"]
+
+
+def _built(items: list[Any]) -> list[Any]:
+    """An array the expression wrote, counted among the values it builds (`[limits] max_eval_bytes`)."""
+    hold(size_of(items))
+    return items

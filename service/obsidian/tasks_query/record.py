@@ -4,6 +4,9 @@ from its line only when a query asks for it (the description, the tags as a list
 from __future__ import annotations
 
 import json
+import posixpath
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +16,7 @@ from service.obsidian.task_status import OPEN_TYPES as OPEN_TYPES  # what `not d
 DATE_FIELDS = ("due", "scheduled", "start", "done", "created", "cancelled")
 PRIORITY_RANK = {p: i for i, p in enumerate(tk.PRIORITIES)}  # 0 = highest
 TYPE_RANK = {"in_progress": 0, "todo": 1, "on_hold": 2, "done": 3, "cancelled": 4, "non_task": 5}  # the plugin's order
+_HASHTAGS = re.compile(r'(^|\s)#[^ !@#$%^&*(),.?":{}|<>]+')  # the plugin's TaskRegularExpressions.hashTags
 
 
 @dataclass(slots=True)
@@ -70,6 +74,26 @@ class TaskRecord:
         gf = self.global_filter
         return self.description.replace(gf, "", 1).strip() if gf else self.description
 
+    @property
+    def description_without_tags(self) -> str:
+        """`task.descriptionWithoutTags`: the description without the tags the plugin reads (`#123` too)."""
+        return _HASHTAGS.sub("", self.description).strip()
+
+    @property
+    def on_completion(self) -> str:
+        """`task.onCompletion`: 'delete', 'keep' or '' (the plugin's parseOnCompletionValue)."""
+        found = (tk.parse_fields(self.text).on_completion or "").strip().lower()
+        return found if found in ("delete", "keep") else ""
+
+    def status_member(self, name: str) -> str:
+        """`task.status.<name>`: type, name, nextSymbol, typeGroupText ('%%2%%TODO': the order of
+        `group by status.type`), else the symbol."""
+        if name == "typeGroupText":
+            return f"%%{TYPE_RANK[self.kind] + 1}%%{self.kind.upper()}"
+        return {"type": self.kind.upper(), "name": self.status_name, "nextSymbol": self.next_symbol}.get(
+            name, self.status
+        )
+
     def date(self, name: str) -> str | None:
         value: str | None = getattr(self, name)
         return value
@@ -102,3 +126,13 @@ def top_level(t: TaskRecord) -> bool:
 
 
 TOP_LEVEL_SQL = "t.indent = '' OR substr(t.indent, -1) = '>' OR substr(t.indent, -2) = '> '"  # `top_level`
+
+
+FILE_MEMBERS: dict[str, Callable[[str], str]] = {  # `task.file.<name>` from the note's path
+    "path": lambda p: p,
+    "pathWithoutExtension": lambda p: p.removesuffix(".md"),
+    "folder": lambda p: posixpath.dirname(p) + "/" if "/" in p else "/",
+    "filename": posixpath.basename,
+    "filenameWithoutExtension": lambda p: posixpath.basename(p).removesuffix(".md"),
+    "root": lambda p: p.split("/", 1)[0] + "/" if "/" in p else "/",
+}

@@ -1,0 +1,39 @@
+"""Task properties the plugin documents for `filter|sort|group by function` (docs/Scripting/Task
+Properties.md, Custom Grouping.md), through the dispatcher. Before session 74 these lines were
+query_syntax_error: `task.lineNumber` (0-based), `task.onCompletion` ('delete' / 'keep' / ''),
+`task.descriptionWithoutTags` (the plugin's hashtag rule), `task.file.pathWithoutExtension`,
+`task.status.typeGroupText` (silently the status symbol before: '%%2%%TODO' now) and array
+literals (`['/', 'x'].includes(task.status.symbol)`, `group by function ['hello', 'world']`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import Harness, started
+
+NOTE = (
+    "# Work\n\n- [ ] call Ann #phone #work 🏁 delete 📅 2026-12-03\n- [/] draft plan\n- [x] done thing ✅ 2026-12-01\n"
+)
+
+
+async def described(vg: Harness, query: str) -> list[str]:
+    out = await vg.ok("tasks_filter", query=query, today="2026-12-02")
+    return [i["description"] for i in out["items"]]
+
+
+async def test_documented_task_properties(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"Work/Plan.md": NOTE})) as vg:
+        await vg.indexed()
+        call = ["call Ann #phone #work"]
+        assert await described(vg, "filter by function task.lineNumber === 2") == call
+        assert await described(vg, "filter by function task.onCompletion === 'delete'") == call
+        assert await described(vg, "filter by function task.descriptionWithoutTags === 'call Ann'") == call
+        assert len(await described(vg, "filter by function task.file.pathWithoutExtension === 'Work/Plan'")) == 3
+        assert await described(vg, "filter by function ['/', 'x'].includes(task.status.symbol)") == [
+            "draft plan", "done thing",
+        ]  # fmt: skip
+        out = await vg.ok("tasks_filter", query="group by function task.status.typeGroupText", today="2026-12-02")
+        assert [g["names"] for g in out["groups"]] == [["%%1%%IN_PROGRESS"], ["%%2%%TODO"], ["%%4%%DONE"]]
+        out = await vg.ok("tasks_filter", query="group by function ['hello', 'world']", today="2026-12-02")
+        assert [(g["names"], g["count"]) for g in out["groups"]] == [(["hello"], 3), (["world"], 3)]
