@@ -29,6 +29,12 @@ _CHECK_ROWS = 4096  # rows between two looks at a Limit's stop flag
 _CHUNK = 500  # stay far below SQLite's bound-parameter limit
 
 
+def alias_texts(aliases: str | None) -> list[str]:
+    """A notes row's `aliases` (JSON) as an address is resolved against: the texts, numbers as text."""
+    found = json.loads(aliases) if aliases and aliases != "[]" else []
+    return [str(a) for a in found if isinstance(a, str | int | float)]
+
+
 @dataclass(frozen=True, slots=True)
 class Edge:
     source: str
@@ -132,8 +138,7 @@ class GraphQueries:
         def names(rows: Iterable[tuple[Any, Any]]) -> list[tuple[str, list[str]]]:
             out: list[tuple[str, list[str]]] = []
             for path, aliases in rows:
-                found = json.loads(aliases) if aliases and aliases != "[]" else []
-                out.append((str(path), [str(a) for a in found if isinstance(a, str | int | float)]))
+                out.append((str(path), alias_texts(aliases)))
             return out
 
         def run(conn: sqlite3.Connection) -> list[tuple[str, list[str]]]:
@@ -161,8 +166,7 @@ class GraphQueries:
                 for row, (path, title, aliases) in enumerate(conn.execute(sql, (vault_id,))):
                     if row % _CHECK_ROWS == 0:
                         limit.up()
-                    found = json.loads(aliases) if aliases and aliases != "[]" else []
-                    out.append((str(path), str(title), [str(a) for a in found if isinstance(a, str | int | float)]))
+                    out.append((str(path), str(title), alias_texts(aliases)))
             return out
 
         return await self.db.run_read(run)

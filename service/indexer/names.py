@@ -11,6 +11,16 @@ removed at its place found by binary search, many at once in one pass): making a
 every note after each change cost ~1 ms at 100k notes per call, and a dict of each note's place
 in the list, which patched it before, held ~6 MB at 100k notes for good (tracemalloc).
 
+While a first index is built into an empty index (a cold load: 2-3 min at 100k notes), an
+address is resolved against the notes on disk too, which the index does not hold yet: each call
+listed the vault (0.2-0.6 s at 100k files) and, since every stored batch asked for a full read,
+read every stored name again (0.7 s at 25k stored, 2 cores busy with the load), so a
+`create_note` then took 1.5-3.5 s. Now such a load hands the list every note the scan found
+(`seed`, without aliases: the index holds none yet) and the names of each batch it stores
+(`stored`: an alias each note has), and says the list holds the notes on disk (`with_files`),
+so a call reads nothing proportional to the vault. A full read (more than `MAX_TOUCHED` paths
+touched, the end of the load, a failure) reads the index only, and `with_files` says so.
+
 Guarantees: a caller that waited for its own writes (`service.indexer.fresh`) finds them, since
 the round that applied them registered its paths before the caller's wait ended, and a reader
 that starts after that sees the committed rows. Reads are serialised by a lock, so a caller
@@ -49,6 +59,9 @@ class NoteNames(Generic[N]):
         self._list: list[N] = []  # sorted by path
         self._touched: set[str] | None = None  # None: everything may have changed
         self._lock = asyncio.Lock()
+        # The list holds the notes on disk the index does not hold yet too (`seed`); a full read
+        # holds the index's notes only.
+        self.with_files = False
         self.full_reads = 0
         self.partial_reads = 0
 
@@ -61,6 +74,27 @@ class NoteNames(Generic[N]):
         if len(self._touched) > MAX_TOUCHED:
             self._touched = None
 
+    async def seed(self, notes: list[N]) -> None:
+        """A cold load's start: `notes` (sorted by path) are every note on disk, the index none yet."""
+        async with self._lock:
+            self._list, self._read, self._touched, self.with_files = notes, True, set(), True
+
+    def stored(self, notes: Sequence[N], paths: Iterable[str]) -> None:
+        """A load stored the notes of `paths`; `notes`: the names of those that have an alias, as
+        their rows hold them. Into a seeded list they go at once, each in its place (every other
+        stored note is held as seeded: a path and no alias); otherwise, or while a read is
+        patching the list, the paths are touched (read again at the next `get`)."""
+        if not self.with_files or self._lock.locked() or self._touched is None:
+            self.touched(paths)
+            return
+        listed = self._list
+        for note in notes:  # a stored note is on disk: held already, replaced where it is
+            i = bisect.bisect_left(listed, note.path, key=_path)
+            if i < len(listed) and listed[i].path == note.path:
+                listed[i] = note
+            else:
+                listed.insert(i, note)
+
     async def get(self, load: Load[N]) -> list[N]:
         """Every note's names, read or patched as needed. The list is the one held: patched in
         place by a later `get`, so a caller that keeps it across an await copies it first."""
@@ -71,7 +105,8 @@ class NoteNames(Generic[N]):
             self._touched = set()  # what rounds touch from here on is read next time
             try:
                 if not self._read or todo is None:
-                    self._read = False
+                    # Let go of the held list first: not two lists of every note at once (~14 MB at 100k).
+                    self._read, self.with_files, self._list = False, False, []
                     self._list = await load(None)
                     self._list.sort(key=_path)  # the rows come in the table's order, near sorted
                     self._read = True
@@ -80,7 +115,7 @@ class NoteNames(Generic[N]):
                     self._patch(todo, await load(sorted(todo)))
                     self.partial_reads += 1
             except BaseException:
-                self._read, self._touched, self._list = False, None, []
+                self._read, self._touched, self._list, self.with_files = False, None, [], False
                 raise
             return self._list
 

@@ -27,7 +27,9 @@ from typing import Any
 
 from service import heap
 from service.activity import GiveWay
+from service.graph.address import NoteName
 from service.graph.linkpath import PathSet
+from service.graph.queries import alias_texts
 from service.indexer import parsepool, rows
 from service.indexer.bulk import bulk_mode, checkpoint_after_load, restore_indexes
 from service.indexer.canvas_facts import is_canvas
@@ -94,6 +96,8 @@ async def reconcile_vault(
             and not etags
             and await ix.db.fetchone("SELECT 1 FROM notes WHERE vault_id = ? LIMIT 1", (ix.vault.id,)) is None
         )
+        if early is not None and cold:  # addresses resolved meanwhile: the notes on disk (`names.py`)
+            await ix.names.seed(await asyncio.to_thread(seed_names, files.ordered()))
         batches = [changed[i : i + batch_size] for i in range(0, len(changed), batch_size)]
         in_processes = len(changed) >= max(bulk_threshold, parsepool.MIN_NOTES)
         parser = parsepool.Parser(ix.vault.paths.root, paths, ix.parse_workers if in_processes else 0)
@@ -143,6 +147,7 @@ async def reconcile_vault(
                 ix._counts.committed(await ix.db.run_write(written))
                 ix._issues.clear(paths_of, but_indexed=[path for path, _, _ in touch])  # touched: as indexed
                 ix._issues.record(issues)
+                ix.names.stored(aliased(prepared, issues) if ix.names.with_files else [], paths_of)
                 indexed += len(prepared)
                 touched += len(touch)
                 del prepared, touch, issues
@@ -152,7 +157,7 @@ async def reconcile_vault(
                 ix.backlog = len(changed) - ix.done
                 if progress is not None:
                     await progress(ix.done, ix.total)
-                await ix._bump()
+                await ix._bump(())  # the batch's names: `stored` above
         except BaseException:
             ix._void_kept()  # rolled back (or not known to be committed): what is held may be ahead
             if deferred:  # failed or cancelled: queries get their indexes back at once
@@ -234,6 +239,19 @@ async def name_capped(ix: IndexerState) -> None:
             row = await ix.db.fetchone("SELECT etag FROM notes WHERE vault_id = ? AND path = ?", (ix.vault.id, path))
             if row is not None and row[0] == etag and path not in ix._issues.paths("capped"):
                 ix._issues.record([issue(path, "capped", detail)])
+
+
+def seed_names(files: list[str]) -> list[NoteName]:
+    """The names of every note on disk (sorted `files`), before the load stores any (no alias)."""
+    return [NoteName(path) for path in files if path.lower().endswith(".md")]
+
+
+def aliased(prepared: list[rows.Prepared], failed: list[FileIssue]) -> list[NoteName]:
+    """The names of the stored notes that have an alias, as their rows hold them (`rows.prepare`
+    puts the aliases' JSON fourth of the notes columns); not of notes left out (`failed`)."""
+    left = {i.path for i in failed}
+    found = [p for p in prepared if p.note[3] != "[]" and p.path.lower().endswith(".md") and p.path not in left]
+    return [NoteName(p.path, tuple(alias_texts(p.note[3]))) for p in found]
 
 
 def compare(

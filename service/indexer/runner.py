@@ -326,9 +326,10 @@ class VaultIndexer:
 
     def _void_kept(self) -> None:
         """A write the row counts and the unresolved targets were not carried over (the writer's
-        thread): both are read again at their next use."""
+        thread): both are read again at their next use, and so are the note names."""
         self._counts.void()
         self._unresolved.void()
+        self.names.touched(None)
 
     async def apply(
         self, changes: Sequence[FileChange], *, only_if_changed: bool = False, lock_held: bool = False

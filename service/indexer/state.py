@@ -19,6 +19,7 @@ from service.indexer import rows
 from service.indexer.bulk import QueryIndexes
 from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.known import KnownFiles
+from service.indexer.names import NoteNames
 from service.indexer.status import Counts, Token
 from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.writer_job import WriterJob
@@ -74,6 +75,7 @@ class IndexerState(Protocol):
     _counts: Counts  # row counts, kept in step by the incremental writes (`status.py`)
     _unresolved: UnresolvedTargets  # unresolved link targets by name (`unresolved.py`)
     _read_whole: dict[str, tuple[str, int]]  # notes name_capped read within the cap: (etag, cap)
+    names: NoteNames[Any]  # every note's path and aliases, for addresses (`names.py`)
 
     @property
     def _early(self) -> Inbox:

@@ -289,9 +289,11 @@ class ToolContext:
         try:
             # Kept by the indexer and patched per index round: not 10k rows and objects per call.
             names = list(await (indexer.names.get(load) if indexer is not None else load(None)))
+            # Read with the list: a cold load's list holds the notes on disk already (`names.py`).
+            listed = indexer is not None and indexer.names.with_files
         except DbError:
-            names = []
-        if partial:
+            names, listed = [], False
+        if partial and not listed:
             known = {n.path for n in names}
             names += [NoteName(rel) for rel in self._files_on_disk(".md") if rel not in known]
         return names
