@@ -80,3 +80,14 @@ async def test_a_nul_in_a_search_query_separates_words(make_vault: Callable[...,
         await h.indexed()
         out = await _ok(c, "search_text", query="sync\x00settings")
         assert [i["path"] for i in out["items"]] == ["Sync.md"]
+
+
+async def test_a_folder_named_by_its_own_name_is_suggested(make_vault: Callable[..., Path], mode: str) -> None:
+    """list_notes folder 'Obsidian Sync' (the Help vault's Help/Obsidian Sync) was note_not_found
+    with no suggestion; it now names the folder."""
+    files = {"Help/Obsidian Sync/Set up.md": "# Set up\n", "Home.md": "# Home\n"}
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        answer = await c.call_tool("list_notes", {"folder": "obsidian sync"})
+        assert answer.is_error and answer.structured_content is not None
+        assert answer.structured_content["error"]["details"]["suggestions"] == ["Help/Obsidian Sync"]

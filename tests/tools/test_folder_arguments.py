@@ -78,3 +78,15 @@ async def test_the_folder_as_written_still_answers(fv: Harness) -> None:
     assert [i["path"] for i in notes["items"]] == ["Archive/Trips/Kyoto.md"]
     attachments = await fv.ok("list_attachments", folder="Assets")
     assert [i["path"] for i in attachments["items"]] == ["Assets/map.png"]
+
+
+async def test_a_folder_named_by_its_own_name_is_suggested(fv: Harness) -> None:
+    """'Obsidian Sync' for Help/Obsidian Sync: a folder named as a note is named, by its name
+    alone, was note_not_found with no suggestion (the walk down the path found no top folder
+    of that name nor one close to it; found by U7, session 74, on the Obsidian Help vault)."""
+    for tool, args, name in FOLDER_TOOLS:
+        error = await fv.err(tool, "note_not_found", **args, **{name: "trips"})
+        assert error["details"]["suggestions"] == ["Archive/Trips"], tool
+        assert "Archive/Trips" in error["message"]
+    error = await fv.err("list_notes", "note_not_found", folder="diary")
+    assert error["details"]["suggestions"] == []  # a note's name is no folder
