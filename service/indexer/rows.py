@@ -59,7 +59,7 @@ class Prepared(NamedTuple):
     headings: list[tuple[int, str, int]]  # (level, text, line)
     blocks: list[tuple[str, int]]  # (block_id, line)
     # (line, status, text, due, scheduled, start, done, priority, tags, created, cancelled, recurrence,
-    # task_id, depends_on, indent)
+    # task_id, depends_on, indent, head)
     tasks: list[tuple[Any, ...]]
     dataview: str  # inline fields and list items as JSON ('' when the note has neither)
     capped: str = ""  # what the index left out of a note over the caps (`caps.within_caps`), '' for none
@@ -126,6 +126,7 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
                 t.task_id,
                 _json(list(t.depends_on)),
                 t.indent,
+                t.head,
             )
             for t in p.tasks
         ],
@@ -280,7 +281,7 @@ _INSERTS = (
     "INSERT INTO headings(note_id, level, text, line) VALUES (?,?,?,?)",
     "INSERT INTO blocks(note_id, block_id, line) VALUES (?,?,?)",
     "INSERT INTO tasks(note_id, vault_id, line, status, text, due, scheduled, start, done, priority, tags,"
-    " created, cancelled, recurrence, task_id, depends_on, indent) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    " created, cancelled, recurrence, task_id, depends_on, indent, head) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO dataview_facts(note_id, facts) VALUES (?,?)",
 )
 

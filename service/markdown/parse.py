@@ -99,6 +99,7 @@ class Task:
     task_id: str | None = None
     depends_on: tuple[str, ...] = ()
     indent: str = ""  # the text before its list marker (spaces, tabs, `>` of a quote), as written
+    head: str = ""  # the line up to its text: indent, list marker, `[ ]` and the spaces after, as written
 
     @property
     def completed(self) -> bool:
@@ -228,12 +229,12 @@ def _split_link(inner: str) -> tuple[str, str | None, str | None]:
     return inner.strip(), subpath, alias
 
 
-def _task(line_no: int, status: str, text: str, tags: list[str], indent: str) -> Task:
+def _task(line_no: int, status: str, text: str, tags: list[str], indent: str, head: str) -> Task:
     """A task row; its fields are read from `text` as the Tasks plugin reads them: from the end of
     the line as written (inline code and comments included: `📅 2026-12-01 `x`` ends in code, no
     due date)."""
     if "::" not in text and text.isascii():  # most tasks carry no field at all
-        return Task(line=line_no, status=status, text=text.strip(), tags=tuple(tags), indent=indent)
+        return Task(line=line_no, status=status, text=text.strip(), tags=tuple(tags), indent=indent, head=head)
     f = read_task_fields(text)[0]
     return Task(
         line=line_no,
@@ -251,6 +252,7 @@ def _task(line_no: int, status: str, text: str, tags: list[str], indent: str) ->
         task_id=f.get("id") or None,
         depends_on=depends_on(f),
         indent=indent,
+        head=head,
     )
 
 
@@ -366,7 +368,8 @@ def parse_note(rel: str, text: str) -> ParsedNote:
             open_items.append((indent, no))
             if status is not None:  # its indent: the line up to the list marker, quote markers too
                 lead = raw[: len(raw) - len(content) + len(item.group(1))]
-                tasks.append(_task(no, status, text, line_tags, lead))
+                head = raw[: len(raw) - len(text.lstrip())]  # up to the text: `task.originalMarkdown`
+                tasks.append(_task(no, status, text, line_tags, lead, head))
         elif not content.startswith((" ", "\t")):
             open_items.clear()  # a line at the margin that is no list item ends the list
     all_tags = list(dict.fromkeys([*fm_tags, *inline_tags]))

@@ -77,3 +77,6 @@ async def test_documented_task_properties_over_http(make_vault: Callable[..., Pa
             query = "group by function task.status.typeGroupText"
             out = await ok(client, "tasks_filter", query=query, today="2026-12-02")
             assert [g["names"] for g in out["groups"]] == [["%%2%%TODO"]]
+            query = "filter by function task.originalMarkdown.startsWith('- [ ] Call Bob')"
+            out = await ok(client, "tasks_filter", query=query, today="2026-12-02")
+            assert [(t["text"], t["due"]) for t in out["items"]] == [("Call Bob 📅 2026-12-01 about it", None)]

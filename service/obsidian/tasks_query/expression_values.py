@@ -22,7 +22,7 @@ DATES = ("due", "scheduled", "start", "created", "done", "cancelled", "happens")
 TASK_FIELDS = ("description", "status", "isDone", "priorityNumber", "priorityName", "priorityNameGroupText", "urgency",
                "tags", "heading",
                "hasHeading", "isRecurring", "recurrenceRule", "file", "id", "dependsOn", "descriptionWithoutTags",
-               "onCompletion", "lineNumber", *DATES)  # fmt: skip
+               "onCompletion", "lineNumber", "originalMarkdown", "listMarker", *DATES)  # fmt: skip
 FILE_FIELDS = tuple(FILE_MEMBERS)
 STATUS_FIELDS = ("type", "symbol", "name", "nextSymbol", "typeGroupText")
 DATE_FIELDS = ("moment", "category")
@@ -124,6 +124,8 @@ _FIELDS: dict[str, Callable[[TaskRecord, Scope], Any]] = {
     "descriptionWithoutTags": lambda t, s: t.description_without_tags,
     "onCompletion": lambda t, s: t.on_completion,
     "lineNumber": lambda t, s: t.line,  # 0-based, as the plugin's taskLocation.lineNumber
+    "originalMarkdown": lambda t, s: t.original_markdown,
+    "listMarker": lambda t, s: t.list_marker,
     **{name: (lambda t, s, n=name: _Obj(n, t)) for name in (*DATES, "file", "status")},  # type: ignore[misc]
 }
 

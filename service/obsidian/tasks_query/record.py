@@ -16,6 +16,7 @@ from service.obsidian.task_status import OPEN_TYPES as OPEN_TYPES  # what `not d
 DATE_FIELDS = ("due", "scheduled", "start", "done", "created", "cancelled")
 PRIORITY_RANK = {p: i for i, p in enumerate(tk.PRIORITIES)}  # 0 = highest
 TYPE_RANK = {"in_progress": 0, "todo": 1, "on_hold": 2, "done": 3, "cancelled": 4, "non_task": 5}  # the plugin's order
+_MARKER = re.compile(r"[\s>]*([-*+]|[0-9]+[.)])")  # after the indent: the plugin's listMarkerRegex
 _HASHTAGS = re.compile(r'(^|\s)#[^ !@#$%^&*(),.?":{}|<>]+')  # the plugin's TaskRegularExpressions.hashTags
 
 
@@ -41,6 +42,7 @@ class TaskRecord:
     status_name: str = "Unknown"  # the plugin's name of the status (`status.name`)
     next_symbol: str = "x"  # the status a toggle moves to (`task.status.nextSymbol`)
     indent: str = ""  # the text before its list marker, quote markers too (`top_level`)
+    head: str = ""  # the line up to its text: indent, list marker, `[ ]`, spaces (`originalMarkdown`)
     _description: str | None = field(default=None, repr=False)
     _tags: list[str] | None = field(default=None, repr=False)
     properties: dict[str, Any] | None = field(default=None, repr=False)  # its note's, when a query reads them
@@ -84,6 +86,17 @@ class TaskRecord:
         """`task.onCompletion`: 'delete', 'keep' or '' (the plugin's parseOnCompletionValue)."""
         found = (tk.parse_fields(self.text).on_completion or "").strip().lower()
         return found if found in ("delete", "keep") else ""
+
+    @property
+    def original_markdown(self) -> str:
+        """`task.originalMarkdown`: the task's line as written (without trailing spaces)."""
+        return self.head + self.text
+
+    @property
+    def list_marker(self) -> str:
+        """`task.listMarker`: `-`, `*`, `+` or a number with `.` or `)`, as written."""
+        found = _MARKER.match(self.head)
+        return found.group(1) if found else ""
 
     def status_member(self, name: str) -> str:
         """`task.status.<name>`: type, name, nextSymbol, typeGroupText ('%%2%%TODO': the order of

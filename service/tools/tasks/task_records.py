@@ -35,7 +35,7 @@ from service.vault.settings_files import read_json
 
 COLUMNS = (
     "n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done, t.created, t.cancelled,"
-    " t.priority, t.recurrence, t.tags, t.task_id, t.depends_on, t.indent"
+    " t.priority, t.recurrence, t.tags, t.task_id, t.depends_on, t.indent, t.head"
 )
 _Key = tuple[int, tuple[tuple[str, str, str, str], ...]]
 _CACHE: weakref.WeakKeyDictionary[VaultIndexer, tuple[_Key, Columns]] = weakref.WeakKeyDictionary()
@@ -79,9 +79,10 @@ def to_records(
                 status_name=named[st],
                 next_symbol=nexts[st],
                 indent=ind,
+                head=head,
                 global_filter=global_filter,
             )  # fmt: skip
-            for p, line, st, text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep, ind in rows
+            for p, line, st, text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep, ind, head in rows
         ]
 
 
