@@ -258,6 +258,7 @@ async def _check_step(
         if tool.mutating:
             builder.risk("writes")
             checked.late.append((step.id, step.tool))
+            builder.late_writes = True
         return reads and not tool.mutating
     builder.effects.estimated_steps += len(items)
     checked.estimates[step.id] = len(items)
@@ -311,6 +312,7 @@ async def _check_step(
                 if step.id not in builder.effects.unresolved:
                     builder.effects.unresolved.append(step.id)
                     checked.late.append((step.id, step.tool))
+                builder.late_writes = True
                 builder.risk("writes")
                 if late and not (step.tool in PERIODIC and late & {"period", "date"}):  # which note: at run time
                     partly = known_parts(step.args, late, call_scope)  # e.g. a relation from a name as written
@@ -321,7 +323,7 @@ async def _check_step(
                     checked.problems.append(Problem(where, *refused))
                 earlier, moves = len(builder.paths), len(builder.effects.files_moved)
                 touched = builder.step(
-                    step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
+                    step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id, given=args
                 )
                 on_plan = _on_plan(checked, builder.paths[earlier:])
                 if step.tool in MOVES and len(builder.effects.files_moved) > moves:  # none: no new_path to move to
@@ -363,6 +365,7 @@ def _known_effects(
     stay unknown (the run orders it after and before every other change), it stays unresolved."""
     earlier, since = len(builder.paths), builder.since()
     builder.step(step.tool, args, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id)
+    builder.unforeseen([rel for rel, op in builder.paths[earlier:] if op == "write" and rel in builder.texts])
     _failures(builder, since, step, where)
     for rel_op in builder.paths[earlier:]:
         checked.paths.setdefault(rel_op, where)

@@ -1,5 +1,5 @@
 """The rewriting tools' own dry runs in a plan's check: a move (`move_note`, `rename_note`) or a
-link or tag rewrite (`rewrite_links`, `rename_tag`) is run with `dry_run` through the dispatch
+link, tag or text rewrite (`rewrite_links`, `rename_tag`, `replace_text`) is run with `dry_run` through the dispatch
 chain, every page, to learn the files it would change; those are the plan's effects. A read-only
 note among them (a move's dry run refuses with `vault_unwritable`; a rewrite's lists the note)
 means the step is refused at run time: it is listed in the effects' failures."""
@@ -87,7 +87,7 @@ async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: E
 
 
 async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder: EffectsBuilder, step_id: str) -> None:
-    """rename_tag / rewrite_links: the notes its dry run lists are files the plan modifies; a
+    """rename_tag / rewrite_links / replace_text: the notes its dry run lists are files the plan modifies; a
     rewrite_links' over the vault the earlier steps leave where they made its new target or a
     file named as one of its targets (`service.plans.planned_links`). The call is then no
     change of files found only at run time: taken out of `bulk_changes`, where the builder puts
@@ -132,3 +132,8 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
     for rel in sorted(files):  # not a note an earlier step deleted or moved away: the run meets none there
         if rel not in builder.effects.files_created and builder.exists(rel) and not builder.kept(rel):
             builder.add(builder.effects.files_modified, rel)  # kept: read-only, refused
+    # the texts it changes, for a later move's rewrites: those its dry run lists, and those earlier
+    # steps wrote, which the run finds in the index (the tool layer tells which it edits how)
+    written = {} if tool == "replace_text" and args.get("path") else builder.planned_texts()  # path=: that note only
+    for rel in sorted({*(f for f in files if builder.exists(f)), *written}):
+        builder.edited(rel, tool, args)

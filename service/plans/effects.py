@@ -22,7 +22,7 @@ from service.plans.memory_effects import MemoryNotes as MemoryNotes
 from service.plans.notepaths import note_file
 from service.plans.notepaths import note_path as _note
 from service.plans.summary import MovedFile, PlanEffects, Risk
-from service.plans.texts import PlannedText
+from service.plans.texts import UNFORESEEN, PlannedText
 from service.plans.tool_effects import tool_effect
 from service.vault.paths import trash_copy
 from service.vault.settings_files import read_json
@@ -65,8 +65,9 @@ class EffectsBuilder:
         self.absent: list[tuple[str, str]] = []  # (step id, path): an edit of a note not there (note_not_found)
         self.ambiguous: list[str] = []  # addresses several notes fit (ambiguous_note), as the steps come
         self._guessed: dict[str, bool | None] = {}  # the last move's note paths -> whether there before it
-        self._call: tuple[str, dict[str, Any]] = ("", {})  # the call being fed (its notes' texts)
+        self._call: tuple[str, dict[str, Any]] = ("", {})  # the call being fed, as written (its notes' texts)
         self.texts: dict[str, PlannedText] = {}  # path -> its text as the steps so far leave it
+        self.late_writes = False  # a mutating step whose files or arguments only the run knows was fed
 
     def exists(self, rel: str) -> bool:
         if rel not in self._now:
@@ -199,6 +200,19 @@ class EffectsBuilder:
         if self._now.get(dst):
             self.texts[dst] = PlannedText(self._text(src).origin, list(self._text(src).calls))
 
+    def edited(self, rel: str, tool: str, args: dict[str, Any]) -> None:
+        """`tool` (a rewrite over notes found by its dry run) edits the text at `rel` with `args`."""
+        self.texts[rel] = self._text(rel).then(tool, args)
+
+    def unforeseen(self, rels: list[str] | None = None) -> bool:
+        """Mark the texts at `rels` as changed the way only the run knows (a call whose content
+        waits for an earlier step's result); returns whether the steps so far change notes so
+        (those, or files only the run names: a command, a tool without a rule, a late step)."""
+        for rel in rels or ():
+            self.texts[rel] = self._text(rel).then(UNFORESEEN, {})
+        e = self.effects
+        return bool(e.bulk_changes or e.commands or self.late_writes)
+
     def planned_texts(self) -> dict[str, PlannedText]:
         """The notes there after the steps so far whose text is not what the disk holds at
         their path (made, edited, moved or copied by a step): what a move's rewrites read."""
@@ -268,12 +282,20 @@ class EffectsBuilder:
         return [ws for ws, data in found if isinstance(data, dict) and repoint(data, {}, {rel})]
 
     def step(
-        self, tool: str, args: dict[str, Any], *, destructive: bool, scopes: tuple[str, ...], step_id: str
+        self,
+        tool: str,
+        args: dict[str, Any],
+        *,
+        destructive: bool,
+        scopes: tuple[str, ...],
+        step_id: str,
+        given: dict[str, Any] | None = None,
     ) -> frozenset[str] | None:
-        """One mutating call with fully resolved arguments; returns the files and folders it
+        """One mutating call with fully resolved arguments (`given`: as written, a note address
+        with its '#section' where `args` names the note's file); returns the files and folders it
         touches, or None when that is not known from its arguments (the runner then orders it
         after and before every other change: `service.plans.schedule`)."""
-        self._touched, self._step_id, self._call = set(), step_id, (tool, args)
+        self._touched, self._step_id, self._call = set(), step_id, (tool, args if given is None else given)
         tool_effect(self, tool, args, destructive=destructive, scopes=scopes, step_id=step_id)
         return frozenset(self._touched) if self._touched is not None else None
 

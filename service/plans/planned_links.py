@@ -10,9 +10,11 @@ otherwise once those steps ran (`[[Target]]` fits two notes after a step made `S
 Vault `{Home.md: "see [[New/Fresh]]"}`: the link resolves to no note on disk, to `New/Fresh.md`
 once `create_note New/Fresh` ran, and a later move of that note rewrites it.
 
-A fourth: an earlier step wrote a note's text (made it, wrote, appended or prepended to it, copied
-or moved it): the links it then holds are rewritten by the run (the move finds the plan's own
-writes in the index) and are counted and listed like any other note's (`service.plans.texts`).
+A fourth: an earlier step wrote a note's text (made it, wrote, appended, prepended or patched it,
+edited its properties or tags, copied or moved it...): the links it then holds are rewritten by the
+run (the move finds the plan's own writes in the index) and are counted and listed like any other
+note's (`service.plans.texts`); where the check cannot foresee an edit, the move's counts are
+flagged as an estimate.
 
 For such a step the host plans the rewrite with the tool's own planner over the vault's files
 with the made ones and without the removed ones (`Rewriter`). It reads the notes on disk, and a
@@ -34,6 +36,7 @@ class Rewritten:
     files: list[str]  # each note whose links change (at its path after the step), each settings file repointed
     notes: int  # notes whose text changes
     links: int  # lines with rewritten links
+    estimate: bool = False  # a note read as before an edit the check cannot foresee (`service.plans.texts`)
 
 
 class Rewriter(Protocol):
@@ -98,6 +101,7 @@ async def move_on_plan(host: Rewriter, builder: EffectsBuilder, moved: MovedFile
     """The link rewrites of the last move (`moved`) over the vault the earlier steps leave, in
     place of its dry run's, when they made or removed a file; a move of a file that is there
     neither on disk nor made by an earlier step is left as the dry run left it."""
+    moved.estimate = builder.unforeseen()  # earlier steps change notes only the run names
     pairs = pairs_of(moved)
     made, gone = vault_before(host, builder, pairs)
     texts = texts_before(builder, pairs)
@@ -112,6 +116,7 @@ async def move_on_plan(host: Rewriter, builder: EffectsBuilder, moved: MovedFile
         ends = {*pairs, *pairs.values(), moved.from_path, moved.to_path}
         moved.rewritten_in = sorted(set(found.files) - ends - gone)
         moved.files_changed, moved.links_rewritten = found.notes, found.links
+        moved.estimate = moved.estimate or found.estimate
 
 
 async def links_on_plan(host: Rewriter, builder: EffectsBuilder, old: str, new: str) -> list[str] | None:

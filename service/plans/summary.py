@@ -22,6 +22,11 @@ class MovedFile(BaseModel):
         description="Every note whose links it rewrites and settings file it repoints (from its dry run; null: "
         "known only at run time, e.g. a move of a note whose path only the run knows).",
     )
+    estimate: bool = Field(
+        default=False,
+        description="The counts and rewritten_in are an estimate: an earlier step edits notes as only the run "
+        "knows (a template, a memory tool, a link rewrite, a failing patch, a late argument).",
+    )
     folder: bool = Field(default=False, description="A folder moves: `from` and `to` are folders.")
     moved_files: list[str] | None = Field(
         default=None, description="A folder move: every file it moves, at its old and its new path (from its dry run)."
@@ -74,7 +79,7 @@ class Effects(BaseModel):
         for m in self.files_moved:
             files += (m.moved_files or []) if m.folder else [m.from_path, m.to_path]
             files += m.rewritten_in or []
-            complete = complete and m.rewritten_in is not None
+            complete = complete and m.rewritten_in is not None and not m.estimate
         return sorted(set(files) - self._passing), complete
 
     def preview(self, goal: str) -> str:
@@ -99,6 +104,12 @@ class Effects(BaseModel):
             later = [f"{m.from_path}" for m in self.files_moved if m.rewritten_in is None]
             if later:
                 lines.append(f"link rewrites known at run time ({len(later)} moves): " + ", ".join(later[:20]))
+            guessed = [m.from_path for m in self.files_moved if m.estimate and m.rewritten_in is not None]
+            if guessed:
+                lines.append(
+                    f"link rewrites estimated ({len(guessed)} moves; earlier steps edit notes as only the run "
+                    "knows): " + ", ".join(guessed[:20])
+                )
         return "\n".join(lines)
 
 

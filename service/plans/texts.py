@@ -5,9 +5,11 @@ the vault the plan leaves read a note the plan made or edited this way (`service
 not as it is on disk: the run rewrites the links a new note holds (read-your-writes: the index
 holds the plan's own writes when the move plans its rewrites).
 
-Which calls change a text how is the tool layer's to say (`service.tools.sessions.plan_rewrites`
-composes it with the tools' own functions); a call it has no rule for (a patch, a property
-edit) leaves the text as before it, an estimate the docs name.
+Which calls change a text how is the tool layer's to say (`service.tools.sessions.plan_texts`
+composes it with the tools' own edit functions); a call it has no rule for (a template, a memory
+tool, a link rewrite), one whose edit fails there (a patch of a heading the note lacks) and an
+`UNFORESEEN` one leave the text as before them, and the move reading it says its counts are an
+estimate (`MovedFile.estimate`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+UNFORESEEN = ""  # a call that changes the text as only the run knows (its content waits for a step's result)
 WHOLE = frozenset({"create_note", "bulk_create_notes"})  # a note's whole text; write_note too, but in append mode
 
 

@@ -32,7 +32,7 @@ from service.vault.settings_files import read_json
 CREATE_OR_MODIFY = frozenset({"create_note", "write_note", "append_note", "prepend_note"})
 MODIFY = frozenset({"patch_note", "set_properties", "delete_property", "add_tags", "remove_tags"})
 MOVES = frozenset({"move_note", "rename_note"})
-REWRITES = frozenset({"rename_tag", "rewrite_links"})  # edit notes found at run time; their dry run lists them
+REWRITES = frozenset({"rename_tag", "rewrite_links", "replace_text"})  # edit notes their dry run lists
 NOTE_WRITES = frozenset({"set_task_status", "apply_template", "write_canvas"})  # `path` is the file changed
 PERIODIC = frozenset({"create_periodic_note", "append_to_periodic_note"})
 # Tools whose `path` is an existing note's address, found as a wikilink finds it (a new note's

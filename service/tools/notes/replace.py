@@ -253,6 +253,12 @@ def _replaced(
     return changed, counted[0], written[-1].runs if written else []
 
 
+def replaced_in(ctx: ToolContext, args: ReplaceTextIn, rel: str, text: str) -> str:
+    """One note's text once replace_text ran over it (a plan's check foresees a note's text so)."""
+    budget_s = ctx.services.settings.search.regex_max_budget_ms / 1000
+    return _replaced(rel, text, _compiled(args)[0], _Growth(args), time.monotonic() + budget_s, budget_s)[0]
+
+
 async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
     compiled, literals = _compiled(args)
     paths = await _candidates(ctx, args, compiled, literals)

@@ -15,11 +15,12 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
+from service.graph.address import Address
 from service.markdown import frontmatter as fm
 from service.markdown import sections
 from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
-from service.tools.context import FoundNote, ToolContext
+from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput
 from service.tools.notes.base_files import base_static_check, checked_base_write
 from service.tools.notes.note_texts import refuse_frontmatter_bomb, yaml_block
@@ -203,7 +204,7 @@ async def write_note(ctx: ToolContext, args: WriteNoteIn) -> WriteOut:
             result = await files.write(vp, args.content, create_only=True, expected_etag=args.expected_etag)
             return write_out(ctx, vp, result)
         result = await files.modify(
-            vp, sections.keeping_crlf(lambda old: _appended(old, args.content)), expected_etag=args.expected_etag
+            vp, sections.keeping_crlf(lambda old: added(old, args.content)), expected_etag=args.expected_etag
         )
         return write_out(ctx, vp, result)
     if args.mode == "overwrite":
@@ -223,10 +224,11 @@ async def write_note_confirm(ctx: ToolContext, args: WriteNoteIn) -> ChangePrevi
 # -- append / prepend --------------------------------------------------------------------------
 
 
-def _appended(old: str, content: str) -> str:
-    if old and not old.endswith("\n"):
-        old += "\n"
-    return old + content
+def added(old: str, content: str, *, at_start: bool = False) -> str:
+    """append_note's (write_note's in append mode) or prepend_note's edit of a note's text."""
+    if at_start:
+        return sections.insert_after_frontmatter(old, content if content.endswith("\n") else content + "\n")
+    return (old if not old or old.endswith("\n") else old + "\n") + content
 
 
 class AppendIn(ToolInput):
@@ -251,13 +253,8 @@ async def _add(ctx: ToolContext, args: AppendIn, at_start: bool) -> WriteOut:
         except AlreadyExists:
             pass  # created concurrently: fall through to a normal append
 
-    def change(old: str) -> str:
-        if not at_start:
-            return _appended(old, args.content)
-        piece = args.content if args.content.endswith("\n") else args.content + "\n"
-        return sections.insert_after_frontmatter(old, piece)
-
-    result = await files.modify(vp, sections.keeping_crlf(change), expected_etag=args.expected_etag)
+    change = sections.keeping_crlf(lambda old: added(old, args.content, at_start=at_start))
+    result = await files.modify(vp, change, expected_etag=args.expected_etag)
     return write_out(ctx, vp, result)
 
 
@@ -311,9 +308,8 @@ async def patch_target_check(ctx: ToolContext, args: PatchNoteIn) -> None:
         raise _no_target()
 
 
-def _with_section(args: PatchNoteIn, found: FoundNote) -> PatchNoteIn:
-    """The arguments with the path's '#…' section as the target; exactly one target in all."""
-    subpath = found.subpath
+def with_section(args: PatchNoteIn, subpath: str | None, address: Address) -> PatchNoteIn:
+    """The arguments with the path's '#…' section (`address`'s) as the target; exactly one in all."""
     given = sum(x is not None for x in (args.heading, args.block, args.anchor))
     if subpath is None:
         if given == 0:
@@ -324,12 +320,13 @@ def _with_section(args: PatchNoteIn, found: FoundNote) -> PatchNoteIn:
             "the path already names a section ('#…'): give it or heading/block/anchor, not both",
             details={"field": "path", "subpath": subpath},
         )
-    if found.address.block is not None:
-        return args.model_copy(update={"block": found.address.block})
-    return args.model_copy(update={"heading": found.address.heading or []})
+    if address.block is not None:
+        return args.model_copy(update={"block": address.block})
+    return args.model_copy(update={"heading": address.heading or []})
 
 
-def _patched(args: PatchNoteIn, text: str) -> str:
+def patched(args: PatchNoteIn, text: str) -> str:
+    """patch_note's edit of a note's text, its target given (`with_section`); a plan's check too."""
     content = args.content
     if args.anchor is not None:
         offset = sections.find_anchor(text, args.anchor)
@@ -347,12 +344,12 @@ def _patched(args: PatchNoteIn, text: str) -> str:
 
 async def patch_note(ctx: ToolContext, args: PatchNoteIn) -> WriteOut:
     found = await ctx.find_note(args.path, "write", section="keep", missing_ok=args.expected_etag is not None)
-    args = _with_section(args, found)
+    args = with_section(args, found.subpath, found.address)
     vp = found.vp
     refuse_etag_of_missing(ctx, vp, args.expected_etag)
     files = ctx.vault.files
     result = await files.modify(
-        vp, sections.keeping_crlf(lambda old: _patched(args, old)), expected_etag=args.expected_etag
+        vp, sections.keeping_crlf(lambda old: patched(args, old)), expected_etag=args.expected_etag
     )
     return write_out(ctx, vp, result)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, model_validator
@@ -126,7 +127,10 @@ class RemoveTagsIn(TagsIn):
     inline: bool = Field(default=False, description="Also remove inline #tag occurrences from the body.")
 
 
-async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, edit: Any) -> EditOut:
+Edit = Callable[[str, str], str]  # a note's LF text and its path -> its text after the edit
+
+
+async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, edit: Edit) -> EditOut:
     vp = (await ctx.find_note(path, "write", section="reject")).vp
 
     def change(text: str, rel: str) -> str:  # on the LF form; written with the note's line ends
@@ -172,27 +176,11 @@ def _check_keys(keys: list[str]) -> None:
 
 
 async def set_properties(ctx: ToolContext, args: SetPropertiesIn) -> EditOut:
-    _check_keys(list(args.properties))
-    args = args.model_copy(update={"properties": fit_declared(ctx, args.properties)})
-
-    def change(text: str, rel: str) -> str:
-        def mutate(data: CommentedMap) -> None:
-            for key, value in args.properties.items():
-                if value is None:
-                    data.pop(key, None)
-                elif yaml_edit.plain(data.get(key)) != value or key not in data:
-                    data[yaml_edit.yaml_text(key)] = yaml_edit.to_yaml_value(value)
-
-        return yaml_edit.edit_frontmatter(text, rel, mutate)
-
-    return await _edit(ctx, args.path, args.expected_etag, change)
+    return await _edit(ctx, args.path, args.expected_etag, note_edit(ctx, args))
 
 
 async def delete_property(ctx: ToolContext, args: DeletePropertyIn) -> EditOut:
-    def change(text: str, rel: str) -> str:
-        return yaml_edit.edit_frontmatter(text, rel, lambda data: data.pop(args.key, None) and None)
-
-    return await _edit(ctx, args.path, args.expected_etag, change)
+    return await _edit(ctx, args.path, args.expected_etag, note_edit(ctx, args))
 
 
 def _add_inline(text: str, rel: str, wanted: list[str], heading: list[str] | None) -> str:
@@ -210,8 +198,38 @@ def _add_inline(text: str, rel: str, wanted: list[str], heading: list[str] | Non
 
 
 async def add_tags(ctx: ToolContext, args: AddTagsIn) -> EditOut:
-    wanted = [check_tag(t) for t in args.tags]
+    return await _edit(ctx, args.path, args.expected_etag, note_edit(ctx, args))
 
+
+async def remove_tags(ctx: ToolContext, args: RemoveTagsIn) -> EditOut:
+    return await _edit(ctx, args.path, args.expected_etag, note_edit(ctx, args))
+
+
+def note_edit(ctx: ToolContext, args: SetPropertiesIn | DeletePropertyIn | AddTagsIn | RemoveTagsIn) -> Edit:
+    """The edit a property or tag tool makes of one note's LF text, `(text, rel) -> text`; its
+    argument errors are raised here, before any note is read. A plan's check foresees a note's
+    text with it too (`service.tools.sessions.plan_texts`)."""
+    if isinstance(args, SetPropertiesIn):
+        _check_keys(list(args.properties))
+        wanted = fit_declared(ctx, args.properties)
+
+        def put(data: CommentedMap) -> None:
+            for key, value in wanted.items():
+                if value is None:
+                    data.pop(key, None)
+                elif yaml_edit.plain(data.get(key)) != value or key not in data:
+                    data[yaml_edit.yaml_text(key)] = yaml_edit.to_yaml_value(value)
+
+        return lambda text, rel: yaml_edit.edit_frontmatter(text, rel, put)
+    if isinstance(args, DeletePropertyIn):
+        return lambda text, rel: yaml_edit.edit_frontmatter(text, rel, lambda data: data.pop(args.key, None) and None)
+    tags = [check_tag(t) for t in args.tags]
+    if isinstance(args, AddTagsIn):
+        return _adding(tags, args)
+    return _removing({t.lower() for t in tags}, args.inline)
+
+
+def _adding(wanted: list[str], args: AddTagsIn) -> Edit:
     def change(text: str, rel: str) -> str:
         if args.inline:
             return _add_inline(text, rel, wanted, args.heading)
@@ -225,12 +243,10 @@ async def add_tags(ctx: ToolContext, args: AddTagsIn) -> EditOut:
 
         return yaml_edit.edit_frontmatter(text, rel, mutate)
 
-    return await _edit(ctx, args.path, args.expected_etag, change)
+    return change
 
 
-async def remove_tags(ctx: ToolContext, args: RemoveTagsIn) -> EditOut:
-    gone = {check_tag(t).lower() for t in args.tags}
-
+def _removing(gone: set[str], inline: bool) -> Edit:
     def change(text: str, rel: str) -> str:
         def mutate(data: CommentedMap) -> None:
             key, current = yaml_edit.tag_list(data)
@@ -238,11 +254,11 @@ async def remove_tags(ctx: ToolContext, args: RemoveTagsIn) -> EditOut:
                 yaml_edit.set_tags(data, [t for t in current if t.lower() not in gone])
 
         text = yaml_edit.edit_frontmatter(text, rel, mutate)
-        if args.inline:
+        if inline:
             text = edit_inline_tags(text, lambda t: "" if t.lower() in gone else None)
         return text
 
-    return await _edit(ctx, args.path, args.expected_etag, change)
+    return change
 
 
 class RenameTagIn(ChangeListIn):
@@ -262,7 +278,7 @@ class RenameTagOut(ToolOutput):
     next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
 
 
-def _rename_in(text: str, rel: str, old: str, new: str) -> str:
+def tag_renamed(text: str, rel: str, old: str, new: str) -> str:
     def mutate(data: CommentedMap) -> None:
         key, current = yaml_edit.tag_list(data)
         if key is None:
@@ -292,7 +308,7 @@ def _rename_in(text: str, rel: str, old: str, new: str) -> str:
     return edit_inline_tags(text, lambda t: renamed(t, old, new))
 
 
-def _rename_tags(args: RenameTagIn) -> tuple[str, str]:
+def tag_pair(args: RenameTagIn) -> tuple[str, str]:
     old, new = check_tag(args.old, "old"), check_tag(args.new, "new")
     if old.lower() == new.lower() and old == new:
         raise ValidationFailed("old and new are the same tag", details={"field": "new"})
@@ -302,11 +318,11 @@ def _rename_tags(args: RenameTagIn) -> tuple[str, str]:
 async def precheck_rename_tag(ctx: ToolContext, args: RenameTagIn) -> None:
     """Invalid or identical tags, or a cursor on an applying call, fail before anyone is asked."""
     start_of(args, args.dry_run)
-    _rename_tags(args)
+    tag_pair(args)
 
 
 async def _rename_plan(ctx: ToolContext, args: RenameTagIn, steps: Steps | None = None) -> MovePlan:
-    old, new = _rename_tags(args)
+    old, new = tag_pair(args)
     await complete_index(ctx)  # the notes carrying the tag come from the index
     plan = MovePlan(moves={})
     tagged = await GraphQueries(ctx.services.db).notes_with_tag(ctx.vault.id, old)
@@ -319,7 +335,7 @@ async def _rename_plan(ctx: ToolContext, args: RenameTagIn, steps: Steps | None 
             note = ctx.vault.files.read(vp)
         except NoteNotFound:
             continue
-        text = _rename_in(note.content, path, old, new)
+        text = tag_renamed(note.content, path, old, new)
         if text != note.content:
             ctx.resolve(path, "write")
             plan.edits.append(FileEdit(path, path, note.etag, note.content, text, diff_lines(note.content, text)))

@@ -6,7 +6,8 @@ The tools' own planners (`service.tools.notes.moves.rewritten_by`,
 steps make and without the ones they remove, and read the notes on disk as the caller: a note it
 may not read is left alone, one it may not write (or made read-only) refuses the move, as the
 call does. A note an earlier step wrote is read as the steps leave its text
-(`service.tools.sessions.plan_texts`), one it moved away or deleted not at all. Nothing is
+(`service.tools.sessions.plan_texts`; one an edit the check cannot foresee changed, as before that
+edit, and the counts are an estimate), one it moved away or deleted not at all. Nothing is
 written; the edits are counted, not held.
 """
 
@@ -70,12 +71,12 @@ async def move_rewrites(
 ) -> tuple[Rewritten | None, str | None]:
     try:
         paths = await disk.paths_after(made, gone)
-        read = await asyncio.to_thread(planned_reads, ctx, texts, gone)
+        read, unforeseen = await asyncio.to_thread(planned_reads, ctx, texts, gone)
         notes, plan = await rewritten_by(ctx, moves, folder, paths, read)
     except VaultgateError as exc:  # the move's refusal (vault_unwritable: a read-only note it would rewrite)
         return None, exc.code
     settings = [s.path for s in plan.settings if s.changed]
-    return Rewritten(sorted({*notes, *settings}), plan.files_changed, plan.links_rewritten), None
+    return Rewritten(sorted({*notes, *settings}), plan.files_changed, plan.links_rewritten, bool(unforeseen)), None
 
 
 async def link_rewrites(

@@ -1,60 +1,141 @@
 """The text of each note a plan's earlier steps wrote, as they leave it (`service.plans.texts`),
 for a later move's link rewrites in the plan's check (`plan_rewrites.move_rewrites`): composed
-as the writing tools write it (frontmatter by `note_texts.yaml_block`) from the file on disk it starts from
-(none: a note written whole). create_note's text is its content under its frontmatter, write_note's its content
-(appended in `append` mode), append_note's and prepend_note's the note's with theirs added as the
-tools add it; a call of another tool (a patch, a property edit) leaves it as before, an estimate
-(docs/plans.md). A note the steps moved away or deleted is read as none (None).
+from the file on disk it starts from (none: a note written whole) with each call's edit made by
+the tool's own edit function where its arguments decide it: create_note's text is its content
+under its frontmatter (`note_texts.yaml_block`), write_note's its content (appended in `append`
+mode), append_note's and prepend_note's the note's with theirs added; patch_note's, the property
+and tag tools', set_task_status', append_to_periodic_note's, rename_tag's and replace_text's are
+those tools' edits of it. Any other call (a template, a memory tool, a link rewrite, a periodic
+note made from its template, a call whose content waits for the run), and an edit that fails on
+the text (a patch of a heading the note lacks: the call fails), leaves the text as before it and
+the note is named unforeseen: the move's counts are then an estimate (docs/plans.md). A note the
+steps moved away or deleted is read as none (None).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from service.errors import VaultgateError
-from service.markdown import sections
+from service.graph.address import parse_address
+from service.markdown import line_ends, sections
 from service.plans.texts import PlannedText
 from service.tools.context import ToolContext
 from service.tools.notes.note_texts import yaml_block
+from service.tools.notes.replace import ReplaceTextIn, replaced_in
+from service.tools.notes.write import PatchNoteIn, added, patched, with_section
+from service.tools.properties.edit import (
+    AddTagsIn,
+    DeletePropertyIn,
+    RemoveTagsIn,
+    RenameTagIn,
+    SetPropertiesIn,
+    note_edit,
+    tag_pair,
+    tag_renamed,
+)
+from service.tools.tasks.periodic import AppendPeriodicIn, periodic_appended
+from service.tools.tasks.status import SetTaskStatusIn, task_edit
+
+Edit = Callable[[ToolContext, Any, str, str], str]  # (ctx, the call's arguments, text, path) -> text
 
 
-def planned_reads(ctx: ToolContext, texts: dict[str, PlannedText], gone: set[str]) -> dict[str, str | None]:
+def planned_reads(
+    ctx: ToolContext, texts: dict[str, PlannedText], gone: set[str]
+) -> tuple[dict[str, str | None], set[str]]:
     """Path -> the text a move's rewrites read there (None: no note there), for the notes of
-    `texts` and those in `gone`. Reads the disk: a worker thread."""
+    `texts` and those in `gone`; and the notes an edit the check cannot foresee changed (read as
+    before it). Reads the disk: a worker thread."""
     out: dict[str, str | None] = dict.fromkeys(gone)
+    unforeseen: set[str] = set()
     for rel, planned in texts.items():
-        out[rel] = _composed(ctx, planned)
-    return out
+        out[rel], foreseen = _composed(ctx, rel, planned)
+        if not foreseen:
+            unforeseen.add(rel)
+    return out, unforeseen
 
 
-def _composed(ctx: ToolContext, planned: PlannedText) -> str | None:
-    text = ""
+def _composed(ctx: ToolContext, rel: str, planned: PlannedText) -> tuple[str | None, bool]:
+    text: str | None = None
     if planned.origin is not None:
         try:
             text = ctx.vault.files.read(ctx.vault.paths.resolve(planned.origin)).content
         except VaultgateError:  # not there, not a note: nothing to read
-            return None
+            return None, True
+    foreseen = True
     for tool, args in planned.calls:
-        text = _then(text, tool, args)
-    return text
+        then = _then(ctx, rel, text, tool, args)
+        if then is None:
+            foreseen = False
+        else:
+            text = then
+    return text, foreseen
 
 
-def _then(text: str, tool: str, args: dict[str, Any]) -> str:
+def _then(ctx: ToolContext, rel: str, text: str | None, tool: str, args: dict[str, Any]) -> str | None:
+    """The text once `tool` ran with `args` over `text` (None: no note there yet); None when the
+    check cannot tell."""
     content = args.get("content", "")
-    if not isinstance(content, str):
-        return text
-    if tool == "create_note":
-        front = args.get("frontmatter")
-        return yaml_block(front) + content if isinstance(front, dict) and front else content
-    if tool == "write_note":
-        return _appended(text, content) if args.get("mode") == "append" else content
-    if tool == "append_note":
-        return _appended(text, content)
-    if tool == "prepend_note":
-        return sections.insert_after_frontmatter(text, content if content.endswith("\n") else content + "\n")
-    return text
+    if tool in _WHOLE and isinstance(content, str):
+        if tool == "create_note":
+            front = args.get("frontmatter")
+            return yaml_block(front) + content if isinstance(front, dict) and front else content
+        if text is None or tool == "write_note" and args.get("mode") != "append":
+            return content  # a note made (append_note's create_if_missing) or written whole
+        return sections.keeping_crlf(lambda old: added(old, content, at_start=tool == "prepend_note"))(text)
+    found = _EDITS.get(tool)
+    if found is None or text is None:  # no rule; or a note made by a call that has none (a template)
+        return None
+    model, edit = found
+    try:
+        return edit(ctx, model.model_validate(args), text, rel)
+    except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
+        return None
 
 
-def _appended(old: str, content: str) -> str:
-    """append_note's text (`service.tools.notes.write`): `content` on a line of its own."""
-    return (old if not old or old.endswith("\n") else old + "\n") + content
+def _patch(ctx: ToolContext, args: PatchNoteIn, text: str, rel: str) -> str:
+    address = parse_address(args.path)  # its '#section' is the target when no other is given
+    call = with_section(args, address.subpath, address)
+    return sections.keeping_crlf(lambda old: patched(call, old))(text)
+
+
+def _property(ctx: ToolContext, args: Any, text: str, rel: str) -> str:
+    edit = note_edit(ctx, args)
+    return line_ends.keeping(lambda lf: edit(lf, rel))(text)
+
+
+def _task(ctx: ToolContext, args: SetTaskStatusIn, text: str, rel: str) -> str:
+    return sections.keeping_crlf(task_edit(ctx, args, rel, {}))(text)
+
+
+def _periodic(ctx: ToolContext, args: AppendPeriodicIn, text: str, rel: str) -> str:
+    return sections.keeping_crlf(lambda old: periodic_appended(old, args.content, args.heading))(text)
+
+
+def _renamed_tag(ctx: ToolContext, args: RenameTagIn, text: str, rel: str) -> str:
+    return tag_renamed(text, rel, *tag_pair(args))
+
+
+def _replaced(ctx: ToolContext, args: ReplaceTextIn, text: str, rel: str) -> str:
+    folders = [] if args.folder is None else [args.folder] if isinstance(args.folder, str) else args.folder
+    inside = [f.strip().strip("/") for f in folders]
+    if inside and not any(not f or rel.startswith(f"{f}/") for f in inside):
+        return text  # a note outside its folders
+    return replaced_in(ctx, args, rel, text)
+
+
+_WHOLE = frozenset({"create_note", "write_note", "append_note", "prepend_note"})
+_EDITS: dict[str, tuple[type[BaseModel], Edit]] = {
+    "patch_note": (PatchNoteIn, _patch),
+    "set_properties": (SetPropertiesIn, _property),
+    "delete_property": (DeletePropertyIn, _property),
+    "add_tags": (AddTagsIn, _property),
+    "remove_tags": (RemoveTagsIn, _property),
+    "set_task_status": (SetTaskStatusIn, _task),
+    "append_to_periodic_note": (AppendPeriodicIn, _periodic),
+    "rename_tag": (RenameTagIn, _renamed_tag),
+    "replace_text": (ReplaceTextIn, _replaced),
+}

@@ -169,7 +169,8 @@ class AppendPeriodicIn(PeriodIn):
     expected_etag: str | None = Field(default=None, description="Etag of the existing note you read.")
 
 
-def _appended(text: str, content: str, heading: list[str] | None) -> str:
+def periodic_appended(text: str, content: str, heading: list[str] | None) -> str:
+    """append_to_periodic_note's edit of the note's LF text (a plan's check foresees it so too)."""
     block = content if content.endswith("\n") else content + "\n"
     if heading:
         return sections.patch_lines(text, sections.find_heading(text, heading), "append", block)
@@ -183,11 +184,11 @@ async def append_to_periodic_note(ctx: ToolContext, args: AppendPeriodicIn) -> C
     if vp.abs.is_file() or args.expected_etag is not None:
         result = await ctx.vault.files.modify(
             vp,
-            sections.keeping_crlf(lambda text: _appended(text, args.content, args.heading)),
+            sections.keeping_crlf(lambda text: periodic_appended(text, args.content, args.heading)),
             expected_etag=args.expected_etag,
         )
     else:
-        text = _appended(await _initial_text(ctx, config, vp, start), args.content, args.heading)
+        text = periodic_appended(await _initial_text(ctx, config, vp, start), args.content, args.heading)
         result = await ctx.vault.files.write(vp, text, create_only=True)
     out = write_out(ctx, vp, result)
     return CreatePeriodicOut(**out.model_dump(), period_start=start.isoformat(), source=config.source)

@@ -11,6 +11,7 @@ it — is `completion.py`. Touches: vault files; `.obsidian/plugins/obsidian-tas
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -150,18 +151,17 @@ def _status_char(status: str, table: dict[str, tuple[tk.StatusType, str]]) -> st
     return found
 
 
-async def set_task_status(ctx: ToolContext, args: SetTaskStatusIn) -> SetTaskStatusOut:
-    vp: VaultPath = (await ctx.find_note(args.path, "write", section="reject")).vp
-    ctx.resolve(vp.rel, "read")  # the answer shows the task's text
-    table = status_table_of(ctx)
+def task_edit(ctx: ToolContext, args: SetTaskStatusIn, rel: str, holder: dict[str, Any]) -> Callable[[str], str]:
+    """set_task_status's edit of the note's LF text; `holder` gets what the answer reports (a plan's
+    check foresees the note's text with it too)."""
+    table = holder["table"] = status_table_of(ctx)
     status = _status_char(args.status, table)
     settings = tasks_settings_of(ctx)
     today = iso_day(args.date) if args.date else date.today()
-    holder: dict[str, Any] = {}
 
     def change(text: str) -> str:
         index = args.line - 1
-        task = _task_at(text, vp.rel, index, args)
+        task = _task_at(text, rel, index, args)
         new, nxt = changed_line(task, status, table, today, settings)
         lines = text.split("\n")
         ending = "\r" if lines[index].endswith("\r") else ""
@@ -174,6 +174,16 @@ async def set_task_status(ctx: ToolContext, args: SetTaskStatusIn) -> SetTaskSta
         at = index + 1 + (1 if nxt is not None and not settings.next_below and len(block) == 2 else 0)
         holder.update(before=text, after=after, task=new, next=nxt, line=at, deleted=deleted)
         return after
+
+    return change
+
+
+async def set_task_status(ctx: ToolContext, args: SetTaskStatusIn) -> SetTaskStatusOut:
+    vp: VaultPath = (await ctx.find_note(args.path, "write", section="reject")).vp
+    ctx.resolve(vp.rel, "read")  # the answer shows the task's text
+    holder: dict[str, Any] = {}
+    change = task_edit(ctx, args, vp.rel, holder)
+    table = holder["table"]
 
     # on the note's LF form (a CR alone ends a line, as the index reads it), written with its line ends
     result = await ctx.vault.files.modify(vp, keeping_crlf(change), expected_etag=args.expected_etag)

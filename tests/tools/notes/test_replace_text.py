@@ -112,8 +112,10 @@ async def test_a_note_edited_since_the_preview_needs_a_new_confirmation(make_vau
 
 async def test_a_plan_replaces_in_the_note_an_earlier_step_made_and_undoes_it(make_vault: Callable[..., Path]) -> None:
     """A plan's replace_text runs over the notes as its earlier steps left them (the new note is
-    in the index by then); its preview says the notes are known only at run time; undo puts
-    every file back."""
+    in the index by then); its preview lists the notes its own dry run finds (beside the note the
+    plan makes), as for rename_tag, and the confirmation names every file the run changes; undo
+    puts every file back. (It was a `bulk_changes` entry, files known only at run time, until
+    replace_text steps were previewed with their own dry run.)"""
     async with started(make_vault(FILES), acl=NO_PRIVATE) as vg:
         await vg.indexed()
         before = vg.snapshot()
@@ -127,9 +129,13 @@ async def test_a_plan_replaces_in_the_note_an_earlier_step_made_and_undoes_it(ma
             ],
         }  # fmt: skip
         checked = await vg.ok("validate_plan", plan=plan)
-        assert checked["valid"] and "swap: replace_text" in checked["effects"]["bulk_changes"]
+        assert checked["valid"] and checked["effects"]["bulk_changes"] == [], checked["effects"]
+        assert checked["effects"]["files_created"] == ["Clients/Acme.md"], checked["effects"]
+        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
         run = await vg.confirmed("execute_plan", plan=plan)
         assert run["status"] == "done", run
+        assert asked["details"]["files"] == sorted(vg.changed_since(before)), asked["details"]
+        assert sorted(checked["effects"]["files_modified"]) == sorted(vg.changed_since(before) - {"Clients/Acme.md"})
         assert vg.read("Clients/Acme.md") == "Acme Inc, today.\n"
         assert "Acme Inc ships" in vg.read("Projects/Alpha.md") and "Acme Corp" not in vg.read("Notes/Delta.md")
         await vg.confirmed("undo_last_plan", run_id=run["run_id"])
