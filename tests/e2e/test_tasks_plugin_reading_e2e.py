@@ -80,3 +80,13 @@ async def test_documented_task_properties_over_http(make_vault: Callable[..., Pa
             query = "filter by function task.originalMarkdown.startsWith('- [ ] Call Bob')"
             out = await ok(client, "tasks_filter", query=query, today="2026-12-02")
             assert [(t["text"], t["due"]) for t in out["items"]] == [("Call Bob 📅 2026-12-01 about it", None)]
+
+
+async def test_is_blocked_expression_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    files = {"A.md": "- [ ] write 🆔 w1\n- [ ] review ⛔ w1\n"}
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            query = "filter by function task.isBlocked(query.allTasks)"
+            out = await ok(client, "tasks_filter", query=query, today="2026-12-02")
+            assert [t["description"] for t in out["items"]] == ["review"]

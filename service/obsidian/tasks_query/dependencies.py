@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,43 @@ else:
     from service.numpy_lazy import np
 
 SEEN: ContextVar[Ints | None] = ContextVar("tasks_query_seen", default=None)  # None: every task
+# `query.allTasks` of a running query: the columns, the positions it starts from (None: all), and
+# the blocked / blocking tests built over them the first time an expression asks.
+_AMONG: ContextVar[tuple[Columns, Ints | None, dict[str, Callable[[TaskRecord], bool]]] | None] = ContextVar(
+    "tasks_query_among", default=None
+)
+
+
+class AllTasks:
+    """`query.allTasks`: only read as the argument of `task.isBlocked()` / `task.isBlocking()`."""
+
+
+ALL_TASKS = AllTasks()
+
+
+@contextmanager
+def all_tasks(cols: Columns, idx: Ints | None) -> Iterator[None]:
+    """What `query.allTasks` names while a query runs: the tasks at `idx` of `cols` (`SEEN`'s)."""
+    token = _AMONG.set((cols, idx, {}))
+    try:
+        yield
+    finally:
+        _AMONG.reset(token)
+
+
+def relation_of(t: TaskRecord, kind: str) -> bool:
+    """`task.isBlocked(query.allTasks)` (`kind` 'blocked') or `task.isBlocking(...)`: as the
+    `is blocked` / `is blocking` filters read it, among the running query's tasks."""
+    found = _AMONG.get()
+    if found is None:  # evaluated outside a run: the task alone
+        return _test(kind, [t])(t)
+    cols, idx, tests = found
+    test = tests.get(kind)
+    if test is None:
+        among = cols.records if idx is None else [cols.records[i] for i in idx.tolist()]
+        test = tests[kind] = _test(kind, among)
+    return test(t)
+
 
 _LINE = re.compile(r"is (not )?(blocked|blocking)|(has|no) (id|depends on)", re.IGNORECASE)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from service.budget import check_chars, check_items, current, hold
 from service.dates import iso_day_or_none
+from service.obsidian.tasks_query.dependencies import ALL_TASKS, relation_of
 from service.obsidian.tasks_query.expression_values import (
     ExpressionError,
     Scope,
@@ -70,6 +71,10 @@ def _call(target: Any, name: str, args: list[Any], column: int) -> Any:
         return to_fixed(target, int(digits))
     if isinstance(target, date) and name in _MORE_DAY:
         return _more_day(target, name, args, column)
+    if isinstance(target, _Obj) and target.kind == "task" and name in ("isBlocked", "isBlocking"):
+        if len(args) != 1 or args[0] is not ALL_TASKS:
+            raise ExpressionError(f".{name}() takes query.allTasks", column)
+        return relation_of(target.task, "blocked" if name == "isBlocked" else "blocking")
     if isinstance(target, _Obj) and target.kind == "file" and name in ("property", "hasProperty"):
         if len(args) != 1 or not isinstance(args[0], str):
             raise ExpressionError(f".{name}() takes one property name", column)

@@ -37,6 +37,7 @@ METHODS = {
             "endOf"),
     "taskdate": ("formatAsDate", "formatAsDateAndTime", "format"),
     "file": ("property", "hasProperty"),  # task.file's (its note's properties): expression_methods
+    "task": ("isBlocked", "isBlocking"),  # with query.allTasks: expression_methods
 }  # fmt: skip
 ALL_METHODS = frozenset(m for ms in METHODS.values() for m in ms)
 

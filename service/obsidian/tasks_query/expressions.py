@@ -19,6 +19,7 @@ from typing import Any
 
 from service.budget import check_chars, hold
 from service.dates import iso_day_or_none
+from service.obsidian.tasks_query.dependencies import ALL_TASKS
 from service.obsidian.tasks_query.expression_methods import Arrow, call, size_of
 from service.obsidian.tasks_query.expression_values import (
     ALL_METHODS,
@@ -146,8 +147,9 @@ class _Reader:
 
         return run
 
-    def peek(self) -> tuple[str, str, int]:
-        return self.tokens[self.i] if self.i < len(self.tokens) else ("end", "", self.end)
+    def peek(self, ahead: int = 0) -> tuple[str, str, int]:
+        i = self.i + ahead
+        return self.tokens[i] if i < len(self.tokens) else ("end", "", self.end)
 
     def take(self, text: str | None = None) -> tuple[str, str, int]:
         token = self.peek()
@@ -309,6 +311,9 @@ class _Reader:
                 return task_object, "task"
             if text == "moment":
                 return self.moment(column), None
+            if text == "query" and self.peek()[1] == "." and self.peek(1)[1] == "allTasks":  # isBlocked's argument
+                self.take(), self.take()
+                return (lambda s: ALL_TASKS), "query.allTasks"
             raise ExpressionError(f"{text!r} is not a name this server knows (only task and moment())", column)
         if text == "(":
             inner = self.expression()

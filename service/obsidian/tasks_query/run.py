@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from service.budget import current
 from service.obsidian.task_status import is_open
 from service.obsidian.tasks_query.columns import Columns, dense_rank, natural_key, urgency_of
-from service.obsidian.tasks_query.dependencies import SEEN
+from service.obsidian.tasks_query.dependencies import SEEN, all_tasks
 from service.obsidian.tasks_query.expression_methods import size_of
 from service.obsidian.tasks_query.expressions import Function, js_str
 from service.obsidian.tasks_query.filters import evaluate
@@ -70,7 +70,8 @@ def run_columns(query: Query, cols: Columns, idx: Ints | None = None) -> Answer:
     budget = current()
     mark = budget.held
     try:
-        return _run(query, cols, idx)
+        with all_tasks(cols, idx):  # `query.allTasks` in an expression
+            return _run(query, cols, idx)
     finally:
         budget.held = mark
 

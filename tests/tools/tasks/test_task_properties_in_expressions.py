@@ -68,3 +68,23 @@ async def test_an_index_built_before_reads_the_task_lines_again(make_vault: Call
     async with started(root) as vg:
         await vg.indexed()
         await _original_markdown_read(vg)
+
+
+async def test_is_blocked_among_all_tasks(make_vault: Callable[..., Path]) -> None:
+    """`task.isBlocked(query.allTasks)` / `task.isBlocking(query.allTasks)` (docs Quick Reference,
+    Task Properties): as `is blocked` / `is blocking`, among every task, not only those the query's
+    filters keep (the blocker is in another note here). Refused before ('.isBlocked() is not a method')."""
+    files = {
+        "Deps.md": "- [ ] review ⛔ w1\n- [ ] after old ⛔ o1\n- [ ] free\n",
+        "Other.md": "- [ ] write 🆔 w1\n- [x] old 🆔 o1\n",
+    }
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        query = "path includes Deps\nfilter by function task.isBlocked(query.allTasks)"
+        assert await described(vg, query) == ["review"]
+        assert await described(vg, "filter by function task.isBlocking(query.allTasks)") == ["write"]
+        query = "path includes Deps\ngroup by function task.isBlocked(query.allTasks) ? 'blocked' : 'free'"
+        out = await vg.ok("tasks_filter", query=query, today="2026-12-02")
+        assert [(g["names"], g["count"]) for g in out["groups"]] == [(["blocked"], 1), (["free"], 2)]
+        failed = await vg.call("tasks_filter", query="filter by function task.isBlocked('x')", today="2026-12-02")
+        assert failed.is_error and failed.structured["error"]["code"] == "query_syntax_error"
