@@ -228,6 +228,8 @@ def js_str(value: Any) -> str:
         return ",".join(js_str(v) for v in value)
     if isinstance(value, date):
         return value.isoformat()
+    if isinstance(value, _Obj):  # the plugin's Task.toString(): its line's text; a TasksDate, a status: none
+        return value.task.text if value.kind == "task" else "[object Object]"
     return str(value)
 
 

@@ -311,7 +311,11 @@ class _Reader:
                 return task_object, "task"
             if text == "moment":
                 return self.moment(column), None
-            if text == "query" and self.peek()[1] == "." and self.peek(1)[1] == "allTasks":  # isBlocked's argument
+            if text == "query" and self.peek()[1] == "." and self.peek(1)[1] == "allTasks":
+                before = [t[1] for t in self.tokens[max(0, self.i - 3) : self.i - 1]]
+                if before not in (["isBlocked", "("], ["isBlocking", "("]) or self.peek(2)[1] != ")":
+                    raise ExpressionError("query.allTasks is read here only as task.isBlocked(query.allTasks) "
+                                          "or task.isBlocking(query.allTasks)", column)  # fmt: skip
                 self.take(), self.take()
                 return (lambda s: ALL_TASKS), "query.allTasks"
             raise ExpressionError(f"{text!r} is not a name this server knows (only task and moment())", column)

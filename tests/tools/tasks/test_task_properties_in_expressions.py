@@ -88,3 +88,21 @@ async def test_is_blocked_among_all_tasks(make_vault: Callable[..., Path]) -> No
         assert [(g["names"], g["count"]) for g in out["groups"]] == [(["blocked"], 1), (["free"], 2)]
         failed = await vg.call("tasks_filter", query="filter by function task.isBlocked('x')", today="2026-12-02")
         assert failed.is_error and failed.structured["error"]["code"] == "query_syntax_error"
+
+
+async def test_objects_read_as_text_as_javascript_writes_them(make_vault: Callable[..., Path]) -> None:
+    """A task's date, status or file object as text is '[object Object]' (a TasksDate has no
+    toString), a task its line's text (Task.toString); before, a group name was Python's
+    '<…_Obj object at 0x…>'. query.allTasks anywhere but as isBlocked's / isBlocking's argument is
+    refused (it was an object of this server in a group name)."""
+    async with started(make_vault({"A.md": "- [ ] write 📅 2026-12-05\n"})) as vg:
+        await vg.indexed()
+        for query, names in (
+            ("group by function task.due", [["[object Object]"]]),
+            ("group by function 'x' + task.status", [["x[object Object]"]]),
+            ("group by function [task]", [["write 📅 2026-12-05"]]),
+        ):
+            out = await vg.ok("tasks_filter", query=query, today="2026-12-02")
+            assert [g["names"] for g in out["groups"]] == names, query
+        failed = await vg.call("tasks_filter", query="group by function query.allTasks", today="2026-12-02")
+        assert failed.is_error and failed.structured["error"]["code"] == "query_syntax_error"
