@@ -39,6 +39,7 @@ class Span:
     end: int
     body_start: int
     detached: bool = False
+    matches: tuple[int, ...] = ()  # `first`: the heading lines (0-based) a repeated heading text matched
 
 
 def _norm(text: str) -> str:
@@ -75,17 +76,20 @@ def link_key(text: str) -> str:
     return _norm(_PUNCTUATION.sub(" ", text))
 
 
-def find_heading(text: str, path: list[str]) -> Span:
+def find_heading(text: str, path: list[str], *, first: bool = False) -> Span:
     """The section named by a heading path, outermost first (e.g. ["Plan", "Goals"])."""
     text = line_ends.lf(text)  # a CR alone ends a line (as `outline` reads it)
-    return heading_span(outline(text, blocks=False)[0] if path else [], text.count("\n") + 1, path)
+    return heading_span(outline(text, blocks=False)[0] if path else [], text.count("\n") + 1, path, first=first)
 
 
-def heading_span(headings: list[Heading], total: int, path: list[str]) -> Span:
-    """`find_heading`'s span, of a note of `total` lines whose headings are `headings`."""
+def heading_span(headings: list[Heading], total: int, path: list[str], *, first: bool = False) -> Span:
+    """`find_heading`'s span, of a note of `total` lines whose headings are `headings`. A heading
+    text several sections have (at one level of the path) is `ambiguous`, or with `first` the
+    first of them, as Obsidian opens a link to it (`Span.matches`: the lines of them all)."""
     if not path:
         raise ValidationFailed("heading path is empty", details={"field": "heading", "reason": "empty"})
     spans: list[Span] = []
+    repeated: tuple[int, ...] = ()
     window_start, window_end, min_level = 0, total, 0
     for depth, wanted in enumerate(path):
         key = _norm(wanted.lstrip("#").strip())
@@ -114,7 +118,9 @@ def heading_span(headings: list[Heading], total: int, path: list[str]) -> Span:
                 if present
                 else "This part of the note has no headings: append, prepend or use a block or anchor.",
             )
-        if len(matches) > 1:
+        if len(matches) > 1 and first:
+            repeated = repeated or tuple(h.line for h in matches)
+        elif len(matches) > 1:
             raise ValidationFailed(
                 f"heading {' > '.join(path[: depth + 1])!r} is ambiguous ({len(matches)} matches): "
                 "give the full heading path",
@@ -128,7 +134,7 @@ def heading_span(headings: list[Heading], total: int, path: list[str]) -> Span:
         chosen = matches[0]
         end = next((h.line for h in headings if h.line > chosen.line and h.level <= chosen.level), total)
         window_start, window_end, min_level = chosen.line + 1, end, chosen.level
-        spans.append(Span(chosen.line, end, chosen.line + 1))
+        spans.append(Span(chosen.line, end, chosen.line + 1, matches=repeated))
     return spans[-1]
 
 

@@ -1,8 +1,10 @@
 """Over HTTP with the SDK client, both eras, the user-visible note-reading fixes of session 74
 (H2): a lone block id after `1. a`, blank, `  - b` names the bullet list alone, and one after
 `* a` then `* * *` the break alone, as Obsidian reads where a list ends; `[[PLAN.MD]]` names the
-note 'plan.md' (plan.md.md) in Dataview and Bases as in the link index (dispatch-chain tests:
-tests/tools/notes/test_list_ends_as_obsidian_reads.py, tests/tools/obsidian/test_link_names_alike.py)."""
+note 'plan.md' (plan.md.md) in Dataview and Bases as in the link index; read_note 'Twice#Notes'
+reads the first of two 'Notes' sections with heading_matches (dispatch-chain tests:
+tests/tools/notes/test_list_ends_as_obsidian_reads.py, tests/tools/obsidian/test_link_names_alike.py,
+tests/tools/notes/test_repeated_heading_reads.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ VAULT = {
     "plan.md.md": "# the note 'plan.md'\n",
     "Src/Source.md": '---\nauthor: "[[PLAN.MD]]"\n---\n',
     "Books.base": AUTHOR_VIEW,
+    "Twice.md": "# A\n## Notes\nfirst\n# B\n## Notes\nsecond\n",
 }
 
 
@@ -38,3 +41,5 @@ async def test_note_reading_fixes_over_http(make_vault: Callable[..., Path], mod
             rows = (await ok(c, "query_base", path="Books.base", this="plan.md.md"))["rows"]
             assert link["path"] == table["rows"][0]["cells"][0]["value"]["path"] == "plan.md.md"
             assert [r["path"] for r in rows] == ["Src/Source.md"]
+            twice = await ok(c, "read_note", path="[[Twice#Notes]]")
+            assert (twice["content"], twice["heading_matches"]) == ("## Notes\nfirst\n", [2, 5])

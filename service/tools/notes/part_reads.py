@@ -60,6 +60,18 @@ class Part:
     total: int  # the note's lines
     etag: str
     start: str  # the note's first `cap + 1` characters
+    matches: tuple[int, ...] = ()  # a repeated heading's lines (0-based: `sections.Span.matches`)
+
+
+HEADING_MATCHES = (
+    "Set when the heading named several sections (a heading text the note repeats): the line of each (1-based). "
+    "`content` is the first, as Obsidian opens a link to it; read another by its heading path or its lines."
+)
+
+
+def heading_lines(lines: tuple[int, ...]) -> list[int] | None:
+    """read_note's `heading_matches` of a repeated heading's lines (0-based: `sections.Span.matches`)."""
+    return [line + 1 for line in lines] or None
 
 
 def too_long(
@@ -236,7 +248,7 @@ def _read(fh: BinaryIO, wanted: Wanted, limit: int, cap: int, size: int, longest
                 )
             lines = kept.held()[: min(wanted.last or total, total) - first + 1]
         else:
-            a, b = _span(outliner, count, wanted)
+            a, b, matches = _span(outliner, count, wanted)
             fh.seek(0)
             kept = _Kept(a, b, limit)
             for no, got in enumerate(_lines(fh, longest)):
@@ -253,7 +265,7 @@ def _read(fh: BinaryIO, wanted: Wanted, limit: int, cap: int, size: int, longest
     after = os.fstat(fh.fileno())
     if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
         raise Conflict("the note changed while it was read: read it again", details={"reason": "changed_while_read"})
-    return Part(content, first, last, total, etag, start)
+    return Part(content, first, last, total, etag, start, matches if wanted.kind == "heading" else ())
 
 
 def _range(wanted: Wanted, body_line: int) -> tuple[int, int | None]:
@@ -265,15 +277,17 @@ def _range(wanted: Wanted, body_line: int) -> tuple[int, int | None]:
     return 0, 0
 
 
-def _span(outliner: Outliner, lines: int, wanted: Wanted) -> tuple[int, int]:
-    """Lines [start, end) of a block or heading section, as `sections.find_block` / `find_heading` give them."""
+def _span(outliner: Outliner, lines: int, wanted: Wanted) -> tuple[int, int, tuple[int, ...]]:
+    """Lines [start, end) of a block or heading section, as `sections.find_block` / `find_heading`
+    give them (the first section of a repeated heading, as read_note reads it), and the lines of
+    a repeated heading's matches."""
     if wanted.kind == "block":
         block = wanted.block.lstrip("^")
         if block not in outliner.found:
             raise sections.missing_block(block, list(outliner.found))
-        return outliner.block_starts[block], outliner.found[block] + 1
-    span = sections.heading_span(outliner.headings, lines, list(wanted.heading))
-    return span.start, span.end
+        return outliner.block_starts[block], outliner.found[block] + 1, ()
+    span = sections.heading_span(outliner.headings, lines, list(wanted.heading), first=True)
+    return span.start, span.end, span.matches
 
 
 def each_line(fh: BinaryIO, limit: int, cap: int, take: Callable[[int, str, int], None], tool: str) -> tuple[int, str]:

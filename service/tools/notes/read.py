@@ -29,6 +29,8 @@ from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.notes import base_reads, part_reads
 from service.tools.notes.note_facts import note_facts
+from service.tools.notes.part_reads import HEADING_MATCHES
+from service.tools.notes.part_reads import heading_lines as _matches
 from service.tools.notes.part_reads import too_long as _too_long
 from service.tools.spec import ToolSpec
 from service.vault import offloop
@@ -94,26 +96,29 @@ class ReadNoteOut(NoteMeta):
         description="Set when the file is not UTF-8: the encoding it was read with ('cp1252', 'latin-1', "
         "'utf-16-le', …; 'utf-8-replaced': broken sequences shown as U+FFFD). Editing the note saves it as UTF-8.",
     )
+    heading_matches: list[int] | None = Field(default=None, description=HEADING_MATCHES)
 
     def to_text(self) -> str:
         return self.content
 
 
-def _section(note: str, address: Address) -> tuple[str, int, int]:
-    """(content, first, last line) of an address's section: '#^block' or a heading path '#A#B'."""
+def _section(note: str, address: Address) -> tuple[str, list[int] | None]:
+    """(content, the lines of a repeated heading's sections) of an address's section: '#^block'
+    or a heading path '#A#B' (`_section_of`)."""
     text = line_ends.lf(note)
-    content, first, last = _section_of(text, address)
-    return line_ends.as_written(content, note, text, first), first, last
+    content, first, _, matches = _section_of(text, address)
+    return line_ends.as_written(content, note, text, first), matches
 
 
-def _section_of(text: str, address: Address) -> tuple[str, int, int]:
+def _section_of(text: str, address: Address) -> tuple[str, int, int, list[int] | None]:
+    """(content, first, last line, `_matches`) of a block or of the first section of a heading path."""
     if address.block is not None:
         span = sections.find_block(text, address.block)
         lines = text.split("\n")
-        return "\n".join(lines[span.start : span.end]) + "\n", span.start + 1, span.end
-    span = sections.find_heading(text, address.heading or [])
+        return "\n".join(lines[span.start : span.end]) + "\n", span.start + 1, span.end, None
+    span = sections.find_heading(text, address.heading or [], first=True)
     content = sections.section_text(text, span)
-    return content, span.start + 1, span.start + content.count("\n")
+    return content, span.start + 1, span.start + content.count("\n"), _matches(span.matches)
 
 
 async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
@@ -138,7 +143,7 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
     facts = await note_facts(ctx, vp.rel, note.etag, text)
     if facts.frontmatter_error is not None:
         await _tell_invalid_frontmatter(ctx, vp.rel, facts.frontmatter_error)
-    content, first, last, total = await offloop.sized(len(text), _selected, text, found, args, limit)
+    content, first, last, total, matches = await offloop.sized(len(text), _selected, text, found, args, limit)
     return ReadNoteOut(
         **meta(ctx, note, facts.title),
         content=content,
@@ -150,6 +155,7 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
         end_line=last,
         frontmatter_error=facts.frontmatter_error,
         encoding=None if note.encoding == UTF8 else note.encoding,
+        heading_matches=matches,
     )
 
 
@@ -195,22 +201,23 @@ async def _long_part(ctx: ToolContext, found: FoundNote, args: ReadNoteIn, limit
         start_line=part.first,
         end_line=part.last,
         frontmatter_error=facts.frontmatter_error,
+        heading_matches=_matches(part.matches),
     )
 
 
-def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tuple[str, int, int, int]:
-    """(content, first line, last line, the note's lines) of what `args` selects (in a worker
+def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tuple[str, int, int, int, list[int] | None]:
+    """(content, first line, last line, the note's lines, `_matches`) of what `args` selects (in a worker
     thread for a long note: `service.vault.offloop`); `overflow` when the content alone, sent
     twice, is over `limit` bytes (counted in characters, never more than its UTF-8 bytes). A CR
     alone ends a line, as in Obsidian's editor: lines are those of the note's LF form."""
     note, text = text, line_ends.lf(text)
     total = text.count("\n") + (0 if text.endswith("\n") else 1)  # lines, without splitting the note
-    first, last = 1, max(total, 1)
+    first, last, matches = 1, max(total, 1), None
     if found.subpath is not None:
-        content, first, last = _section_of(text, found.address)
+        content, first, last, matches = _section_of(text, found.address)
     elif args.heading is not None:
-        span = sections.find_heading(text, args.heading)
-        content = sections.section_text(text, span)
+        span = sections.find_heading(text, args.heading, first=True)
+        content, matches = sections.section_text(text, span), _matches(span.matches)
         first, last = span.start + 1, span.start + content.count("\n")
     elif args.start_line is not None or args.end_line is not None:
         first = args.start_line or 1
@@ -236,7 +243,7 @@ def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tupl
         content = note
     if 2 * len(content) > limit:
         raise _too_long(2 * len(content), limit)
-    return line_ends.as_written(content, note, text, first), first, last, total
+    return line_ends.as_written(content, note, text, first), first, last, total, matches
 
 
 async def _tell_invalid_frontmatter(ctx: ToolContext, rel: str, error: str) -> None:
@@ -266,6 +273,7 @@ class ReadNotesItem(ToolOutput):
     etag: str | None = Field(default=None, description="Content hash.")
     content: str | None = Field(default=None, description="Note text.")
     encoding: str | None = Field(default=None, description="Set when the file is not UTF-8 (as in read_note).")
+    heading_matches: list[int] | None = Field(default=None, description=HEADING_MATCHES)
     error: dict[str, Any] | None = Field(default=None, description="Why this note could not be read.")
 
 
@@ -274,11 +282,11 @@ class ReadNotesOut(ToolOutput):
     next_cursor: str | None = Field(description="Pass back with the same paths to read the rest.")
 
 
-async def _one_of_many(ctx: ToolContext, raw: str, limit: int) -> tuple[str, str, str, str]:
-    """read_notes' read of one address: (path, content, etag, encoding)."""
+async def _one_of_many(ctx: ToolContext, raw: str, limit: int) -> tuple[str, str, str, str, list[int] | None]:
+    """read_notes' read of one address: (path, content, etag, encoding, `_matches`)."""
     if (base := base_reads.named_base(raw)) is not None:  # an Obsidian base: its YAML, as read_note reads it
         got = await base_reads.read_base(ctx, *base)
-        return got["path"], got["content"], got["etag"], got["encoding"] or UTF8
+        return got["path"], got["content"], got["etag"], got["encoding"] or UTF8, None
     found = await ctx.find_note(raw, "read", section="keep")
     vp = found.vp
     if (whole := ctx.vault.files.stat(vp).size) > limit and found.subpath is None:
@@ -287,14 +295,14 @@ async def _one_of_many(ctx: ToolContext, raw: str, limit: int) -> tuple[str, str
         cap = ctx.services.settings.limits.max_indexed_note_chars
         read = partial(part_reads.read_part, wanted=_wanted(found, None), limit=limit, cap=cap)
         part = await offloop.sized(whole, ctx.vault.files.scan, vp, read)
-        content, etag, encoding = part.content, part.etag, UTF8
+        content, etag, encoding, matches = part.content, part.etag, UTF8, _matches(part.matches)
     else:
         note = ctx.vault.files.read(vp)
-        content = note.content if found.subpath is None else _section(note.content, found.address)[0]
+        content, matches = (note.content, None) if found.subpath is None else _section(note.content, found.address)
         etag, encoding = note.etag, note.encoding
     if 2 * len(content) > limit:
         raise _too_long(2 * len(content), limit)
-    return vp.rel, content, etag, encoding
+    return vp.rel, content, etag, encoding, matches
 
 
 async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
@@ -307,7 +315,7 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
     for index in range(start, len(args.paths)):
         raw = args.paths[index]
         try:
-            rel, content, etag, encoding = await _one_of_many(ctx, raw, limit)
+            rel, content, etag, encoding, matches = await _one_of_many(ctx, raw, limit)
         except (NoteNotFound, PathInvalid, AclDenied, AmbiguousNote, NotANote, ValidationFailed, Overflow) as exc:
             error: dict[str, Any] = {"code": exc.code, "message": exc.message}
             if isinstance(exc, AmbiguousNote | NoteNotFound | Overflow) and exc.details:
@@ -326,6 +334,7 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
                 etag=etag,
                 content=content,
                 encoding=None if encoding == UTF8 else encoding,
+                heading_matches=matches,
             )
         )
     return ReadNotesOut(items=items, next_cursor=None)
@@ -405,8 +414,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         description="Read a note (whole, one heading section by heading path, a line range, frontmatter or "
         "body) with its etag, properties, tags and links. The path may be written as a wikilink: "
         "'Launch plan', '[[Plan#Goals]]', an alias. A '.base' path reads an Obsidian base's YAML (whole or a "
-        "line range) with the etag write_note's expected_etag takes. For several notes use read_notes; for facts "
-        "without the text, note_info.",
+        "line range) with the etag write_note's expected_etag takes. A heading the note repeats reads its first "
+        "section, as Obsidian opens a link to it (heading_matches lists each one's line). For several notes use "
+        "read_notes; for facts without the text, note_info.",
         input_model=ReadNoteIn,
         output_model=ReadNoteOut,
         handler=read_note,
