@@ -8,6 +8,10 @@ Guarantees:
   see the first parts before the last, as it sees the watcher's changes arrive batch by batch);
 - with `only_if_changed`, files the index already has as they are on disk are skipped (the
   watcher re-announcing vaultgate's own writes changes nothing);
+- a note the batch removes and finds again at another path with the same name and text (a move,
+  ours or another program's) keeps its rows, given the new path (`relocate.py`), instead of being
+  deleted, parsed and stored again; a file a move of ours brings where the index already holds it
+  with that text (the watcher saw the move first) is not stored again;
 - links are re-resolved only when the set of files changed (created, moved, deleted), and the
   link-resolution path set is updated by the files that came and went, not rebuilt;
 - from `bulk_threshold` notes at once (a hub note's rename rewrites thousands) the trigram index
@@ -29,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from service.graph.linkpath import PathSet
-from service.indexer import rows
+from service.indexer import relocate, rows
 from service.indexer.issues import FileIssue, issue
 from service.indexer.known import KnownFiles
 from service.indexer.scan import read_present
@@ -108,6 +112,8 @@ async def _apply(
         added: list[str] = []
         effective: list[FileChange] = []
         structural = False
+        moved_to: set[str] = set()  # where "moved" changes put files (not written by the batch)
+        written: set[str] = set()
         for change in changes:
             new, old = expand(change, ix.vault.paths, ix._files)
             if change.kind in ("deleted", "moved"):
@@ -115,7 +121,9 @@ async def _apply(
                 structural = True
             if change.kind != "deleted":
                 upserts += new
+                (moved_to if change.kind == "moved" else written).update(new)
                 structural = structural or change.kind in ("created", "moved")
+        there = await _indexed_already(ix, moved_to - written)
         known: dict[str, tuple[float, int]] = {}
         if only_if_changed and upserts:
             marks = ",".join("?" * len(upserts))
@@ -143,14 +151,20 @@ async def _apply(
             item = read.get(rel)
             if item is None:
                 continue
-            if only_if_changed and known.get(rel) == (item.mtime, item.size):
+            if only_if_changed and known.get(rel) == (item.mtime, item.size) or there.get(rel) == item.etag:
                 unchanged.append(rel)
                 continue
             items.append(item)
         # A file reached only through a link is not the vault's (a folder swapped for a symlink).
         removed = [r for r in removed if not ix.vault.paths.on_disk(r).is_file() or ix.vault.paths.has_link(r)]
-        ix._files.add(added)
         gone = [rel for rel in dict.fromkeys(removed) if rel in ix._files]
+        new_files = set(added)
+        moved = await _relocations(ix, gone, [i for i in items if i.path in new_files], upserts)
+        olds = {r.old for r in moved}  # their rows move with them (`relocate.py`): not parsed, deleted or stored again
+        if moved:
+            news = {r.item.path for r in moved}
+            items = [i for i in items if i.path not in news]
+        ix._files.add(added)
         ix._files.discard(gone)
         if ix._paths is not None and (added or gone):
             ix._paths = ix._paths.changed(added=added, removed=gone)  # incremental: no rebuild per new note
@@ -170,15 +184,18 @@ async def _apply(
         bulk = len(prepared) >= bulk_threshold
         vault_id = ix.vault.id
 
-        touched = [*removed, *(p.path for p in prepared)]
+        relocated = [r.item.path for r in moved]
+        deleting = [r for r in removed if r not in olds]
+        touched = [*removed, *(p.path for p in prepared), *relocated]
         counts, unresolved = ix._counts, ix._unresolved
 
         def write(conn: Any) -> Token | None:
             before = None if part else counts.before(conn, touched)  # None: the counts are voided
             if bulk:
                 conn.execute("UPDATE fts_control SET trigram_deferred = 1")
-            for rel in removed:
+            for rel in deleting:
                 rows.delete_note(conn, vault_id, rel)
+            relocate.store(conn, vault_id, moved, paths, unresolved)
             stored.extend(rows.upsert_each(conn, vault_id, prepared))
             unresolved.add(link[0] for p in prepared for link in p.links if link[1] is None)
             if structural:
@@ -187,7 +204,7 @@ async def _apply(
                     vault_id,
                     paths,
                     only_unresolved=True,
-                    stale=removed + [p.path for p in prepared],
+                    stale=removed + [p.path for p in prepared] + relocated,
                     added=added,
                     unresolved=unresolved,
                 )
@@ -207,10 +224,35 @@ async def _apply(
         for prep in prepared:
             if prep.path not in refused:
                 effective.append(FileChange("modified", prep.path, origin="external"))
+        effective += [FileChange("modified", rel, origin="external") for rel in relocated]
         for rel in removed:
             effective.append(FileChange("deleted", rel, origin="external"))
     await ix._bump([c.path for c in effective])  # the rows this batch changed
     return effective
+
+
+async def _indexed_already(ix: IndexerState, arrived: set[str]) -> dict[str, str]:
+    """Path -> etag of the files moved into `arrived` that the index holds already: the watcher,
+    seeing a move before the move's own batch (announced once every file moved), applied it as
+    deletions and creations (`relocate.py` pairs them); the same text there is not stored again."""
+    known = [rel for rel in arrived if rel in ix._files]
+    return {path: etag for _, path, etag in await relocate.indexed(ix.db, ix.vault.id, known)} if known else {}
+
+
+async def _relocations(
+    ix: IndexerState, gone: list[str], new: list[rows.NoteInput], upserts: list[str]
+) -> list[relocate.Relocation]:
+    """The notes of `new` (files the index did not hold) that are a note of `gone` (indexed, no
+    longer on disk) moved: same base name and content (`relocate.pair`)."""
+    if not gone or not new:
+        return []
+    again = set(upserts)  # a path written again in the same batch keeps its own row
+    olds = [rel for rel in gone if rel not in again]
+    found = await relocate.indexed(ix.db, ix.vault.id, [*olds, *(i.path for i in new)])
+    taken = {path for _, path, _ in found}  # a row already at a new path: that note is stored as before
+    held = ix._issues.paths("capped") | ix._issues.paths("encoding")
+    leaving = set(olds)
+    return relocate.pair([f for f in found if f[1] in leaving], [i for i in new if i.path not in taken], held)
 
 
 def _utf8_only(changes: Sequence[FileChange], issues: list[FileIssue]) -> list[FileChange]:
