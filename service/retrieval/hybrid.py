@@ -12,11 +12,15 @@ Method (chosen on the SciFact training queries, see docs/search.md):
 3. A note missing from one list gets that list's lowest normalised score (it was not among the
    candidates, so it is at best as good as the last one).
 4. Fused score = `w * text + (1 - w) * vector`, in 0..1 (1: the best note of both lists). Ties
-   break by note id. `w` is `TEXT_WEIGHT` unless the caller passes one; `search_hybrid` passes
-   `text_weight(specificity)`: the text list counts for more when the query's words are rare in
-   the vault (BM25 can tell notes apart) and for less when they are common ones, as in a question
-   worded unlike the page ("how do I see which notes link to this note" in a vault where every
-   page says note and link).
+   break by a note the text list holds first, then by note id. `w` is `TEXT_WEIGHT` unless the
+   caller passes one; `search_hybrid` passes `text_weight(specificity)`: the text list counts for
+   more when the query's words are rare in the vault (BM25 can tell notes apart) and for less when
+   they are common ones, as in a question worded unlike the page ("how do I see which notes link to
+   this note" in a vault where every page says note and link).
+5. A note with no vector yet (`unembedded`: written since the embedding job last ran) is ranked
+   by its words alone, `text` for both parts: its missing vector says nothing about its meaning,
+   and the floor would rank a note that holds the query's rare word below every vector-only hit
+   while the job catches up (search_text found it; search_hybrid did not).
 
 `rrf` keeps the baseline (reciprocal rank fusion, k = 60) for comparison. Each result keeps the
 best chunk of its note so that callers can show it and link to its heading.
@@ -24,7 +28,7 @@ best chunk of its note so that callers can show it and link to its heading.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 RRF_K = 60
@@ -105,7 +109,11 @@ def _ranks(
 
 
 def fuse(
-    text: Sequence[TextCandidate], vector: Sequence[ChunkCandidate], *, text_weight: float = TEXT_WEIGHT
+    text: Sequence[TextCandidate],
+    vector: Sequence[ChunkCandidate],
+    *,
+    text_weight: float = TEXT_WEIGHT,
+    unembedded: Collection[int] = (),
 ) -> list[Fused]:
     """Every note of either list, best first (see the module doc for the method)."""
     if not 0.0 <= text_weight <= 1.0:
@@ -121,14 +129,17 @@ def fuse(
     fused = [
         Fused(
             n,
-            text_weight * text_score.get(n, text_floor) + (1.0 - text_weight) * vec_score.get(n, vec_floor),
+            text_score[n]
+            if n in unembedded and n in text_score and n not in vec_score
+            else text_weight * text_score.get(n, text_floor) + (1.0 - text_weight) * vec_score.get(n, vec_floor),
             chunk_of.get(n),
             text_rank.get(n),
             vec_rank.get(n),
         )
         for n in text_score.keys() | vec_score.keys()
     ]
-    fused.sort(key=lambda f: (-f.score, f.note_id))
+    # Equal scores: a note the words found first (a one-note text list's floor is its own score).
+    fused.sort(key=lambda f: (-f.score, f.text_rank is None, f.note_id))
     return fused
 
 

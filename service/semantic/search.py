@@ -16,7 +16,7 @@ import dataclasses
 import math
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -300,15 +300,19 @@ def hybrid_rank(
     return fused(texts, nearest(engine, conn, vault_id, query, depth, keep, model, text=False))
 
 
-def fused(texts: TextSide, chunks: list[ChunkHit], limit: int | None = None) -> list[HybridHit]:
+def fused(
+    texts: TextSide, chunks: list[ChunkHit], limit: int | None = None, unembedded: Collection[int] = ()
+) -> list[HybridHit]:
     """The text and vector candidates fused (`retrieval.hybrid.fuse`, the text weight of the
     query's specificity), best first; a note found by its words only has no chunk. `limit`: only
-    the first so many hits are built (search_hybrid keeps ~22 of ~500 candidates)."""
+    the first so many hits are built (search_hybrid keeps ~22 of ~500 candidates). `unembedded`:
+    the text hits with no vector yet (`without_vectors`), ranked by their words alone."""
     by_chunk = {h.row.chunk_id: h for h in chunks}
     ranked = hybrid.fuse(
         [hybrid.TextCandidate(t.note_id, t.score) for t in texts.hits],
         [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
         text_weight=hybrid.text_weight(texts.specificity),
+        unembedded=unembedded,
     )
     by_note = {t.note_id: t for t in texts.hits}  # a note found by its words only: the text hit has its fields
     out: list[HybridHit] = []
@@ -326,6 +330,24 @@ def fused(texts: TextSide, chunks: list[ChunkHit], limit: int | None = None) -> 
         elif (t := by_note.get(f.note_id)) is not None:
             out.append(HybridHit(f.note_id, t.path, t.title, t.mtime, f.score, None, None, f.text_rank, f.vector_rank))
     return out
+
+
+def without_vectors(conn: sqlite3.Connection, note_ids: list[int], model: str) -> set[int]:
+    """Of `note_ids`, the notes none of whose chunks has a vector of `model` yet (a note written
+    since the embedding job last ran, chunked or not)."""
+    with_vectors: set[int] = set()
+    for i in range(0, len(note_ids), 500):
+        part = note_ids[i : i + 500]
+        marks = ",".join("?" * len(part))
+        with_vectors.update(
+            int(r[0])
+            for r in conn.execute(
+                "SELECT DISTINCT c.note_id FROM chunks c JOIN embeddings e INDEXED BY embeddings_keys "
+                f"ON e.model = ? AND e.hash = c.hash WHERE c.note_id IN ({marks})",
+                [model, *part],
+            )
+        )
+    return set(note_ids) - with_vectors
 
 
 def normalise_tags(tags: list[str] | None) -> list[str]:

@@ -4,13 +4,16 @@ protocol eras (U7, session 74)."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from mcp import Client
 from PIL import Image
 
+from service.embeddings.builtin import BuiltinEmbedder
 from tests.conftest import e2e
 from tests.e2e.calls import ok as _ok
 from tests.semantic.helpers import model_ready, settled
@@ -91,3 +94,29 @@ async def test_a_folder_named_by_its_own_name_is_suggested(make_vault: Callable[
         answer = await c.call_tool("list_notes", {"folder": "obsidian sync"})
         assert answer.is_error and answer.structured_content is not None
         assert answer.structured_content["error"]["details"]["suggestions"] == ["Help/Obsidian Sync"]
+
+
+async def test_search_hybrid_finds_a_note_waiting_for_its_vector(
+    make_vault: Callable[..., Path], mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """search_hybrid 'okapi' right after create_note listed notes the vectors chose and not the
+    one holding the word (no vector yet: the vector list's floor); it is ranked by its words."""
+    files = {"Notes/Garden.md": "# Garden\n\nTomatoes and basil.\n", "Notes/Taxes.md": "# Taxes\n\nPay them.\n"}
+    await model_ready()
+    embeddings = {"provider": "builtin", "debounce_ms": 0}
+    async with e2e(make_vault(files), embeddings=embeddings) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await settled(h)
+        gate = asyncio.Event()
+        real = BuiltinEmbedder.embed_documents
+
+        async def held(self: BuiltinEmbedder, texts: list[str]) -> object:
+            await gate.wait()
+            return await real(self, texts)
+
+        monkeypatch.setattr(BuiltinEmbedder, "embed_documents", held)
+        try:
+            await _ok(c, "create_note", path="Notes/Okapi facts", content="Okapis live in the Ituri rainforest.\n")
+            out = await _ok(c, "search_hybrid", query="okapi", limit=3)
+            assert out["complete"] is False and out["items"][0]["path"] == "Notes/Okapi facts.md"
+        finally:
+            gate.set()

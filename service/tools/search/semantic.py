@@ -260,7 +260,12 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     texts, chunks = await hybrid_halves(
         ctx, engine, use, vector, args.query, depth, lambda: note_filter(ctx, args), guard, rows=False
     )
-    ranked = sem.fused(texts, chunks, 2 * want)  # items for the page and spares (not every candidate)
+    # While the job catches up, a note written since has no vector: ranked by its words alone.
+    pending: set[int] = set()
+    if not use.complete and texts.hits:
+        ids = [t.note_id for t in texts.hits]
+        pending = await ctx.services.db.run_read(lambda conn: sem.without_vectors(conn, ids, use.model))
+    ranked = sem.fused(texts, chunks, 2 * want, pending)  # items for the page and spares (not every candidate)
     reranks = rerank_window(ctx) > 0  # the reranker reads the leading items' texts before the page is cut
 
     def show(conn: sqlite3.Connection, page: list[sem.HybridHit]) -> tuple[list[sem.HybridHit], Excerpts]:
