@@ -129,48 +129,61 @@ def postings(counts: Sequence[Counter[str]]) -> dict[str, list[tuple[int, int]]]
     return out
 
 
-def _total(lengths: list[int], part: Any, whole: bool) -> int:
-    return sum(lengths) if whole else sum(x for x, keep in zip(lengths, part, strict=True) if keep)
+def _total(lengths: list[int], part: list[bool] | None) -> int:
+    return sum(lengths) if part is None else sum(x for x, keep in zip(lengths, part, strict=True) if keep)
 
 
 def bm25(terms: Counter[str], entries: Sequence[tuple[Counted, int]], scope: Any) -> tuple[Any, Any]:
     """BM25 of every observation in `scope` (a bool array over the units; an entry's units start
     at its offset): of its own words, and NEAR_WEIGHT of that of the words around it. Only the
-    postings of the query's words are read; the lengths are summed over the scope."""
+    postings of the query's words are read; the lengths are summed over the scope. The postings
+    are walked in plain Python (a numpy element read or write costs more than the arithmetic) and
+    each word's scores added to the units at once."""
     own = np.zeros(len(scope), dtype=np.float32)
     near = np.zeros(len(scope), dtype=np.float32)
     n = int(scope.sum())
     if not terms or not n:
         return own, near
+    starts = np.fromiter((start for _, start in entries), dtype=np.int64, count=len(entries))
+    sizes = np.fromiter((len(entry.own_len) for entry, _ in entries), dtype=np.int64, count=len(entries))
+    counted = np.concatenate(([0], np.cumsum(scope, dtype=np.int64)))
+    inside = counted[starts + sizes] - counted[starts]
+    # per entry: None when every unit of it is in the scope, else which are
+    parts: list[list[bool] | None] = [
+        None if whole else scope[start : start + size].tolist()
+        for whole, start, size in zip((inside == sizes).tolist(), starts.tolist(), sizes.tolist(), strict=True)
+    ]
     own_total = near_total = 0
     df_own: Counter[str] = Counter()
     df_near: Counter[str] = Counter()
-    for entry, start in entries:
-        end = start + len(entry.own_len)
-        part = scope[start:end]
-        whole = bool(part.all())
-        own_total += _total(entry.own_len, part, whole)
-        near_total += _total(entry.near_len, part, whole)
+    for (entry, _), part in zip(entries, parts, strict=True):
+        own_total += _total(entry.own_len, part)
+        near_total += _total(entry.near_len, part)
         for t in terms:
             for df, post in ((df_own, entry.own_post.get(t)), (df_near, entry.near_post.get(t))):
                 if post:
-                    df[t] += len(post) if whole else sum(1 for i, _ in post if part[i])
+                    df[t] += len(post) if part is None else sum(1 for i, _ in post if part[i])
     avg_own, avg_near = own_total / n or 1.0, near_total / n or 1.0
-    for out, weight, df, avg, lengths, posts in (
-        (own, 1.0, df_own, avg_own, "own_len", "own_post"),
-        (near, NEAR_WEIGHT, df_near, avg_near, "near_len", "near_post"),
+    for out, weight, df, avg, is_own in (
+        (own, 1.0, df_own, avg_own, True),
+        (near, NEAR_WEIGHT, df_near, avg_near, False),
     ):
         for t, q in terms.items():
             if not df[t]:
                 continue
             idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-            for entry, start in entries:
-                post = getattr(entry, posts).get(t)
+            units: list[int] = []
+            values: list[float] = []
+            for (entry, start), part in zip(entries, parts, strict=True):
+                post = (entry.own_post if is_own else entry.near_post).get(t)
                 if not post:
                     continue
-                length = getattr(entry, lengths)
+                length = entry.own_len if is_own else entry.near_len
                 for i, tf in post:
-                    if scope[start + i]:
+                    if part is None or part[i]:
                         norm = tf + K1 * (1 - B + B * (length[i] or 1) / avg)
-                        out[start + i] += weight * q * idf * tf * (K1 + 1) / norm
+                        units.append(start + i)
+                        values.append(weight * q * idf * tf * (K1 + 1) / norm)
+            if units:  # a word occurs once in a unit's postings: no unit twice
+                out[units] += np.asarray(values, dtype=np.float32)
     return own, near
