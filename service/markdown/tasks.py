@@ -288,7 +288,8 @@ def set_field(body: str, name: str, value: str | None, style: Style) -> str:
         if value is None:
             before, after = body[:start].rstrip(" \t"), body[end:]
             return before + (after if not after or after[:1] in " \t" else " " + after)
-        return body[:start] + written(name, value, style, bracket=body[start]) + body[end:]
+        own: Style = "dataview" if body[start] in "[(" else "emoji"
+        return body[:start] + written(name, value, own, bracket=body[start]) + body[end:]
     if value is None:
         return body
     block = _BLOCK_ID.search(body)

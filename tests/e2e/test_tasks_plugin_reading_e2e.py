@@ -90,3 +90,16 @@ async def test_is_blocked_expression_over_http(make_vault: Callable[..., Path], 
             query = "filter by function task.isBlocked(query.allTasks)"
             out = await ok(client, "tasks_filter", query=query, today="2026-12-02")
             assert [t["description"] for t in out["items"]] == ["review"]
+
+
+async def test_done_date_in_the_plugins_format_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    files = {
+        "T.md": "- [ ] plain\n",
+        ".obsidian/plugins/obsidian-tasks-plugin/data.json": json.dumps({"taskFormat": "dataview"}),
+    }
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            args = {"path": "T", "line": 1, "status": "x", "expected_text": "plain", "date": "2026-12-02"}
+            out = await ok(client, "set_task_status", **args)
+            assert out["text"] == "plain [completion:: 2026-12-02]", out

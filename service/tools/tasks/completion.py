@@ -50,11 +50,15 @@ class TasksSettings:
     set_cancelled_date: bool = True
     next_below: bool = False  # recurrenceOnNextLine
     set_created_date: bool = False
+    # taskFormat: the format the plugin writes a new field in ('dataview', else the emoji); None when
+    # the vault has no Tasks settings (no plugin: a new field follows the task's own fields, as Dataview's)
+    style: tk.Style | None = None
 
 
 def tasks_settings_of(ctx: ToolContext) -> TasksSettings:
     """The Tasks plugin settings a status change follows (its defaults when unset)."""
     data: Any = read_json(ctx.vault.paths.root, tk.TASKS_PLUGIN_DATA)
+    style: tk.Style | None = None if not isinstance(data, dict) else "emoji"
     data = data if isinstance(data, dict) else {}
 
     def flag(key: str, default: bool) -> bool:
@@ -66,6 +70,7 @@ def tasks_settings_of(ctx: ToolContext) -> TasksSettings:
         flag("setCancelledDate", True),
         flag("recurrenceOnNextLine", False),
         flag("setCreatedDate", False),
+        "dataview" if data.get("taskFormat") == "dataview" else style,
     )
 
 
@@ -92,10 +97,9 @@ def changed_line(
     settings = settings or TasksSettings()
     old, new = tk.status_type(table, task.status), tk.status_type(table, status)
     fields = task.fields
-    body = _stamp(task.body, "done", old == "done", new == "done", today, fields.style, settings.set_done_date)
-    body = _stamp(
-        body, "cancelled", old == "cancelled", new == "cancelled", today, fields.style, settings.set_cancelled_date
-    )
+    style = settings.style or fields.style  # a new field: the plugin's format; one written keeps its own
+    body = _stamp(task.body, "done", old == "done", new == "done", today, style, settings.set_done_date)
+    body = _stamp(body, "cancelled", old == "cancelled", new == "cancelled", today, style, settings.set_cancelled_date)
     changed = tk.TaskLine(task.prefix, status, task.gap, body)
     if new != "done" or old == "done" or not fields.recurrence:
         return changed, None
@@ -116,8 +120,9 @@ def _next_occurrence(
             "the task with a status that is not done.",
         ) from None
     body = tk.without_block_id(task.body)
+    style = settings.style or fields.style
     for name in ("done", "cancelled", "id", "depends_on"):  # a new occurrence is no other task's dependency
-        body = tk.set_field(body, name, None, fields.style)
+        body = tk.set_field(body, name, None, style)
     # a field that names no day (typed by hand: 2026-02-30) is not moved, as if it were absent
     days = {name: iso_day_or_none(getattr(fields, name) or "") for name in ("due", "scheduled", "start")}
     reference = next((d for d in days.values() if d is not None), None)
@@ -125,8 +130,8 @@ def _next_occurrence(
         shift: timedelta = next_date(rule, today if rule.when_done else reference) - reference
         for name, day in days.items():
             if day is not None:
-                body = tk.set_field(body, name, (day + shift).isoformat(), fields.style)
-    body = tk.set_field(body, "created", today.isoformat() if settings.set_created_date else None, fields.style)
+                body = tk.set_field(body, name, (day + shift).isoformat(), style)
+    body = tk.set_field(body, "created", today.isoformat() if settings.set_created_date else None, style)
     after = table.get(done_status, ("done", " "))[1]
     status = after if is_open(tk.status_type(table, after)) else " "
     return tk.TaskLine(task.prefix, status, task.gap, body)

@@ -48,6 +48,9 @@ async def test_cancelling_a_recurring_task_makes_no_next_occurrence(make_vault: 
 
 async def test_the_tasks_plugin_settings_are_followed(make_vault: Callable[..., Path]) -> None:
     settings = {"setDoneDate": False, "setCreatedDate": True, "recurrenceOnNextLine": True, "setCancelledDate": False}
+    # the task below writes its fields as Dataview's: a vault whose plugin writes that format (s74: the
+    # plugin writes a new field in its taskFormat, and its default, the emoji, would write ➕)
+    settings["taskFormat"] = "dataview"  # type: ignore[assignment]
     async with started(make_vault({"Chores.md": NOTE, SETTINGS: json.dumps(settings)})) as vg:
         out = await _set(vg, 4, "x", "file taxes [repeat:: every year] [due:: 2026-04-15]")
         lines = vg.read("Chores.md").split("\n")
@@ -75,3 +78,23 @@ async def test_on_completion_delete_removes_the_done_task(make_vault: Callable[.
             expected_text="backup 🔁 every day 🏁 delete 📅 2026-11-25",
         )  # fmt: skip
         assert cancelled["deleted"] is False  # only done deletes
+
+
+async def test_a_new_field_is_written_in_the_plugins_format(make_vault: Callable[..., Path]) -> None:
+    """The plugin writes every field in its taskFormat (settings: 'tasksPluginEmoji' by default, or
+    'dataview'): completing `- [ ] pay [due:: 2026-12-01]` in a vault with Tasks settings of the
+    default format appends `✅ 2026-12-02`, and a task with no field in a 'dataview' vault gets
+    `[completion:: 2026-12-02]`; before (s74), a new field followed the task's own fields, the
+    emoji when it had none. A vault with no Tasks settings keeps that (Dataview's completion)."""
+    note = "- [ ] pay [due:: 2026-12-01]\n- [ ] plain\n"
+    for settings, written in (
+        ({}, ["- [x] pay [due:: 2026-12-01] ✅ 2026-12-02", "- [x] plain ✅ 2026-12-02"]),
+        ({"taskFormat": "dataview"}, ["- [x] pay [due:: 2026-12-01] [completion:: 2026-12-02]",
+                                      "- [x] plain [completion:: 2026-12-02]"]),
+        (None, ["- [x] pay [due:: 2026-12-01] [completion:: 2026-12-02]", "- [x] plain ✅ 2026-12-02"]),
+    ):  # fmt: skip
+        files = {"T.md": note} if settings is None else {"T.md": note, SETTINGS: json.dumps(settings)}
+        async with started(make_vault(files)) as vg:
+            for line, text in ((1, "pay [due:: 2026-12-01]"), (2, "plain")):
+                await vg.ok("set_task_status", path="T", line=line, status="x", expected_text=text, date="2026-12-02")
+            assert vg.read("T.md").split("\n")[:2] == written, settings
