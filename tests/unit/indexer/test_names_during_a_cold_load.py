@@ -50,13 +50,15 @@ async def test_a_write_during_a_cold_load_lists_no_vault(
         try:
             await gate.wait_held()
             names = vg.indexer().names
+            made = await vg.ok("create_note", path="Fresh", content="---\naliases: [Freshly Made]\n---\n# Fresh\n")
+            assert made["path"] == "Fresh.md"
+            # Read after the write: the load applied it waiting for the held batch, every batch
+            # before it stored and its names given (a batch still committing as the gate holds
+            # the next one's parse could be in the table and not yet in the names).
             stored = sorted(p for p in await stored_paths(vg) if p.startswith("Notes/"))
             unread = sorted(p for p in vault_files() if p.startswith("Notes/") and p not in stored)
             unread = [p for p in unread if p not in gate.held_batch]
             assert len(stored) >= 10 and unread  # the load really is in its middle
-
-            made = await vg.ok("create_note", path="Fresh", content="---\naliases: [Freshly Made]\n---\n# Fresh\n")
-            assert made["path"] == "Fresh.md"
             # A note on disk the load has not read is found by its name: creating it is refused.
             name = unread[-1].rpartition("/")[2][:-3]
             error = await vg.err("create_note", "already_exists", path=name, content="twin")
