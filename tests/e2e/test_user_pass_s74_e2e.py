@@ -118,5 +118,7 @@ async def test_search_hybrid_finds_a_note_waiting_for_its_vector(
             await _ok(c, "create_note", path="Notes/Okapi facts", content="Okapis live in the Ituri rainforest.\n")
             out = await _ok(c, "search_hybrid", query="okapi", limit=3)
             assert out["complete"] is False and out["items"][0]["path"] == "Notes/Okapi facts.md"
+            notes = await _ok(c, "search_notes", query="okapi", mode="hybrid", limit=3)
+            assert notes["items"][0]["path"] == "Notes/Okapi facts.md"
         finally:
             gate.set()

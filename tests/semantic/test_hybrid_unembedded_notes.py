@@ -3,7 +3,8 @@ since the embedding job last ran had no vector, so the fusion gave it the vector
 search_hybrid 'okapi' right after create_note listed three notes the vectors chose (none holds
 the word) and not the one note search_text found (U7, session 74, a served copy of kepano's
 vault with the MCP TypeScript SDK client; the window is as long as the job's backlog, minutes
-after a bulk import). search_memory had the same fault for observations (s73, 616ffca5)."""
+after a bulk import). search_memory had the same fault for observations (s73, 616ffca5);
+search_notes' hybrid mode fuses the same way."""
 
 from __future__ import annotations
 
@@ -36,5 +37,7 @@ async def test_a_note_waiting_for_its_vector_is_found_by_its_words(
                 assert out["complete"] is False
                 assert out["items"][0]["path"] == "Notes/Okapi facts.md", (query, out["items"])
                 assert out["items"][0]["chunk"] is None  # no chunk yet: the note itself
+                notes = await h.ok("search_notes", query=query, mode="hybrid", limit=3)
+                assert notes["items"][0]["path"] == "Notes/Okapi facts.md", (query, notes["items"])
         finally:
             gate.set()

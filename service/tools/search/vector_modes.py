@@ -64,13 +64,15 @@ async def fuse_with_vectors(
 
     guard = guard_of(ctx)
 
-    def compute(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], set[int]]:
+    def compute(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], set[int], set[int]]:
         hits = sem.nearest(engine, conn, vid, vector, depth, without_secrets(guard, conn, keep), use.model)
         # Under `exclude` a note holding a secret leaves the text side too, as in search_hybrid.
         secret = excerpts(guard, conn, [h.note_id for h in ranked]).secrets if guard.excludes else set()
-        return [h for h in hits if restrict is None or h.row.note_id in restrict], secret
+        # While the job catches up, a note written since has no vector: ranked by its words alone.
+        pending = set() if use.complete else sem.without_vectors(conn, [h.note_id for h in ranked], use.model)
+        return [h for h in hits if restrict is None or h.row.note_id in restrict], secret, pending
 
-    chunks, secret = await run_ranking(ctx, compute)
+    chunks, secret, pending = await run_ranking(ctx, compute)
     if secret:
         ranked = [h for h in ranked if h.note_id not in secret]
     best = {h.row.note_id: h.row for h in sem.best_per_note(chunks)}
@@ -83,6 +85,7 @@ async def fuse_with_vectors(
     fused = hybrid.fuse(
         [hybrid.TextCandidate(h.note_id, h.score) for h in ranked],
         [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
+        unembedded=pending,
     )
     out: list[text.TextHit] = []
     for f in fused:
