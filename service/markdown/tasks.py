@@ -73,7 +73,8 @@ def _emoji_pattern(name: str) -> re.Pattern[str]:
 _EMOJI_RE = {name: _emoji_pattern(name) for name in EMOJI}
 _EMOJI_SCAN = tuple((name, (emoji, *_EMOJI_ALT.get(name, "")), _EMOJI_RE[name]) for name, emoji in EMOJI.items())
 _DATE_RE = re.compile(DATE)
-_BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
+# from the start of a run of blanks: from each blank of a long run it was quadratic to reject
+_BLOCK_ID = re.compile(r"(?<![ \t])[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
 _TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*)")
 
 
@@ -149,25 +150,33 @@ _PLUGIN_VALUES = {
     "recurrence": r"[a-zA-Z0-9, !]+",
     "on_completion": r"[a-zA-Z]+",
     "id": _ID,
-    "depends_on": rf"{_ID}(?: *, *{_ID} *)*",
+    # the plugin's `ID( *, *ID *)*`, unambiguous: its two readings of the spaces before a comma
+    # made a line like `⛔ a  , a  , … ?` take exponential time to reject (the value is stripped)
+    "depends_on": rf"{_ID}(?: *, *{_ID})*",
 }
 _PLUGIN_ORDER: tuple[str, ...] = ("priority", "done", "cancelled", "due", "scheduled", "start", "created")
 _PLUGIN_ORDER += ("recurrence", "on_completion", "#", "id", "depends_on")
-_OPEN = r"(?:(?=[^\]]+\])\[|(?=[^)]+\))\()"  # '[' with a ']' after it, else '(' with a ')'
+# '[' closed by ']', '(' by ')': the plugin's lookahead ('[' with a ']' later in the line) reads the
+# same on the field, but scanned the rest of the line at each bracket (quadratic on a long line).
+_OPEN, _CLOSE = r"(?:(\[)|\()", r"(?(1)\]|\))"
 
 
 def _plugin_patterns(name: str) -> tuple[re.Pattern[str], ...]:
     if name == "#":
         return (re.compile(r'(?:^|\s)#[^ !@#$%^&*(),.?":{}|<>]+$'),)
     if name == "priority":
-        emoji = "(" + "|".join(PRIORITY_EMOJI) + ")\ufe0f?$"
-        return re.compile(emoji), re.compile(_OPEN + r" *priority:: *(highest|high|medium|low|lowest) *[)\]](?: *,)?$")
+        emoji = "(?P<v>" + "|".join(PRIORITY_EMOJI) + ")\ufe0f?$"
+        dataview = rf"{_OPEN} *priority:: *(?P<v>highest|high|medium|low|lowest) *{_CLOSE}(?: *,)?$"
+        return re.compile(emoji), re.compile(dataview)
     marks = "|".join(map(re.escape, [EMOJI[name], *_EMOJI_ALT.get(name, "")]))
     value = _PLUGIN_VALUES[name]
     key = DATAVIEW_KEY[name]
+    # A recurrence rule holds spaces: ` *(rule)` and `(rule) *` read a run of spaces two ways
+    # (quadratic to reject); the rule alone is the same text, its spaces stripped after.
+    space = "" if name == "recurrence" else " *"
     return (
-        re.compile(rf"(?:{marks})\ufe0f? *({value})$"),
-        re.compile(rf"{_OPEN} *{key}:: *({value}) *[)\]](?: *,)?$"),
+        re.compile(rf"(?:{marks})\ufe0f?{space}(?P<v>{value})$"),
+        re.compile(rf"{_OPEN} *{key}::{space}(?P<v>{value}){space}{_CLOSE}(?: *,)?$"),
     )
 
 
@@ -193,7 +202,7 @@ def field_spans(body: str) -> tuple[dict[str, tuple[str, int, int]], Style, list
                 if m is None:
                     continue
                 if name != "#":
-                    value = m.group(1).strip()
+                    value = m.group("v").strip()
                     if name == "priority":
                         value = value if i else PRIORITY_EMOJI[value]
                     found[name] = (value, start + m.start(), start + m.end())
