@@ -44,6 +44,7 @@ from service.tools.change_pages import ChangeListIn, bounds, paged, start_of
 from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, complete_index, edit_items, note_item, preview
 from service.tools.models import ToolOutput
+from service.tools.notes import move_confirmed
 from service.tools.notes.base_files import note_or_base
 from service.tools.spec import ConfirmWhen, Precheck, ToolSpec
 from service.vault.commit import Steps
@@ -194,12 +195,23 @@ def _precheck_move(rename: bool) -> Precheck:
 
 
 async def _plan(
-    ctx: ToolContext, args: MoveIn, rename: bool, steps: Steps | None = None, page: Page | None = None
+    ctx: ToolContext,
+    args: MoveIn,
+    rename: bool,
+    steps: Steps | None = None,
+    page: Page | None = None,
+    *,
+    confirming: bool = False,
 ) -> tuple[MovePlan, str, str, bool]:
+    """The move's plan. `confirming`: planned for the call's confirmation, which keeps it for the
+    call: the move runs it when nothing changed since (`move_confirmed`) instead of planning again."""
     src, dst, is_folder = await _endpoints(ctx, args, rename)
     await complete_index(ctx)  # backlinks come from the index
     # a folder's walk and its files' ACL decisions (100,000 notes: a second or more) off the loop
     moves = await asyncio.to_thread(_moves, ctx, src, dst) if is_folder else _moves(ctx, src, dst, folder=False)
+    at = move_confirmed.stamp(ctx)
+    if page is None and not confirming and (shown := move_confirmed.take(ctx, (src, dst, rename), at, moves)):
+        return shown, src, dst, is_folder
     queries = GraphQueries(ctx.services.db)
     folder = (src, dst) if is_folder else None
     plan = await plan_move(
@@ -212,6 +224,8 @@ async def _plan(
         page=page,
         row_cap=caps.MAX_ROWS,
     )
+    if confirming:
+        move_confirmed.keep(ctx, (src, dst, rename), at, plan)
     return plan, src, dst, is_folder
 
 
@@ -361,7 +375,7 @@ def _confirm_move(rename: bool) -> ConfirmWhen:
         dst = _destination(src, is_folder, args.new_path, rename)
         if folder_of(src) == folder_of(dst):
             return None
-        plan, src, dst, _ = await _plan(ctx, args, rename)
+        plan, src, dst, _ = await _plan(ctx, args, rename, confirming=True)
         marks = _bookmarks(plan)
         also = f" and repoint {marks} bookmarks" if marks else ""
         head = [f"Move {src!r} to {dst!r} ({len(plan.moves)} files){also}; rewrite links in {len(plan.edits)} notes:"]
