@@ -9,18 +9,24 @@ ready while the test writes and reads. No timing: the load waits for the test.
 The vault (`vault_files`): `Notes/N00.md` … `N39.md`, each with a word of its own (`tok07x`)
 and a link to `[[Fresh]]`, a note no file is yet; `Target.md`. Which notes a batch holds follows
 the folder's listing order: `held_batch` names the held one's.
+
+`FirstRoundHeld` holds the first group-commit round of a client's writes, so the rest of its
+call's writes make one round of many paths (`service/indexer/early.py`'s limits).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 import service.indexer.runner as runner
 from service.indexer import parsepool
+from service.indexer.runner import VaultIndexer
+from service.vault.events import FileChange
 
 BATCH = 5
 NOTES = 40
@@ -62,3 +68,22 @@ class FirstIndexGate:
 
     def release(self) -> None:
         self._go.set()
+
+
+class FirstRoundHeld:
+    """Holds the indexer's first group-commit round until `go`: whatever is queued meanwhile (the
+    rest of a client call's writes) makes the next round, one of many paths, whatever the timing.
+    `sizes`: the changes of each round."""
+
+    def __init__(self, indexer: VaultIndexer) -> None:
+        self.go = asyncio.Event()
+        self.sizes: list[int] = []
+        apply = indexer._group._apply
+
+        async def held(changes: Sequence[FileChange]) -> object:
+            self.sizes.append(len(changes))
+            if len(self.sizes) == 1:
+                await self.go.wait()
+            return await apply(changes)
+
+        indexer._group._apply = held

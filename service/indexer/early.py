@@ -10,9 +10,13 @@ round ends there: the writer's next index read waits for that (`fresh.py`), not 
 
 Guarantees:
 - answers still say `partial` until the index is ready: the rest of the vault is not in yet;
-- a round of more than `EARLY_MAX` paths (a rewrite of many notes) is left to the end of the
-  load, as every write was before (`later`): in a cold load the by-note indexes
-  are deferred (`bulk.py`), and replacing an indexed note's rows scans their tables;
+- a round that would replace the rows of more than `EARLY_MAX` notes the index holds already (a
+  rewrite of many notes) is left to the end of the load, as every write was before (`later`):
+  in a cold load the by-note indexes are deferred (`bulk.py`), and replacing an indexed note's
+  rows scans their tables. Notes the index does not hold yet cost no such scan: a round of up to
+  `ROUND_MAX` paths (`bulk_create_notes`, many new notes) is applied early when at most
+  `EARLY_MAX` of them are indexed as it is applied (counted under the apply lock the load holds,
+  between two of its batches, so none is stored meanwhile); a larger one waits for the end;
 - the load's later batches leave out the paths applied early (its parse of them may predate the
   write: `leave_out`), and once an early write added or removed a file, the links of the batches
   parsed before are resolved again against the files as they are now (`reconcile.py`);
@@ -38,13 +42,32 @@ from service.indexer.parse_worker import Batch
 from service.indexer.state import IndexerState
 from service.vault.events import FileChange
 
-# Paths (a change's path and old path) of one round applied early; a larger round waits for the
-# end of the load. Agents' writes are a note or a few at a time.
+# Paths (a change's path and old path) of one round applied early that the index holds already
+# (their rows replaced); a round replacing more waits for the end of the load. Agents' writes
+# are a note or a few at a time.
 EARLY_MAX = 32
+# Paths of one round applied early at all (new notes beyond `EARLY_MAX`: one parse and one
+# transaction of their rows, about what a load's batches of this many cost).
+ROUND_MAX = 1000
+_COUNT_CHUNK = 500  # paths per look-up of which are indexed: far below SQLite's parameter limit
 
 
 def _paths(changes: Sequence[FileChange]) -> list[str]:
     return [p for c in changes for p in (c.path, c.old_path) if p is not None]
+
+
+_Round = tuple[list[FileChange], "asyncio.Future[bool]"]
+
+
+async def _indexed(ix: IndexerState, paths: Sequence[str]) -> int:
+    """How many of `paths` the index holds a note of (its unique (vault, path) index: no scan)."""
+    found = 0
+    for at in range(0, len(paths), _COUNT_CHUNK):
+        chunk = paths[at : at + _COUNT_CHUNK]
+        sql = f"SELECT COUNT(*) FROM notes WHERE vault_id = ? AND path IN ({','.join('?' * len(chunk))})"
+        row = await ix.db.fetchone(sql, (ix.vault.id, *chunk))
+        found += int(row[0]) if row else 0
+    return found
 
 
 class EarlyWrites:
@@ -53,7 +76,7 @@ class EarlyWrites:
         self.paths: set[str] = set()  # paths applied early by the reconcile under way
         self.rounds = 0  # rounds applied early (tests and reports)
         self.later: list[FileChange] = []  # rounds of too many paths: applied at the load's end
-        self._inbox: list[tuple[list[FileChange], asyncio.Future[bool]]] = []
+        self._inbox: list[_Round] = []
         self._arrived = asyncio.Event()
 
     @property
@@ -86,7 +109,7 @@ class EarlyWrites:
         `later` for its end); False when no reconcile takes them (apply them as usual)."""
         if not self.open:
             return False
-        if len(_paths(changes)) > EARLY_MAX:
+        if len(_paths(changes)) > ROUND_MAX:
             self.later.extend(changes)
             return True
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
@@ -112,14 +135,18 @@ class EarlyWrites:
         taken, self._inbox = self._inbox, []
         if not taken:
             return
-        changes = [c for part, _ in taken for c in part]
         try:
+            taken = await self._not_replacing_many(ix, taken)
+            changes = [c for part, _ in taken for c in part]
+            if not changes:
+                return
             effective = await apply_changes(
                 ix,
                 changes,
                 only_if_changed=False,
                 lock_held=True,
-                bulk_threshold=bulk_threshold,
+                # Never in bulk mode inside a load: its deferred trigram index is rebuilt after it.
+                bulk_threshold=max(bulk_threshold, len(changes) + 1),
                 wrap=words.around if words is not None else None,
             )
         except asyncio.CancelledError:
@@ -138,6 +165,21 @@ class EarlyWrites:
         for _, done in taken:
             if not done.done():
                 done.set_result(True)
+
+    async def _not_replacing_many(self, ix: IndexerState, taken: list[_Round]) -> list[_Round]:
+        """The rounds to apply now: a round of more than `EARLY_MAX` paths goes to `later` (and
+        ends) when more than `EARLY_MAX` of them are indexed already (counted now, under the
+        apply lock the load holds: nothing is stored before the round is applied)."""
+        kept: list[_Round] = []
+        for changes, done in taken:
+            paths = list(dict.fromkeys(_paths(changes)))
+            if len(paths) > EARLY_MAX and await _indexed(ix, paths) > EARLY_MAX:
+                self.later.extend(changes)
+                if not done.done():
+                    done.set_result(True)
+                continue
+            kept.append((changes, done))
+        return kept
 
     async def drain(self, ix: IndexerState, *, bulk_threshold: int, lock_held: bool) -> None:
         """Apply what is left: by the reconcile before it says ready (`lock_held`; it takes no
