@@ -19,6 +19,7 @@ server (`service.tools.sessions.plans`): the engine itself imports no tool.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,13 +31,15 @@ from service.plans.addresses import found_args, made_late_name, name_problems
 from service.plans.dry_runs import preview_move, preview_rewrite
 from service.plans.effects import EffectsBuilder, MemoryNotes
 from service.plans.model import Plan, Step
+from service.plans.notepaths import new_note
 from service.plans.params import Problem, bind_params
 from service.plans.planned_links import Rewriter
 from service.plans.refs import RefError, Scope, Unresolved, known_parts, not_a_list, resolve
 from service.plans.refusals import StaticCheck, refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
-from service.plans.tool_effects import CREATE_OR_MODIFY, MOVES, PERIODIC, REWRITES, WHOLE_NOTE
+from service.plans.texts import PlannedText
+from service.plans.tool_effects import CREATE_OR_MODIFY, MOVES, PERIODIC, REWRITES, TEXT_TARGETS, WHOLE_NOTE
 from service.vault.paths import renamed
 
 MAX_STEPS = 500  # steps as written
@@ -117,6 +120,11 @@ class Host(Rewriter, Protocol):
     @property
     def memory(self) -> MemoryNotes | None:
         """Where memory tools write (their steps' effects name those notes)."""
+
+    async def text_refusal(self, tool: str, args: dict[str, Any], rel: str, text: PlannedText) -> str | None:
+        """The error code `tool` called with `args` answers for the note at `rel` whose text the
+        earlier steps leave as `text` (a heading it lacks); None when it edits it, or when that
+        text is not foreseen."""
 
     async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """Run a call that changes nothing through the dispatch chain: (result, error code)."""
@@ -322,6 +330,7 @@ async def _check_step(
                 if refused is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
                     checked.problems.append(Problem(where, *refused))
                 earlier, moves = len(builder.paths), len(builder.effects.files_moved)
+                builder.refuses = None if refused else await _text_refusal(step.tool, found, args, host, builder)
                 touched = builder.step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id, given=args
                 )
@@ -371,6 +380,17 @@ def _known_effects(
         checked.paths.setdefault(rel_op, where)
 
 
+async def _text_refusal(
+    tool: str, found: dict[str, Any], given: dict[str, Any], host: Host, builder: EffectsBuilder
+) -> str | None:
+    """The code of the call's refusal of its note's text as the earlier steps leave it, where
+    that text is foreseen (a patch of a heading the note lacks); the tool layer tells it."""
+    path = found.get("path")
+    if tool not in TEXT_TARGETS or not isinstance(path, str) or not builder.exists(new_note(path)):
+        return None
+    return await host.text_refusal(tool, given, new_note(path), builder.text_of(new_note(path)))
+
+
 def _known_result(step: Step, builder: EffectsBuilder, paths: list[tuple[str, str]], moves: int) -> Any:
     """What a call's result is known to hold where its arguments decide it (all known, the call
     foreseen succeeding), the same values the run gives a later step's `$steps.<id>.…`: the
@@ -398,15 +418,18 @@ def _know(step: Step, scope: Scope, value: Any) -> None:
             scope.known[name] = value
 
 
-_FAILS = {
-    "already_exists": "onto {}, a note already there",
-    "note_not_found": "of {}, no note there",
-    "vault_unwritable": "of {}, a read-only file (chmod a-w)",
-    "ambiguous_note": "of {}, a name several notes fit once the earlier steps ran",
-}
+_FAILS: defaultdict[str, str] = defaultdict(
+    lambda: "of {}, whose text as the earlier steps leave it refuses the edit",  # a heading it lacks...
+    {
+        "already_exists": "onto {}, a note already there",
+        "note_not_found": "of {}, no note there",
+        "vault_unwritable": "of {}, a read-only file (chmod a-w)",
+        "ambiguous_note": "of {}, a name several notes fit once the earlier steps ran",
+    },
+)
 
 
-def _failures(builder: EffectsBuilder, since: tuple[int, int, int, int], step: Step, where: str) -> None:
+def _failures(builder: EffectsBuilder, since: tuple[int, int, int, int, int], step: Step, where: str) -> None:
     """The calls `builder` found refused since `since` (its `refused`, `absent` counts then): a
     create onto a note there already, an edit of a note not there, as the vault is after the
     plan's earlier steps; in the effects, with whether the plan stops."""
@@ -414,6 +437,7 @@ def _failures(builder: EffectsBuilder, since: tuple[int, int, int, int], step: S
     found += [("note_not_found", rel) for _id, rel in builder.absent[since[1] :]]
     found += [("vault_unwritable", rel) for _id, rel in builder.unwritable[since[2] :]]
     found += [("ambiguous_note", address) for address in builder.ambiguous[since[3] :]]
+    found += builder.failing[since[4] :]
     for code, rel in found:
         failure = Failure(step=where, tool=step.tool, code=code, path=rel, stops=step.on_error == "stop")
         builder.effects.failures.append(failure)

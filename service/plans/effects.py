@@ -63,6 +63,8 @@ class EffectsBuilder:
         self._stepped_names: dict[str, list[str]] = {}  # their file names, lower case -> paths
         self.refused: list[tuple[str, str]] = []  # (step id, path): a create the call refuses (already_exists)
         self.absent: list[tuple[str, str]] = []  # (step id, path): an edit of a note not there (note_not_found)
+        self.failing: list[tuple[str, str]] = []  # (code, path): an edit the note's foreseen text refuses
+        self.refuses: str | None = None  # the code the note refuses the next call's edit with (set by the check)
         self.ambiguous: list[str] = []  # addresses several notes fit (ambiguous_note), as the steps come
         self._guessed: dict[str, bool | None] = {}  # the last move's note paths -> whether there before it
         self._call: tuple[str, dict[str, Any]] = ("", {})  # the call being fed, as written (its notes' texts)
@@ -160,9 +162,9 @@ class EffectsBuilder:
         if not any(step == self._step_id for step, _ in self.unwritable):
             self.unwritable.append((self._step_id, rel))
 
-    def since(self) -> tuple[int, int, int, int]:
-        """How many refused, absent, unwritable and ambiguous calls were found so far."""
-        return len(self.refused), len(self.absent), len(self.unwritable), len(self.ambiguous)
+    def since(self) -> tuple[int, int, int, int, int]:
+        """How many refused, absent, unwritable, ambiguous and failing calls were found so far."""
+        return len(self.refused), len(self.absent), len(self.unwritable), len(self.ambiguous), len(self.failing)
 
     def stepped(self) -> tuple[list[str], set[str]]:
         """The files earlier steps made or moved somewhere, and those they moved away or deleted."""
@@ -189,6 +191,10 @@ class EffectsBuilder:
             self.texts[rel] = self._text(rel).then(tool, args)
         self._step_on(rel)
         self._touch(rel)
+
+    def text_of(self, rel: str) -> PlannedText:
+        """The text at `rel` as the steps so far leave it (`service.plans.texts`)."""
+        return self._text(rel)
 
     def _text(self, rel: str) -> PlannedText:
         """The text at `rel` as the steps so far leave it (`service.plans.texts`)."""
@@ -245,13 +251,18 @@ class EffectsBuilder:
         """A note a call edits, which it does not create: where none is there after the steps
         seen so far (one moved away or deleted by an earlier step, or none on disk at all: one
         the caller may not read is left to the call), the call's refusal (`note_not_found`),
-        listed in `absent` and not written (its path stays under the ACL check)."""
+        listed in `absent` and not written (its path stays under the ACL check); likewise, in
+        `failing`, where the note's text as the steps leave it refuses the edit (`refuses`: a patch
+        of a heading the note lacks)."""
         if self._is_file is not None and not self.exists(rel) and (rel in self._stepped or not self._is_file(rel)):
             self.absent.append((step_id, rel))
-            self.paths.append((rel, "write"))
-            self._touch(rel)
+        elif self.refuses is not None:  # its own refusal of the note's text as the steps leave it
+            self.failing.append((self.refuses, rel))
+        else:
+            self.write(rel)
             return
-        self.write(rel)
+        self.paths.append((rel, "write"))
+        self._touch(rel)
 
     def delete(self, rel: str, *, trash: bool = False) -> None:
         """A note deleted; `trash`: moved to the vault's trash, which gets a new file (at the first
@@ -297,6 +308,7 @@ class EffectsBuilder:
         after and before every other change: `service.plans.schedule`)."""
         self._touched, self._step_id, self._call = set(), step_id, (tool, args if given is None else given)
         tool_effect(self, tool, args, destructive=destructive, scopes=scopes, step_id=step_id)
+        self.refuses = None
         return frozenset(self._touched) if self._touched is not None else None
 
     def touches_unknown(self) -> None:

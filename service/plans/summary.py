@@ -25,7 +25,7 @@ class MovedFile(BaseModel):
     estimate: bool = Field(
         default=False,
         description="The counts and rewritten_in are an estimate: an earlier step edits notes as only the run "
-        "knows (a template, a memory tool, a link rewrite, a failing patch, a late argument).",
+        "knows (a template, a memory tool, a link rewrite, a late argument).",
     )
     folder: bool = Field(default=False, description="A folder moves: `from` and `to` are folders.")
     moved_files: list[str] | None = Field(
@@ -41,7 +41,9 @@ class Failure(BaseModel):
     code: str = Field(
         description="The error the call will answer: already_exists (a create onto a note there already), "
         "note_not_found (an edit of a note not there), vault_unwritable (a change of a read-only file, chmod a-w) or "
-        "ambiguous_note (an address several notes fit once earlier steps made theirs)."
+        "ambiguous_note (an address several notes fit once earlier steps made theirs), or the edit's own error on "
+        "the note's text as the earlier steps leave it (validation_error: a patch of a heading, block or anchor it "
+        "lacks; a task line holding no task)."
     )
     path: str = Field(description="The note it names.")
     stops: bool = Field(description="Its onError is stop: the plan stops there (a problem validate_plan reports).")

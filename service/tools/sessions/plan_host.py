@@ -10,6 +10,7 @@ again, with the caller's identity and the plan's vault — never the tool's hand
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from service.plans.runner import CallError
 from service.plans.texts import PlannedText
 from service.security import scopes as scope_rules
 from service.tools.context import ToolContext
-from service.tools.sessions import plan_rewrites
+from service.tools.sessions import plan_rewrites, plan_texts
 from service.tools.spec import Catalog
 from service.vault.paths import VaultPath, normalize
 from service.vault.readonly import read_only
@@ -180,6 +181,9 @@ class PlanHost:
         except VaultgateError:  # several notes fit, or none may be read: the call answers that itself
             return None
         return None
+
+    async def text_refusal(self, tool: str, args: dict[str, Any], rel: str, text: PlannedText) -> str | None:
+        return await asyncio.to_thread(plan_texts.refusal, self.ctx, tool, args, rel, text)
 
     async def locate_file(self, name: str) -> str | None:
         try:

@@ -58,6 +58,28 @@ def planned_reads(
     return out, unforeseen
 
 
+def refusal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, planned: PlannedText) -> str | None:
+    """The error code of `tool`'s edit (`args` as written) of the note at `rel` whose text the
+    earlier steps leave as `planned`: a patch of a heading, block or anchor it lacks, a task line
+    that holds no task, an inline tag under a missing heading. None when the edit succeeds, when
+    the text is not foreseen, or for a note whose name holds '#' (which part of a `Note#…` address
+    is its section is the call's to tell). Reads the disk: a worker thread."""
+    found = _EDITS.get(tool)
+    if found is None or "#" in rel or tool == "add_tags" and not args.get("heading"):  # frontmatter: YAML alone
+        return None
+    text, foreseen = _composed(ctx, rel, planned)
+    if text is None or not foreseen:
+        return None
+    model, edit = found
+    try:
+        edit(ctx, model.model_validate(args), text, rel)
+    except VaultgateError as exc:
+        return exc.code
+    except (ValidationError, ValueError):  # the arguments' own errors: the check reports those
+        return None
+    return None
+
+
 def _composed(ctx: ToolContext, rel: str, planned: PlannedText) -> tuple[str | None, bool]:
     text: str | None = None
     if planned.origin is not None:

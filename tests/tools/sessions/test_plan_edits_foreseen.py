@@ -8,8 +8,9 @@ Target -> Archive/]` previewed 1 link rewritten (Home's) and the run rewrote 2 (
 patched line in A), and a deleted linking property was still counted. replace_text was no
 foreseen step at all (a `bulk_changes` entry: the confirmation said it changes files only the run
 knows). Now each edit is foreseen with the tool's own edit function; where the check cannot
-foresee it (a template, a patch of a heading the note lacks, a text only the run makes) the move
-says its counts are an estimate (`estimate`), and the confirmation says its list may be short.
+foresee it (a template, a link rewrite, a text only the run makes) the move
+says its counts are an estimate (`estimate`), and the confirmation says its list may be short;
+a patch of a heading the note lacks is foreseen failing (test_plan_edit_refusals.py): no change.
 
 Each plan: validate_plan's move entry == the move's own result in the confirmed run
 (`rewritten_in`, `links_rewritten`, `files_changed`), the confirmation's files == the files the
@@ -73,6 +74,9 @@ FORESEEN: dict[str, list[dict[str, Any]]] = {
     "text replaced across the vault": [
         {"tool": "replace_text", "args": {"find": "none yet", "replace": LINK, "dry_run": False}}
     ],
+    "a patch of a heading the note lacks, foreseen failing": [
+        {"tool": "patch_note", "args": {"path": "A", "heading": ["Nope"], "content": LINK}, "onError": "continue"}
+    ],
     "a made note patched": [
         {"id": "mk", "tool": "create_note", "args": {"path": "New/N", "content": "# N\n\n## S\n"}},
         {"tool": "patch_note", "args": {"path": "$steps.mk.path", "heading": ["S"], "content": LINK}},
@@ -129,8 +133,8 @@ async def test_a_moves_preview_foresees_the_edits_before_it(make_vault: Callable
 
 UNFORESEEN: dict[str, list[dict[str, Any]]] = {
     "a template applied": [{"tool": "apply_template", "args": {"template": "Linked", "path": "A"}}],
-    "a patch of a heading the note lacks": [
-        {"tool": "patch_note", "args": {"path": "A", "heading": ["Nope"], "content": LINK}, "onError": "continue"}
+    "links repointed by rewrite_links": [
+        {"tool": "rewrite_links", "args": {"old_target": "Hub/Target", "new_target": "P", "dry_run": False}}
     ],
     "a text only the run makes": [
         {"id": "mk", "tool": "create_note", "args": {"path": "Made", "content": "x\n"}},
