@@ -120,5 +120,7 @@ async def test_search_hybrid_finds_a_note_waiting_for_its_vector(
             assert out["complete"] is False and out["items"][0]["path"] == "Notes/Okapi facts.md"
             notes = await _ok(c, "search_notes", query="okapi", mode="hybrid", limit=3)
             assert notes["items"][0]["path"] == "Notes/Okapi facts.md"
+            rag = await _ok(c, "graphrag_query", query="okapi", limit=3, hops=0)
+            assert rag["items"][0]["path"] == "Notes/Okapi facts.md"
         finally:
             gate.set()

@@ -4,7 +4,7 @@ search_hybrid 'okapi' right after create_note listed three notes the vectors cho
 the word) and not the one note search_text found (U7, session 74, a served copy of kepano's
 vault with the MCP TypeScript SDK client; the window is as long as the job's backlog, minutes
 after a bulk import). search_memory had the same fault for observations (s73, 616ffca5);
-search_notes' hybrid mode fuses the same way."""
+search_notes' hybrid mode and graphrag_query fuse the same way."""
 
 from __future__ import annotations
 
@@ -39,5 +39,7 @@ async def test_a_note_waiting_for_its_vector_is_found_by_its_words(
                 assert out["items"][0]["chunk"] is None  # no chunk yet: the note itself
                 notes = await h.ok("search_notes", query=query, mode="hybrid", limit=3)
                 assert notes["items"][0]["path"] == "Notes/Okapi facts.md", (query, notes["items"])
+                rag = await h.ok("graphrag_query", query=query, limit=3, hops=0)
+                assert rag["items"][0]["path"] == "Notes/Okapi facts.md", (query, rag["items"])
         finally:
             gate.set()

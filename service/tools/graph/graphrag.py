@@ -199,7 +199,12 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
         lambda: sem.NoteFilter(can_read=can_read, folders=folders),
         guard,
     )
-    hits = sem.fused(*halves)
+    by_words, by_meaning = halves
+    pending: set[int] = set()  # as search_hybrid: a note with no vector yet ranked by its words alone
+    if not use.complete and by_words.hits:
+        words_ids = [t.note_id for t in by_words.hits]
+        pending = await ctx.services.db.run_read(lambda conn: sem.without_vectors(conn, words_ids, use.model))
+    hits = sem.fused(by_words, by_meaning, None, pending)
     hybrid = [h.path for h in hits]
     score_of = {h.path: h.score for h in hits}
     seeds = hybrid[: args.seeds]
