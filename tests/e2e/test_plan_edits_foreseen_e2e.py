@@ -3,9 +3,9 @@ dispatch chain): a plan that patches a link into a note, sets a linking property
 with a link and then moves the linked note. validate_plan's move entry counts the links the run
 rewrites in the edited notes (`estimate` false), the confirmation lists exactly the files the
 confirmed run changes, and undo_last_plan puts them back; a template applied before the move
-makes the move's counts an estimate, which the confirmation says. Before, the edits were not
-foreseen: the preview counted 4 lines in 4 notes (P's one property, Home, Tasks, the template)
-and the run rewrote 7 in 6."""
+makes the move's counts an estimate, which the confirmation says; a patch of a heading the note
+lacks is refused before the plan runs. Before, the edits were not foreseen: the preview counted
+4 lines in 4 notes (P's one property, Home, Tasks, the template) and the run rewrote 7 in 6."""
 
 from __future__ import annotations
 
@@ -79,3 +79,25 @@ async def test_a_template_before_a_move_makes_its_counts_an_estimate_over_http(
         ask = await error(c, "execute_plan", plan=plan)
         assert "link rewrites estimated (1 moves" in ask["details"]["preview"], ask
         assert "the list below is what is known now" in ask["details"]["preview"], ask
+
+
+async def test_a_patch_of_a_heading_the_note_lacks_is_refused_up_front_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """tests/tools/sessions/test_plan_edit_refusals.py over HTTP: the plan is refused before its
+    create runs (it validated, then stopped half done at the patch)."""
+    plan = {
+        "goal": "log, then patch a heading A lacks",
+        "steps": [
+            {"id": "mk", "tool": "create_note", "args": {"path": "Log", "content": "# Log\n"}},
+            {"id": "p", "tool": "patch_note", "args": {"path": "A", "heading": ["Nope"], "content": LINK}},
+        ],
+    }
+    async with e2e(make_vault(VAULT)) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        checked = await ok(c, "validate_plan", plan=plan)
+        assert [(p["step"], p["code"]) for p in checked["problems"]] == [("p", "validation_error")], checked
+        before = snapshot(h.root)
+        refused = await error(c, "execute_plan", plan=plan)
+        assert refused["code"] == "validation_error", refused
+        assert _changed(before, snapshot(h.root)) == set()
