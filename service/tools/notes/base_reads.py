@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.errors import ValidationFailed
+from service.errors import NotANote, NoteNotFound, ValidationFailed, VaultgateError
 from service.markdown import line_ends
 from service.markdown.parse import note_title
 from service.tools.context import ToolContext, link_target
@@ -31,6 +31,26 @@ def named_base(address: str) -> tuple[str, str | None] | None:
         return target, None
     head, sep, view = target.partition("#")
     return (head, view) if sep and names_base(head) else None
+
+
+async def base_named(ctx: ToolContext, address: str) -> tuple[str, str | None] | None:
+    """`named_base`, when the address is read as a base: a `.base` file is there, or no note is.
+    'Plan.base' names the note Plan.base.md when no Plan.base file exists, as Obsidian's link
+    lookup reads it (and as read_note read it before bases were read): then None, a note's read."""
+    if (base := named_base(address)) is None:
+        return None
+    try:
+        await base_file(ctx, base[0], "read")
+        return base
+    except NoteNotFound:
+        pass
+    try:
+        await ctx.find_note(address, "read", section="keep")
+    except (NoteNotFound, NotANote):
+        return base  # no note either: the base's own answer
+    except VaultgateError:
+        pass  # a note's answer (ambiguous, denied): read_note gives it
+    return None
 
 
 async def read_base(

@@ -122,7 +122,7 @@ def _section_of(text: str, address: Address) -> tuple[str, int, int, list[int] |
 
 
 async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
-    if (base := base_reads.named_base(args.path)) is not None:  # an Obsidian base: its YAML
+    if (base := await base_reads.base_named(ctx, args.path)) is not None:  # an Obsidian base: its YAML
         lines = (args.start_line, args.end_line)
         return ReadNoteOut(**await base_reads.read_base(ctx, *base, lines=lines, heading=args.heading, part=args.part))
     found = await ctx.find_note(args.path, "read", section="keep")
@@ -284,7 +284,7 @@ class ReadNotesOut(ToolOutput):
 
 async def _one_of_many(ctx: ToolContext, raw: str, limit: int) -> tuple[str, str, str, str, list[int] | None]:
     """read_notes' read of one address: (path, content, etag, encoding, `_matches`)."""
-    if (base := base_reads.named_base(raw)) is not None:  # an Obsidian base: its YAML, as read_note reads it
+    if (base := await base_reads.base_named(ctx, raw)) is not None:  # a base: its YAML, as read_note reads it
         got = await base_reads.read_base(ctx, *base)
         return got["path"], got["content"], got["etag"], got["encoding"] or UTF8, None
     found = await ctx.find_note(raw, "read", section="keep")
