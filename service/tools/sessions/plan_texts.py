@@ -4,9 +4,10 @@ from the file on disk it starts from (none: a note written whole) with each call
 the tool's own edit function where its arguments decide it: create_note's text is its content
 under its frontmatter (`note_texts.yaml_block`), write_note's its content (appended in `append`
 mode), append_note's and prepend_note's the note's with theirs added; patch_note's, the property
-and tag tools', set_task_status', append_to_periodic_note's, rename_tag's and replace_text's are
-those tools' edits of it. Any other call (a template, a memory tool, a link rewrite, a periodic
-note made from its template, a call whose content waits for the run), and an edit that fails on
+and tag tools', set_task_status', append_to_periodic_note's (from an empty note where it makes one
+whose settings name no template), rename_tag's and replace_text's are those tools' edits of it.
+Any other call (a template, a memory tool, a link rewrite, a periodic note made from its
+template, a call whose content waits for the run), and an edit that fails on
 the text (a patch of a heading the note lacks: the call fails), leaves the text as before it and
 the note is named unforeseen: the move's counts are then an estimate (docs/plans.md). A note the
 steps moved away or deleted is read as none (None).
@@ -37,7 +38,7 @@ from service.tools.properties.edit import (
     tag_pair,
     tag_renamed,
 )
-from service.tools.tasks.periodic import AppendPeriodicIn, periodic_appended
+from service.tools.tasks.periodic import AppendPeriodicIn, periodic_appended, starts_empty
 from service.tools.tasks.status import SetTaskStatusIn, task_edit
 
 Edit = Callable[[ToolContext, Any, str, str], str]  # (ctx, the call's arguments, text, path) -> text
@@ -109,6 +110,8 @@ def _then(ctx: ToolContext, rel: str, text: str | None, tool: str, args: dict[st
             return content  # a note made (append_note's create_if_missing) or written whole
         return sections.keeping_crlf(lambda old: added(old, content, at_start=tool == "prepend_note"))(text)
     found = _EDITS.get(tool)
+    if text is None and tool == "append_to_periodic_note" and _untemplated(ctx, args):
+        text = ""  # a new periodic note whose settings name no template starts empty
     if found is None or text is None:  # no rule; or a note made by a call that has none (a template)
         return None
     model, edit = found
@@ -116,6 +119,13 @@ def _then(ctx: ToolContext, rel: str, text: str | None, tool: str, args: dict[st
         return edit(ctx, model.model_validate(args), text, rel)
     except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
         return None
+
+
+def _untemplated(ctx: ToolContext, args: dict[str, Any]) -> bool:
+    try:
+        return starts_empty(ctx, AppendPeriodicIn.model_validate(args).period)
+    except (ValidationError, VaultgateError, ValueError):
+        return False
 
 
 def _patch(ctx: ToolContext, args: PatchNoteIn, text: str, rel: str) -> str:

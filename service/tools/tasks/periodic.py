@@ -71,6 +71,12 @@ def _config(ctx: ToolContext, period: Period) -> PeriodConfig:
     return period_config(period, read_json(root, PERIODIC_NOTES_DATA), read_json(root, DAILY_NOTES), week)
 
 
+def starts_empty(ctx: ToolContext, period: Period) -> bool:
+    """Whether a new periodic note of `period` starts empty: its settings name no template (a
+    plan's check foresees an append that makes one so)."""
+    return _config(ctx, period).template is None
+
+
 def _locate(ctx: ToolContext, args: PeriodIn, op: Op) -> tuple[PeriodConfig, date, VaultPath]:
     config = _config(ctx, args.period)
     day = iso_day(args.date) if args.date else date.today()

@@ -68,6 +68,9 @@ FORESEEN: dict[str, list[dict[str, Any]]] = {
     "appended to a daily note": [
         {"tool": "append_to_periodic_note", "args": {"date": "2026-12-01", "content": f"met {LINK}"}}
     ],
+    "appended to a daily note not there yet": [
+        {"tool": "append_to_periodic_note", "args": {"date": "2026-12-02", "content": f"met {LINK}"}}
+    ],
     "text replaced in one note": [
         {"tool": "replace_text", "args": {"path": "A", "find": "none yet", "replace": LINK, "dry_run": False}}
     ],
