@@ -70,6 +70,7 @@ async def apply_changes(
             ix, changes, only_if_changed=only_if_changed, lock_held=lock_held, bulk_threshold=bulk_threshold, wrap=wrap
         )
     bulk = len(changes) >= bulk_threshold  # every part defers the trigram index, rebuilt once after the last
+    deferred: list[bool] = []  # a part that stores notes defers it: a move's parts may store none
     effective: list[FileChange] = []
     async with contextlib.nullcontext() if lock_held else ix._apply_lock:
         try:
@@ -83,9 +84,10 @@ async def apply_changes(
                     bulk_threshold=1 if bulk else bulk_threshold,
                     part=True,
                     wrap=wrap,
+                    deferred=deferred,
                 )
         finally:
-            if bulk:
+            if deferred:
                 ix._rebuild_trigram_later()
     return effective
 
@@ -99,11 +101,13 @@ async def _apply(
     bulk_threshold: int,
     part: bool = False,
     wrap: Wrap | None = None,
+    deferred: list[bool] | None = None,
 ) -> list[FileChange]:
     """`apply_changes` of one part: one read of its files, one parse, one writer transaction.
     `part`: one part of a large batch: the caller asks for the trigram rebuild once after its last
     part, and the held row counts are voided rather than carried over each part (one full count
-    is cheaper: `status.KEPT_MAX_PATHS`)."""
+    is cheaper: `status.KEPT_MAX_PATHS`); `deferred` gets an entry when it deferred the trigram
+    index (a part of moved notes that keep their rows stores none, and defers nothing)."""
     issues: list[FileIssue] = []
     changes = _utf8_only(changes, issues)
     async with contextlib.nullcontext() if lock_held else ix._apply_lock:
@@ -193,6 +197,8 @@ async def _apply(
             before = None if part else counts.before(conn, touched)  # None: the counts are voided
             if bulk:
                 conn.execute("UPDATE fts_control SET trigram_deferred = 1")
+                if deferred is not None:
+                    deferred.append(True)
             for rel in deleting:
                 rows.delete_note(conn, vault_id, rel)
             relocate.store(conn, vault_id, moved, paths, unresolved)

@@ -17,6 +17,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from service.indexer import apply, runner
 from service.storage.db import connect
 from service.vault.events import FileChange
 from tests.conftest import Harness, started, write_files
@@ -146,3 +149,46 @@ async def test_a_move_another_program_makes_keeps_the_rows_too(tmp_path: Path) -
         _same(after, await _fresh(vault, tmp_path, "external"))
         now = await _ids(vg)
         assert all(now[f"Archive/Alpha/{n}"] == ids[f"Projects/Alpha/{n}"] for n in names if n != "diagram.png")
+
+
+async def test_a_move_of_more_notes_than_the_bulk_threshold_rebuilds_no_full_text_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch of at least `BULK_THRESHOLD` changes asked for the trigram index to be rebuilt
+    whole after its last part (its parts defer it); a folder's move whose notes keep their rows
+    stores no note, defers nothing, and asked for that rebuild all the same (at 10k notes seconds
+    of a core, and searches without it meanwhile). Here 6 files, parts of 3, a threshold of 4."""
+    monkeypatch.setattr(apply, "CHUNK", 3)
+    monkeypatch.setattr(runner, "BULK_THRESHOLD", 4)
+    vault = tmp_path / "vault"
+    files = {f"Folder/n{i}.md": f"# N{i}\n\nSee [[n{(i + 1) % 6}]] #topic\n\n- [ ] task {i}\n" for i in range(6)}
+    write_files(vault, {**files, "Home.md": "[[n0]] and [[n3#N3]]\n"})
+    async with started(vault, index={"watch": False}, embeddings={"provider": "none"}) as vg:
+        await vg.indexed()
+        ix = vg.indexer()
+        await ix.trigram.settled()
+        asked: list[int] = []
+        real = ix._rebuild_trigram_later
+
+        def rebuild() -> None:
+            asked.append(1)
+            real()
+
+        monkeypatch.setattr(ix, "_rebuild_trigram_later", rebuild)
+        out = await vg.ok("rename_note", path="Folder", new_path="Folder 2")
+        assert (out["files_moved"], out["notes_rewritten"]) == (6, 0)
+        await vg.settled()
+        assert asked == []
+        await ix.trigram.settled()
+        path = Path(vg.app.services.db.path)
+    moved = _dump(path)
+    copy = tmp_path / "copy"
+    shutil.copytree(vault, copy, ignore=shutil.ignore_patterns(".vaultgate"))
+    async with started(
+        copy, index={"watch": False}, embeddings={"provider": "none"}, storage={"cache_dir": tmp_path / "c"}
+    ) as vg:
+        await vg.indexed()
+        for later in (vg.indexer().query_indexes, vg.indexer().trigram, vg.indexer().word_merge):
+            await later.settled()  # a load in bulk here (the threshold of 4): its deferred work done
+        fresh = _dump(Path(vg.app.services.db.path))
+    _same(moved, fresh)
