@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-import snowballstemmer
-
 if TYPE_CHECKING:
     import numpy as np
 else:
@@ -35,16 +33,21 @@ _STOP = frozenset(_STOP_WORDS.split())
 NAME_WORDS_MAX = 8  # longest entity name (in words) looked for in a query
 STEM_MAX = 40  # a longer "word" (an id, a hash, a run of letters) is kept as it is
 
-_STEMMER = snowballstemmer.stemmer("english")
+_STEMMER: Any = None  # made at the first word stemmed: importing snowballstemmer takes 10-40 ms
 _STEMMER_LOCK = threading.Lock()  # a stemmer object keeps its word while it works: one at a time
 
 
 @lru_cache(maxsize=65_536)
 def fold(word: str) -> str:
     """`word` (lower-cased) stemmed; a conversation's words repeat, so most are a cache hit."""
+    global _STEMMER
     if len(word) > STEM_MAX:
         return word
     with _STEMMER_LOCK:
+        if _STEMMER is None:
+            import snowballstemmer  # noqa: PLC0415 - at first use, not at the server's start
+
+            _STEMMER = snowballstemmer.stemmer("english")
         return str(_STEMMER.stemWord(word))
 
 
