@@ -52,7 +52,7 @@ async def _threads(make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPa
         (status, "diff_lines"),  # set_task_status's answer
         (yaml_edit, "edit_frontmatter"),  # set_properties: the check, then the write
         (edit, "diff_lines"),  # set_properties' answer
-        (write, "_appended"),  # append_note
+        (write, "added"),  # append_note (write.added since bb8d7da3)
     ):
         _recording(monkeypatch, seen, owner, name)
     root = make_vault({"B.md": "# B\n"})
@@ -79,7 +79,7 @@ async def test_a_long_notes_whole_note_work_runs_off_the_event_loop(
     assert len(LONG) > OFF_LOOP_CHARS
     seen = await _threads(make_vault, monkeypatch, LONG)
     main = threading.main_thread().name
-    assert set(seen) == {"find_heading", "parse_note", "edit_frontmatter", "diff_lines", "_appended"}
+    assert set(seen) == {"find_heading", "parse_note", "edit_frontmatter", "diff_lines", "added"}
     assert {name: [t for t in threads if t == main] for name, threads in seen.items()} == {name: [] for name in seen}
 
 
