@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
+from service.obsidian.link_order import closeness
+
 PROPERTY = None  # a link row's `embed` when the link is written in a frontmatter property (no embed)
 
 
@@ -181,12 +183,6 @@ def _strip_md(target: str) -> str:
     return target[:-3] if target.lower().endswith(".md") else target
 
 
-def _closeness(path: str) -> tuple[int, int, str]:
-    """Of the notes a bare name several share, the link index takes the least (fewest folders,
-    then the shortest path: `linkpath._closest`)."""
-    return path.count("/"), len(path), path
-
-
 class Snapshot:
     """Records of one vault plus link lookups; `visible` cuts it to one caller's read rights."""
 
@@ -267,14 +263,14 @@ class Snapshot:
             if found := by_stem.get(stem):
                 return found
         named = [p for p in (by_name.get(k) for k in keys) if p is not None]
-        return min(named, key=_closeness) if named else None
+        return min(named, key=closeness) if named else None
 
     def _index_names(self) -> tuple[dict[str, str], dict[str, str]]:
         """Lower-case path stems and base names -> path (the shortest path wins), made when a
         link is first resolved: a query that resolves none keeps no copy of every name."""
         by_stem: dict[str, str] = {}
         by_name: dict[str, str] = {}
-        for r in sorted(self.records, key=lambda r: _closeness(r.path)):
+        for r in sorted(self.records, key=lambda r: closeness(r.path)):
             by_stem.setdefault(_strip_md(r.path).lower(), r.path)
             by_name.setdefault(_strip_md(r.name).lower(), r.path)
         self._names = (by_stem, by_name)  # one assignment: a concurrent query sees both or none

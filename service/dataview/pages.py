@@ -44,6 +44,7 @@ from service.dataview.rows import Row, Shapes, share
 from service.dataview.values import Link, from_frontmatter, parse_date, parse_inline_value
 from service.gcpause import paused
 from service.obsidian.canvas import not_canvas
+from service.obsidian.link_order import closeness
 from service.query_images import Tags, borrowed, peer_tags, publish
 
 _DAY_IN_NAME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
@@ -178,8 +179,8 @@ class PageSet:
         (`linkpath.PathSet.resolve`) read a bare name: the notes whose file name is the name, with
         or without '.md' ('plan.md' names plan.md and the note 'plan.md', plan.md.md); of several,
         the one of that path at the vault's top (any letter case, the name as written first), else,
-        from the note `source`, the one in its folder, else the closest to the top (fewest folders,
-        then the shortest path)."""
+        from the note `source`, the one in its folder, else the one with the shortest path
+        (`service.obsidian.link_order`)."""
         target = target.strip()
         if not target:
             return None
@@ -189,7 +190,7 @@ class PageSet:
         name = target.rsplit("/", 1)[-1].lower()
         found = self.names.get(name.removesuffix(".md"))
         if name.endswith(".md") and "/" not in target and (also := self.names.get(name)):
-            found = sorted({*found, *also}, key=lambda p: (p.count("/"), p))
+            found = sorted({*found, *also}, key=closeness)
         if readable is not None:
             found = [p for p in found if readable(p)]
         if len(found) == 1 and "/" not in target:
@@ -405,11 +406,12 @@ class PageCache:
 def _closest(found: list[str], name: str, source: str | None) -> str:
     """Of the notes a bare name (lower case) several share, the one the link index takes
     (`linkpath.PathSet.resolve`): the name as a path from the vault's top (as written, then with
-    '.md'), the first in `source`'s folder, else the fewest folders, then the shortest path."""
+    '.md'), the first in `source`'s folder, else the shortest path
+    (`service.obsidian.link_order`)."""
     for key in (name, name + ".md"):
         top = sorted(p for p in found if p.lower() == key)
         if top:
             return top[0]
     here = source.rpartition("/")[0] if source else None
     mine = next((p for p in found if p.rpartition("/")[0] == here), None) if here else None
-    return mine or min(found, key=lambda p: (p.count("/"), len(p), p))
+    return mine or min(found, key=closeness)

@@ -4,7 +4,8 @@
 hypothetical set of files — the vault before a move and the vault after it — which the index
 cannot do because it only knows the present. The rules are Obsidian's: an exact vault path
 (`.md` optional, case-insensitive), a path relative to the linking note, else a file-name
-match, unique or the closest candidate (same folder first, then the shortest path).
+match, unique or the closest candidate (same folder first, then the shortest path:
+`service.obsidian.link_order`).
 
 `link_text` is the inverse: the text to write so a link from `source` names `target`, keeping
 the style the user wrote (bare name when still unique, vault path, relative path, `.md` or not).
@@ -20,6 +21,8 @@ import posixpath
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
+
+from service.obsidian.link_order import closeness
 
 Style = Literal["name", "path", "relative"]
 
@@ -320,4 +323,4 @@ def _closest(hits: list[str], here: str) -> str | None:
     same = [h for h in hits if folder_of(h) == here]
     if same:
         return same[0]
-    return min(hits, key=lambda p: (p.count("/"), len(p), p))
+    return min(hits, key=closeness)

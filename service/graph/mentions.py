@@ -27,6 +27,7 @@ from typing import Literal
 from service.graph.linkpath import base_name, folder_of, strip_md
 from service.markdown.fences import outside_code
 from service.markdown.frontmatter import fences
+from service.obsidian.link_order import closeness
 
 NameKind = Literal["name", "title", "alias"]
 MIN_NAME = 3
@@ -113,7 +114,7 @@ def closest(targets: tuple[str, ...], source: str) -> str:
         return targets[0]
     here = folder_of(source)
     same = [t for t in targets if folder_of(t) == here]
-    return same[0] if same else min(targets, key=lambda p: (p.count("/"), len(p), p))
+    return same[0] if same else min(targets, key=closeness)
 
 
 def _prose_lines(text: str) -> Iterator[tuple[int, str]]:

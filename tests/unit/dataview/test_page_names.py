@@ -26,9 +26,10 @@ from service.graph.linkpath import PathSet
 
 
 def _old_by_name(paths: list[str]) -> dict[str, Any]:
-    """The lookup the page set held before: lower-case base name -> path, or a list of them."""
+    """The lookup the page set held before: lower-case base name -> path, or a list of them, in
+    the order of Obsidian's link lookup (the shortest path first; fewest folders before s74)."""
     by_name: dict[str, Any] = {}
-    for path in sorted(paths, key=lambda p: (p.count("/"), p)):
+    for path in sorted(paths, key=lambda p: (len(p), p)):
         name = path.rsplit("/", 1)[-1].removesuffix(".md").lower()
         had = by_name.setdefault(name, path)
         if had is not path:
