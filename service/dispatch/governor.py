@@ -3,8 +3,9 @@
 The limit is the tool's own `max_bytes` when declared, else `governor.max_response_bytes`.
 
 - A read (or a dry run) over the limit becomes `overflow` with the size, the limit and a way
-  forward: nothing happened, so the caller simply asks again for less. When the tool pages
-  (`limit`), details carry `suggested_limit`, a page size that should fit.
+  forward: nothing happened, so the caller simply asks again for less; the hint names the
+  arguments of that tool that ask for less. When the tool pages (`limit`), details carry
+  `suggested_limit`, a page size that should fit.
 - A *completed* change over the limit is never turned into an error after the fact (the caller
   would retry a change that already happened). Its report is trimmed instead: the longest lists
   are cut (then over-long strings shortened) until it fits, `truncated` is set when the result
@@ -120,6 +121,30 @@ def trim(
     return data
 
 
+# Arguments that make a tool answer less, and how the hint names them (in this order).
+_NARROWING = (
+    ("paths", "fewer paths"),
+    ("heading", "one heading's section"),
+    ("start_line", "a line range (start_line/end_line)"),
+    ("max_chars", "a smaller max_chars"),
+    ("limit", "a smaller limit, following next_cursor"),
+)
+
+
+def _ways_to_less(call: CallContext) -> str:
+    """The overflow hint for this tool: the arguments it takes that ask for less, or, for a tool
+    that answers whole (read_canvas), the setting that bounds it. A fixed hint named paging and
+    line ranges to tools that take neither."""
+    fields = call.spec.input_model.model_fields if call.spec is not None else {}
+    ways = [text for name, text in _NARROWING if name in fields]
+    if ways:
+        return f"Ask for less: {', '.join(ways)}."
+    return (
+        f"{call.tool} answers whole and this answer is over the response limit: an operator can raise "
+        "governor.max_response_bytes (or the tool's own bound)."
+    )
+
+
 class Governor:
     name = "governor"
 
@@ -145,7 +170,7 @@ class Governor:
         if result.applied:
             return self._trimmed(call, result, size, limit)
         details: dict[str, Any] = {"bytes": size, "limit": limit, "tool": call.tool}
-        hint = None
+        hint = _ways_to_less(call)
         page = getattr(call.args, "limit", None)
         if isinstance(page, int) and not isinstance(page, bool) and page > 1:
             suggested = max(1, min(page - 1, int(page * limit / size * 0.8)))

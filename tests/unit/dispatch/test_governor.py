@@ -134,3 +134,22 @@ async def test_governor_trims_a_completed_change_and_keeps_its_counts() -> None:
     assert result.structured["truncated"] is True and 0 < len(result.structured["items"]) < 200
     assert call.notes["overflow_bytes"] > 2048 and call.notes["trimmed"] is True
     assert len(payload["items"]) == 200  # the handler's own object is not mutated
+
+
+async def test_an_overflow_hint_names_only_what_the_tool_takes(make_vault: Callable[..., Path]) -> None:
+    """The hint of an overflow names the arguments of that tool that ask for less. It was one
+    sentence for every tool ('... a heading or line range) or paginate with limit/cursor'), which
+    sent read_canvas, which takes neither, to arguments it refuses (U7, s74)."""
+    nodes = ",".join(
+        f'{{"id":"n{i}","type":"text","text":"{"x" * 40}","x":{i},"y":0,"width":10,"height":10}}' for i in range(60)
+    )
+    vault = {"Big.canvas": f'{{"nodes":[{nodes}],"edges":[]}}', "Long.md": "# Long\n" + "words here\n" * 400}
+    async with started(make_vault(vault), **SMALL) as vg:
+        await vg.indexed()
+        canvas = await vg.err("read_canvas", "overflow", path="Big.canvas")
+        assert "next_cursor" not in canvas["hint"] and "line range" not in canvas["hint"]
+        assert "read_canvas answers whole" in canvas["hint"] and "max_response_bytes" in canvas["hint"]
+        note = await vg.err("read_note", "overflow", path="Long")
+        assert "line range" in note["hint"] and "next_cursor" not in note["hint"]  # read_note's own hint
+        part = await vg.ok("read_note", path="Long", start_line=1, end_line=20)  # what the hint says fits
+        assert part["content"].startswith("# Long\n")
