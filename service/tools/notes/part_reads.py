@@ -63,15 +63,18 @@ class Part:
     matches: tuple[int, ...] = ()  # a repeated heading's lines (0-based: `sections.Span.matches`)
 
 
+MAX_HEADING_MATCHES = 100  # a note repeating one heading 200,000 times answered them all: an overflow
 HEADING_MATCHES = (
-    "Set when the heading named several sections (a heading text the note repeats): the line of each (1-based). "
-    "`content` is the first, as Obsidian opens a link to it; read another by its heading path or its lines."
+    "Set when the heading named several sections (a heading text the note repeats): the line of each (1-based; "
+    f"the first {MAX_HEADING_MATCHES}). `content` is the first, as Obsidian opens a link to it; read another by its "
+    "heading path or its lines."
 )
 
 
 def heading_lines(lines: tuple[int, ...]) -> list[int] | None:
-    """read_note's `heading_matches` of a repeated heading's lines (0-based: `sections.Span.matches`)."""
-    return [line + 1 for line in lines] or None
+    """read_note's `heading_matches` of a repeated heading's lines (0-based: `sections.Span.matches`),
+    the first `MAX_HEADING_MATCHES`: the list is a pointer to the others, not a listing of the note."""
+    return [line + 1 for line in lines[:MAX_HEADING_MATCHES]] or None
 
 
 def too_long(

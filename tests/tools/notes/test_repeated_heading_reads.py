@@ -40,3 +40,15 @@ async def test_a_repeated_heading_reads_the_first_section_and_lists_them(
         err = await vg.err("patch_note", "validation_error", path="N", heading=["Notes"], content="x\n")
         assert err["details"]["reason"] == "ambiguous" and err["details"]["lines"] == [at + 3, at + 9]
         assert vg.changed_since(before) == set()
+
+
+async def test_a_heading_repeated_very_often_lists_its_first_lines(make_vault: Callable[..., Path]) -> None:
+    """heading_matches lists the first 100 sections' lines: a note repeating '## X' 20,000 times
+    answered every line (200,000 made the answer an overflow, and read_notes failed whole; R4, s74)."""
+    note = "".join(f"## X\nbody {i}\n" for i in range(20_000))
+    async with started(make_vault({"N.md": note})) as vg:
+        got = await vg.ok("read_note", path="N#X")
+        assert got["content"] == "## X\nbody 0\n"
+        assert got["heading_matches"] == [1 + 2 * i for i in range(100)]
+        [item] = (await vg.ok("read_notes", paths=["N#X"]))["items"]
+        assert item["heading_matches"] == got["heading_matches"]
