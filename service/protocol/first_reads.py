@@ -209,6 +209,7 @@ class FirstReads:
             "end_line": max(total, 1),
             "frontmatter_error": None,
             "encoding": None,
+            "heading_matches": None,  # every field of ReadNoteOut, in its order (a139c648 added this one)
         }
         body = json.dumps(structured, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
         if len(body) + len(data) + MARGIN > self.limit:
