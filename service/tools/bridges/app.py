@@ -15,13 +15,13 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from service.bridges.rest_api import LocalRestApi
-from service.errors import NotANote
 from service.markdown.parse import note_title
 from service.tools.context import ToolContext
+from service.tools.graph.links import linked_file
 from service.tools.models import NOTE_ADDRESS, JsonValue, ToolInput, ToolOutput
 from service.tools.obsidian.config import visible_path
 from service.tools.spec import ToolSpec
-from service.vault.paths import VaultPath, normalize
+from service.vault.paths import VaultPath
 
 
 def client_of(ctx: ToolContext) -> LocalRestApi:
@@ -43,12 +43,9 @@ class OpenOut(ToolOutput):
 
 
 async def _target(ctx: ToolContext, path: str) -> VaultPath:
-    try:
-        return (await ctx.find_note(path, "read")).vp
-    except NotANote as exc:
-        if exc.details.get("kind") != "attachment":
-            raise
-        return ctx.resolve(normalize(path.strip()), "read")
+    """The note `path` names, else the base, canvas or attachment it names as a link does
+    (Obsidian opens those too): the graph tools' rule, `links.linked_file`."""
+    return await linked_file(ctx, path)
 
 
 async def open_in_obsidian(ctx: ToolContext, args: OpenIn) -> OpenOut:

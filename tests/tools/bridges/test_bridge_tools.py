@@ -53,12 +53,14 @@ async def bridged(
     url: str | None = None,
     cert: SelfSigned | None = None,
     facade: str = "flat",
+    files: dict[str, str] | None = None,
     **bridge: Any,
 ) -> AsyncIterator[tuple[Harness, Obsidian]]:
-    """The app with one vault bridged to a running stand-in (trusted by its fingerprint by default)."""
+    """The app with one vault (`FILES`, or `files`) bridged to a running stand-in (trusted by its
+    fingerprint by default)."""
     obsidian = obsidian or Obsidian()
     cert = cert or make_cert(tmp_path / "tls")
-    root = make_vault(FILES)
+    root = make_vault(files if files is not None else FILES)
     async with serving(obsidian, cert) as standin_url:
         config: dict[str, Any] = {"url": url or standin_url, "api_key_env": ENV, "probe_at_start": False, **bridge}
         if trust == "fingerprint":
@@ -90,6 +92,33 @@ async def test_open_in_obsidian_posts_the_path_encoded_once(make_vault: Callable
     assert [s.raw_path for s in opens] == ["/open/Daily%20notes/Caf%C3%A9%20100%25.md", "/open/Board.canvas"]
     assert opens[0].query == "newLeaf=true" and opens[1].query == ""
     assert obsidian.opened[0][0] == "Daily notes/Café 100%.md"  # the plugin decodes exactly what was meant
+
+
+async def test_open_in_obsidian_opens_a_base_a_canvas_or_an_image_as_a_link_names_it(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Obsidian opens a base, a canvas or an image like a note; open_in_obsidian answered
+    not_a_note for 'Bases/Books.base' and note_not_found for 'Books.base' or 'Flow.canvas' by
+    name (as `![[Books.base]]` names it), where get_backlinks & co take them (f1f0d245, s74 U7/H2)."""
+    files = {**FILES, "Bases/Books.base": "views:\n  - type: table\n    name: All\n", "Maps/Flow.canvas": "{}"}
+    files["Attachments/cover.png"] = "png"
+    async with bridged(make_vault, tmp_path, files=files) as (vg, obsidian):
+        for address, path in [
+            ("Bases/Books.base", "Bases/Books.base"),
+            ("Books.base", "Bases/Books.base"),
+            ("[[Flow.canvas]]", "Maps/Flow.canvas"),
+            ("cover.png", "Attachments/cover.png"),
+        ]:
+            out = await vg.ok("open_in_obsidian", path=address)
+            assert out["path"] == path and out["opened"] is True, address
+        await vg.err("open_in_obsidian", "not_a_note", path="Missing.base")  # as get_backlinks answers it
+        await vg.err("open_in_obsidian", "not_a_note", path="Bases")  # a folder stays refused
+    assert [o[0] for o in obsidian.opened] == [
+        "Bases/Books.base",
+        "Bases/Books.base",
+        "Maps/Flow.canvas",
+        "Attachments/cover.png",
+    ]
 
 
 @pytest.mark.covers("open_in_obsidian", "failure")
