@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from difflib import SequenceMatcher
 
+from service.errors import ValidationFailed
+
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
@@ -134,6 +136,26 @@ def line_span(text: str, first: int, last: int) -> tuple[int, int]:
         if end == 0:
             return start, len(text)
     return start, end - 1
+
+
+def line_count(text: str) -> int:
+    """Lines of `text` (a last line without its end counts), without splitting it."""
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def line_range(
+    text: str, total: int, start_line: int | None, end_line: int | None, what: str
+) -> tuple[int, int, int, int]:
+    """(first, last, start, end) of the lines `start_line`..`end_line` (1-based, either open) of
+    `text` (`total` lines): the lines asked for, cut at its end, and their offsets
+    (`line_span`); `validation_error` for a first line past the end of the `what` ('note', 'base')."""
+    first, last = start_line or 1, min(end_line or total, total)
+    if first > max(total, 1):
+        raise ValidationFailed(
+            f"start_line {first} is past the end of the {what} ({total} lines)",
+            details={"field": "start_line", "total_lines": total},
+        )
+    return first, last, *line_span(text, first, last)
 
 
 def as_written(content: str, note: str, view: str, line: int) -> str:

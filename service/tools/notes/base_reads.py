@@ -83,17 +83,11 @@ async def read_base(
     file = await offloop.read(ctx.vault.files.read, vp)
     note = file.content
     text = line_ends.lf(note)
-    total = text.count("\n") + (0 if text.endswith("\n") else 1)
+    total = line_ends.line_count(text)
     first, last = 1, max(total, 1)
     content = note
     if lines != (None, None):
-        first, last = lines[0] or 1, min(lines[1] or total, total)
-        if first > max(total, 1):
-            raise ValidationFailed(
-                f"start_line {first} is past the end of the base ({total} lines)",
-                details={"field": "start_line", "total_lines": total},
-            )
-        start, end = line_ends.line_span(text, first, last)
+        first, last, start, end = line_ends.line_range(text, total, *lines, "base")
         content = line_ends.as_written(text[start:end] + "\n", note, text, first)
     if 2 * len(content) > limit:
         raise too_long(2 * len(content), limit)

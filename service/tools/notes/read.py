@@ -211,7 +211,7 @@ def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tupl
     twice, is over `limit` bytes (counted in characters, never more than its UTF-8 bytes). A CR
     alone ends a line, as in Obsidian's editor: lines are those of the note's LF form."""
     note, text = text, line_ends.lf(text)
-    total = text.count("\n") + (0 if text.endswith("\n") else 1)  # lines, without splitting the note
+    total = line_ends.line_count(text)
     first, last, matches = 1, max(total, 1), None
     if found.subpath is not None:
         content, first, last, matches = _section_of(text, found.address)
@@ -220,14 +220,7 @@ def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tupl
         content, matches = sections.section_text(text, span), _matches(span.matches)
         first, last = span.start + 1, span.start + content.count("\n")
     elif args.start_line is not None or args.end_line is not None:
-        first = args.start_line or 1
-        last = min(args.end_line or total, total)
-        if first > max(total, 1):
-            raise ValidationFailed(
-                f"start_line {first} is past the end of the note ({total} lines)",
-                details={"field": "start_line", "total_lines": total},
-            )
-        start, end = line_ends.line_span(text, first, last)
+        first, last, start, end = line_ends.line_range(text, total, args.start_line, args.end_line, "note")
         if 2 * (end - start) > limit:
             raise _too_long(2 * (end - start), limit)  # before the slice: a 50 MB line is not copied
         content = text[start:end] + "\n"
