@@ -14,31 +14,29 @@ of later steps, `foreach` lists included, known before execution; so does the `p
 write, copy or move answers where its arguments decide it, a foreach step's and a
 bulk_create_notes' paths too (`_known_result`). Moves are previewed with the
 tool's own dry run to count the links they rewrite. The host is the tool layer's view of the
-server (`service.tools.sessions.plans`): the engine itself imports no tool.
+server (`service.plans.host`): the engine itself imports no tool.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from service.plans import graph as plan_graph
 from service.plans.addresses import found_args, made_late_name, name_problems
 from service.plans.dry_runs import preview_move, preview_rewrite
-from service.plans.effects import EffectsBuilder, MemoryNotes
+from service.plans.effects import EffectsBuilder
+from service.plans.host import Host, ToolInfo
 from service.plans.model import Plan, Step
 from service.plans.notepaths import new_note
 from service.plans.params import Problem, bind_params
-from service.plans.planned_links import Rewriter
 from service.plans.refs import RefError, Scope, Unresolved, known_parts, not_a_list, resolve
-from service.plans.refusals import StaticCheck, refusal
+from service.plans.refusals import refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
-from service.plans.texts import PlannedText
 from service.plans.tool_effects import CREATE_OR_MODIFY, MOVES, PERIODIC, REWRITES, TEXT_TARGETS, WHOLE_NOTE
 from service.vault.paths import renamed
 
@@ -46,88 +44,6 @@ MAX_STEPS = 500  # steps as written
 MAX_CALLS = 5000  # tool calls after foreach expansion
 RESERVED_ARGS = frozenset({"vault", "elicit_token"})  # the runner sets these: a plan runs in one vault
 NOT_IN_PLANS = frozenset({"plans", "facade"})  # tags of tools a plan may not run (no plan inside a plan)
-
-
-class ToolInfo(Protocol):
-    """What the engine reads of a tool (`service.tools.spec.ToolSpec` is one)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def input_model(self) -> type[BaseModel]: ...
-    @property
-    def mutating(self) -> bool: ...
-    @property
-    def destructive(self) -> bool: ...
-    @property
-    def scopes(self) -> tuple[str, ...]: ...
-    @property
-    def tags(self) -> tuple[str, ...]: ...
-    @property
-    def static_check(self) -> StaticCheck | None: ...  # `service.plans.refusals`
-
-
-class Host(Rewriter, Protocol):
-    """The server as the plan's caller sees it (implemented by the tool layer); what the rewrites
-    over the plan's vault need of it (`is_file`, `move_rewrites`, `link_rewrites`) is `Rewriter`'s."""
-
-    def tool(self, name: str) -> ToolInfo | None:
-        """The tool if it exists and the caller may see it."""
-
-    @property
-    def ctx(self) -> Any: ...  # the caller's tool context, given to a tool's `static_check`
-
-    def scope_problem(self, tool: ToolInfo) -> str | None: ...
-
-    def path_problem(self, rel: str, op: str) -> tuple[str, str] | None:
-        """(code, message) when a call could not use `rel` for `op`: path_invalid..., acl_denied."""
-
-    def new_name_problem(self, rel: str) -> tuple[str, str] | None:
-        """(code, message) when the vault refuses to create a file or folder named as `rel`'s last
-        segment (a link or invisible character, a device name), as the writing call would."""
-
-    def exists(self, rel: str) -> bool: ...
-
-    def is_folder(self, rel: str) -> bool: ...
-
-    @property
-    def root(self) -> Path:
-        """The vault folder (periodic notes' settings are read from it)."""
-
-    @property
-    def trash(self) -> str:
-        """The vault's trash folder (a soft delete moves the note there)."""
-
-    def read_only(self, rel: str) -> bool:
-        """Whether the file at `rel` is one the server's user may not write (chmod a-w)."""
-
-    async def locate(self, address: str) -> str | None:
-        """The existing note a note address names in the vault now, as the tools find it (a
-        bare name, a partial path, an alias); None when no note or several fit."""
-
-    async def section_problem(self, address: str) -> str | None:
-        """Why a tool working on a whole note refuses `address` (it names a section, `Note#Goals`),
-        as the tool itself answers; None when it does not."""
-
-    async def locate_file(self, name: str) -> str | None:
-        """The existing file that is not a note (a canvas) a name names now, as the tools find it
-        (the path as written, else by path tail or file name); None when none or several fit."""
-
-    async def resolve(self, address: str, made: list[str], gone: set[str]) -> tuple[str | None, int]:
-        """The note a note address names once earlier steps made `made` and removed `gone` (by
-        the tools' rules after the path as written): (its path, 1), or (None, how many fit)."""
-
-    @property
-    def memory(self) -> MemoryNotes | None:
-        """Where memory tools write (their steps' effects name those notes)."""
-
-    async def text_refusal(self, tool: str, args: dict[str, Any], rel: str, text: PlannedText) -> str | None:
-        """The error code `tool` called with `args` answers for the note at `rel` whose text the
-        earlier steps leave as `text` (a heading it lacks); None when it edits it, or when that
-        text is not foreseen."""
-
-    async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
-        """Run a call that changes nothing through the dispatch chain: (result, error code)."""
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The server as an action plan's caller sees it: the engine's `Host` and `Caller` over one call.
 
-`PlanHost` answers the plan checker's questions (`service.plans.check.Host`) for the caller of
+`PlanHost` answers the plan checker's questions (`service.plans.host.Host`) for the caller of
 validate_plan/execute_plan: which tools exist for them (`services.visibility`), whether they
 hold a tool's scopes, what the path ACL says about each path the plan touches, whether a note
 exists. Its `read` and `call` run a tool through `services.dispatch` — the whole dispatch chain
@@ -21,8 +21,8 @@ from service.errors import PathInvalid, ValidationFailed, VaultgateError
 from service.graph.address import NoteName, parse_address, resolve_address
 from service.graph.linkpath import strip_md
 from service.memory.store import memory_notes
-from service.plans.check import ToolInfo
 from service.plans.effects import MemoryNotes
+from service.plans.host import ToolInfo
 from service.plans.model import Plan
 from service.plans.planned_links import Rewritten
 from service.plans.runner import CallError
