@@ -54,7 +54,9 @@ class SearchTextIn(ToolInput, Paging):
 
 
 class TextHitItem(HitItem):
-    score: float = Field(description="BM25 relevance (higher is better).")
+    score: float = Field(
+        description="BM25 relevance (higher is better; tiny for a word in over half the notes: BM25 floors its weight)."
+    )
     snippet: str = Field(description="The best-matching passage (~16 words).")
     highlights: list[tuple[int, int]] = Field(description="[start, end) character spans of matches in `snippet`.")
     match: Literal["all", "any"] = Field(description="all: has every word of the query; any: only some of them.")
@@ -70,6 +72,13 @@ class SearchTextOut(ToolOutput, Partial, Capped):
     )
     items: list[TextHitItem] = Field(description="This page of matching notes, best first.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+def shown_score(score: float) -> float:
+    """A BM25 score as answered: four decimals, or three significant digits below 0.01. FTS5 floors
+    the weight of a word in over half the notes at 1e-6, so such a query's scores were all shown
+    as 0 (the 'obsidian' of the Help vault) while they still order the page."""
+    return round(score, 4) if abs(score) >= 0.01 else float(f"{score:.3g}")
 
 
 # A page of hits: (hits, more, which pass answered, snippets by note id).
@@ -116,7 +125,7 @@ async def search_text(ctx: ToolContext, args: SearchTextIn, dates: Window | None
                 title=h.title,
                 obsidian_url=ctx.vault.url(h.path),
                 mtime=h.mtime,
-                score=round(h.score, 4),
+                score=shown_score(h.score),
                 snippet=snip.text,
                 highlights=snip.highlights,
                 match=h.match,
