@@ -42,8 +42,8 @@ class SetTaskStatusIn(ToolInput):
         min_length=1,
         max_length=40,  # a longer word is refused by `_one_mark` too, naming the four
         description="New status: a character ('x' done, ' ' to do, '/' in progress, '-' cancelled, or a custom one) "
-        "or the status type list_tasks gives (todo, in_progress, done, cancelled; any case), its core character; "
-        "on_hold: the vault's first status of that type.",
+        "or the status type list_tasks gives (todo, in_progress, on_hold, done, cancelled; any case): the vault's "
+        "status of that type (its core character when the Tasks settings keep it, else their first of the type).",
     )
     expected_etag: str | None = Field(
         default=None, description="The note's etag you read; a changed note is `conflict`."
@@ -62,14 +62,12 @@ class SetTaskStatusIn(ToolInput):
     def _one_mark(cls, status: str) -> str:
         if len(status) > 1:  # 'done', also as the plugin names it ('Done', 'In Progress')
             status = status.strip().lower().replace(" ", "_")
-            if status == "on_hold":  # no core character: the vault's own (`_status_char`)
-                return status
-            if status not in STATUS_TYPES:
+            if status != "on_hold" and status not in STATUS_TYPES:
                 raise ValueError(
                     f"{status[:20]!r} is no task status: give one character or one of "
                     f"{', '.join(STATUS_TYPES)}, on_hold"
                 )
-            return STATUS_TYPES[status]
+            return status  # a type: the vault's character for it (`_status_char`)
         # What can stand between a checkbox's brackets: ' ' or a visible character other than a
         # bracket ('\n' split the task line in two, ']' wrote '- []] b', which is no checkbox).
         if status != " " and (status in "[]" or unicodedata.category(status)[0] in "CZ"):
@@ -137,16 +135,22 @@ def _task_at(text: str, rel: str, index: int, args: SetTaskStatusIn) -> tk.TaskL
 
 
 def _status_char(status: str, table: dict[str, tuple[tk.StatusType, str]]) -> str:
-    """The character to write: `status` itself, or for `on_hold` the vault's first status of type
-    ON_HOLD (the Tasks plugin settings' custom statuses)."""
-    if status != "on_hold":
+    """The character to write: `status` itself, or for a status type the vault's status of that
+    type (the Tasks plugin settings register): its core character when they give it that type
+    (`/` in progress), else their first status of the type. Settings that deleted every status of
+    the type (the default `/` or `-` gone) have none to write: `validation_error`, nothing written."""
+    if len(status) == 1:
         return status
-    found = next((char for char, (kind, _) in table.items() if kind == "on_hold"), None)
+    core = STATUS_TYPES.get(status)
+    if core is not None and table.get(core, ("todo", ""))[0] == status:
+        return core
+    found = next((char for char, (kind, _) in table.items() if kind == status), None)
     if found is None:
+        kind = status.upper()
         raise ValidationFailed(
-            "the vault's Tasks plugin settings have no status of type ON_HOLD",
+            f"the vault's Tasks plugin settings have no status of type {kind}",
             details={"field": "status", "reason": "no_such_status", "status": status},
-            hint="Give the status character, or add an ON_HOLD custom status in the Tasks plugin settings.",
+            hint=f"Give the status character, or add a {kind} status in the Tasks plugin settings.",
         )
     return found
 
