@@ -9,17 +9,25 @@ vault is `path_invalid`, a path the caller may not write is `acl_denied`, a note
 is already there without leave to overwrite it is `already_exists`): a preview never promises a
 change the real call would refuse. A tool's `static_check` (a bridge tool's: its bridge, its
 `safe_commands`, the paths in its other arguments) runs first, answering as the real call would.
+An edit of a part of a note (a patch of a heading, a block or an anchor, a task's status, an
+inline tag under a heading) is run by the tool's own edit function on the note's text, as a plan's
+check does (`service.tools.sessions.plan_texts.refused_by`): a heading the note lacks is the call's
+own refusal, never a change.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from service.dispatch.context import CallContext, ContextFor, ToolResult
 from service.errors import AlreadyExists, PathInvalid, VaultgateError
 from service.memory.store import memory_notes
 from service.plans.preview import call_effects, preview_of
-from service.plans.tool_effects import ADDRESSED
+from service.plans.texts import PlannedText
+from service.plans.tool_effects import ADDRESSED, TEXT_TARGETS
 from service.settings import MemorySettings
 from service.tools.models import PIPELINE_ARGS
+from service.tools.sessions.plan_texts import refused_by
 from service.types import PathGuard
 from service.vault.paths import normalize
 from service.vault.readonly import read_only, refuse_read_only
@@ -56,6 +64,7 @@ class WritePreview:
         if spec.static_check is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
             await spec.static_check(self.context_for(call), args)
         data = args.model_dump(mode="json", exclude_none=True, exclude=set(PIPELINE_ARGS) | {"vault"})
+        given = dict(data)  # as written: a patch's `Note#Goals` names its section
         address = data.get("path")
         if spec.name in ADDRESSED and isinstance(address, str):  # `Launch plan` is Projects/Launch plan.md
             ctx = self.context_for(call)
@@ -89,5 +98,13 @@ class WritePreview:
             if code == "vault_unwritable":
                 refuse_read_only(vault.paths.on_disk(normalize(rel)), rel)
             raise AlreadyExists(f"a note already exists at {rel!r}", details={"path": rel})
+        note = data.get("path")
+        if spec.name in TEXT_TARGETS and isinstance(note, str) and exists(note):
+            # a heading, block or task line the note lacks: the call's own answer, as a plan's check finds it
+            refused_edit = await asyncio.to_thread(
+                refused_by, self.context_for(call), spec.name, given, note, PlannedText(note)
+            )
+            if refused_edit is not None:
+                raise refused_edit
         preview = preview_of(spec.name, effects)
         return ToolResult(structured=preview.model_dump(mode="json", by_alias=True), text=preview.summary)

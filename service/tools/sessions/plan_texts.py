@@ -32,12 +32,10 @@ from service.tools.properties.edit import (
     AddTagsIn,
     DeletePropertyIn,
     RemoveTagsIn,
-    RenameTagIn,
     SetPropertiesIn,
     note_edit,
-    tag_pair,
-    tag_renamed,
 )
+from service.tools.properties.tag_rename import RenameTagIn, tag_pair, tag_renamed
 from service.tools.tasks.periodic import AppendPeriodicIn, periodic_appended, starts_empty
 from service.tools.tasks.status import SetTaskStatusIn, task_edit
 
@@ -65,6 +63,15 @@ def refusal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, planned
     that holds no task, an inline tag under a missing heading. None when the edit succeeds, when
     the text is not foreseen, or for a note whose name holds '#' (which part of a `Note#…` address
     is its section is the call's to tell). Reads the disk: a worker thread."""
+    refused = refused_by(ctx, tool, args, rel, planned)
+    return None if refused is None else refused.code
+
+
+def refused_by(
+    ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, planned: PlannedText
+) -> VaultgateError | None:
+    """`refusal`'s error itself, as the call raises it (a dry-run vault's preview answers it:
+    `service.dispatch.preview`)."""
     found = _EDITS.get(tool)
     if found is None or "#" in rel or tool == "add_tags" and not args.get("heading"):  # frontmatter: YAML alone
         return None
@@ -75,7 +82,7 @@ def refusal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, planned
     try:
         edit(ctx, model.model_validate(args), text, rel)
     except VaultgateError as exc:
-        return exc.code
+        return exc
     except (ValidationError, ValueError):  # the arguments' own errors: the check reports those
         return None
     return None

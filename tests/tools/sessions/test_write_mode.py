@@ -74,7 +74,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "execute_command": {"command_id": "editor:save-file"},  # no bridge here: refused before anyone is asked
     "execute_template": {"template": "Welcome", "folder": "Made"},
     "trigger_quickadd": {"choice": "Log"},
-    "set_task_status": {"path": "Welcome", "line": 1, "status": "x", "expected_text": "- [ ] a task"},
+    # a task the note holds (line 1 of Welcome holds none: the call, and now its preview, refuse it)
+    "set_task_status": {"path": "Daily/2024-01-01", "line": 3, "status": "x", "expected_text": "write tests 📅 2024-01-02"},
     "create_periodic_note": {"period": "daily", "date": "2026-01-05"},
     "append_to_periodic_note": {"content": "x", "date": "2026-01-05"},
     "apply_template": {"template": "Daily", "path": "New from template"},
@@ -110,7 +111,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "execute_command": ("commands", "call: execute_command"),
     "execute_template": ("commands", "call: execute_template"),
     "trigger_quickadd": ("commands", "call: trigger_quickadd"),
-    "set_task_status": ("files_modified", "Welcome.md"),
+    "set_task_status": ("files_modified", "Daily/2024-01-01.md"),
     "create_periodic_note": ("files_created", "2026-01-05.md"),
     "append_to_periodic_note": ("files_created", "2026-01-05.md"),
     "apply_template": ("files_created", "New from template.md"),

@@ -1,0 +1,31 @@
+"""A dry-run vault over HTTP with the SDK client answers a patch of a heading the note lacks (and a
+task status on a line holding no task) with the call's own error, as validate_plan reports it;
+before, its preview promised a change of the note. A patch of a heading it has previews as one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e, snapshot
+from tests.e2e.calls import error, ok
+
+NOTE = "# Home\n\n## Goals\n\n- [ ] Ship it\nplain line\n"
+
+
+async def test_a_dry_run_vault_answers_an_edit_the_note_refuses_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    root = make_vault({"Home.md": NOTE})
+    before = snapshot(root)
+    dry = [{"id": "main", "path": root, "write_mode": "dry-run"}]
+    async with e2e(root, vaults=dry) as (url, _h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        refused = await error(c, "patch_note", path="Home#Missing", content="x")
+        assert refused["code"] == "validation_error" and refused["details"]["reason"] == "not_found", refused
+        task = await error(c, "set_task_status", path="Home", line=6, status="done", expected_text="plain line")
+        assert task["details"]["reason"] == "not_a_task", task
+        previewed = await ok(c, "patch_note", path="Home#Goals", content="x")
+        assert previewed["dry_run"] is True and previewed["effects"]["files_modified"] == ["Home.md"]
+    assert snapshot(root) == before
