@@ -75,7 +75,12 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "execute_template": {"template": "Welcome", "folder": "Made"},
     "trigger_quickadd": {"choice": "Log"},
     # a task the note holds (line 1 of Welcome holds none: the call, and now its preview, refuse it)
-    "set_task_status": {"path": "Daily/2024-01-01", "line": 3, "status": "x", "expected_text": "write tests 📅 2024-01-02"},
+    "set_task_status": {
+        "path": "Daily/2024-01-01",
+        "line": 3,
+        "status": "x",
+        "expected_text": "write tests 📅 2024-01-02",
+    },
     "create_periodic_note": {"period": "daily", "date": "2026-01-05"},
     "append_to_periodic_note": {"content": "x", "date": "2026-01-05"},
     "apply_template": {"template": "Daily", "path": "New from template"},
