@@ -10,24 +10,30 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
+from service.errors import AmbiguousNote
 from service.markdown.frontmatter import split
 from service.memory.model import OBS_HEADING, REL_HEADING, parse
+from service.vault.casing import fold
 from service.vault.decoding import decode_start
 
-# note's absolute path -> (mtime_ns, size, entity name, its aliases)
-_names: dict[str, tuple[int, int, str, tuple[str, ...]]] = {}
+# note's absolute path -> (mtime_ns, size, entity name, its aliases, both folded: `fold`)
+_names: dict[str, tuple[int, int, str, tuple[str, ...], str, frozenset[str]]] = {}
 NAME_READ = 64 * 1024  # the name is in the frontmatter, at the note's start
 
 
 _names_lock = threading.Lock()  # `note_named` runs on the event loop and in `EntityStore.names_read`'s thread
 
 
-def note_named(folder: Path, name: str, skip: Callable[[str], bool], *, by_alias: bool = False) -> str | None:
+def note_named(
+    folder: Path, name: str, skip: Callable[[str], bool], *, by_alias: bool = False, any_case: bool = False
+) -> str | None:
     with _names_lock:
-        return _note_named(folder, name, skip, by_alias)
+        return _note_named(folder, name, skip, by_alias, any_case)
 
 
-def _note_named(folder: Path, name: str, skip: Callable[[str], bool], by_alias: bool = False) -> str | None:
+def _note_named(
+    folder: Path, name: str, skip: Callable[[str], bool], by_alias: bool = False, any_case: bool = False
+) -> str | None:
     """The file name of the note directly in `folder` whose entity name (its `name` property) is
     `name`, for a note whose file name is not that name's: a person renamed the entity in its
     frontmatter, or renamed its file in Obsidian. Each note is read once per change (size and
@@ -37,9 +43,17 @@ def _note_named(folder: Path, name: str, skip: Callable[[str], bool], by_alias: 
 
     `by_alias`: when no note has that name, the one note whose `aliases` hold it exactly (a
     name merged into another entity by the consolidation plane is kept as its alias, and a
-    person's alias names the note for Obsidian too); none when two notes hold it."""
+    person's alias names the note for Obsidian too); none when two notes hold it.
+
+    `any_case`: else the one note whose entity name is `name` in another letter case or Unicode
+    spelling (`fold`: 'william gibson', 'WILLIAM GIBSON' for 'William Gibson'; NFD for NFC), else
+    (`by_alias`) the one whose aliases hold it so; `ambiguous_note` naming the entities when
+    several names fold alike (notes made by hand: the tools refuse a case twin)."""
     found: str | None = None
     aliased: list[str] = []
+    key = fold(name) if any_case and name else ""
+    folded: dict[str, str] = {}  # file name -> entity name, for the names `name` folds like
+    folded_alias: list[str] = []
     seen: set[str] = set()
     try:
         entries = list(os.scandir(folder))
@@ -63,18 +77,33 @@ def _note_named(folder: Path, name: str, skip: Callable[[str], bool], by_alias: 
             except OSError:
                 continue
             named = parse(_named_part(head), nfc[:-3])  # `name` (else `# title`) and `aliases`
-            known = (st.st_mtime_ns, st.st_size, named.name.strip(), tuple(a.strip() for a in named.aliases))
+            aliases = tuple(a.strip() for a in named.aliases)
+            entity = named.name.strip()
+            known = (st.st_mtime_ns, st.st_size, entity, aliases, fold(entity), frozenset(map(fold, aliases)))
             _names[entry.path] = known
         if known[2] == name and found is None:
             found = nfc
         elif by_alias and name and name in known[3]:
             aliased.append(nfc)
+        elif key and known[4] == key:
+            folded[nfc] = known[2]
+        elif key and by_alias and key in known[5]:
+            folded_alias.append(nfc)
     prefix = os.path.join(folder, "")
     for gone in [p for p in _names if p.startswith(prefix) and p not in seen]:
         del _names[gone]
-    if found is None and len(aliased) == 1:
-        return aliased[0]
-    return found
+    if found is not None or len(aliased) == 1 or not key:
+        return found if found is not None or len(aliased) != 1 else aliased[0]
+    if len(folded) > 1:
+        names = sorted(folded.values())
+        raise AmbiguousNote(
+            f"{len(folded)} memory entities are named {name!r} in some letter case: {', '.join(map(repr, names))}",
+            details={"entity": name, "candidates": names},
+            hint="Give the entity's name as written (one of details.candidates).",
+        )
+    if folded:
+        return next(iter(folded))
+    return folded_alias[0] if len(folded_alias) == 1 else None
 
 
 def _head(path: str) -> str:

@@ -108,17 +108,20 @@ class EntityStore:
     def is_inbox(self, rel: str) -> bool:
         return bool(self._inbox) and rel.casefold() == self._inbox
 
-    def path_of(self, name: str, op: str = "read") -> VaultPath:
+    def path_of(self, name: str, op: str = "read", *, any_case: bool = True) -> VaultPath:
         """The entity's note: `<folder>/<file_name(name)>.md`, or when there is none, the note
         whose `name` property is `name` (renamed by hand) among those the caller may read — a note
         the path ACL hides from it is no entity of that name, as an absent one (never named in an
         answer or refusal) — else, to read or write, the one such note whose `aliases` hold it (a
         merged entity's name; never to delete: an alias never sends the entity it names to the
-        trash); for a write, a name whose note would be the capture inbox is refused."""
+        trash); else (`any_case`) the one entity of that name in another letter case or Unicode
+        spelling, as note names are taken ('william gibson' is 'William Gibson'; several:
+        `ambiguous_note`) — not for a create, which refuses a case twin; for a write, a name whose
+        note would be the capture inbox is refused."""
         vp = self._resolve(f"{self.folder}/{file_name(name)}.md", op)
         if not self.files.has_note(vp) and not self.is_inbox(vp.rel):
             folder = vp.abs.parent
-            other = note_named(folder, name, self._not_an_entity_in_folder, by_alias=op != "delete")
+            other = note_named(folder, name, self._not_an_entity_in_folder, by_alias=op != "delete", any_case=any_case)
             if other is not None:
                 vp = self._resolve(f"{self.folder}/{other}", op)
         if op != "read" and self.is_inbox(vp.rel):
@@ -152,8 +155,8 @@ class EntityStore:
             return True
         return False
 
-    def load(self, name: str, op: str = "read") -> Loaded | None:
-        vp = self.path_of(name, op)
+    def load(self, name: str, op: str = "read", *, any_case: bool = True) -> Loaded | None:
+        vp = self.path_of(name, op, any_case=any_case)
         if self.is_inbox(vp.rel) or not self.files.has_note(vp):
             return None
         note = self.files.read(vp)
@@ -227,7 +230,7 @@ class EntityStore:
         return out
 
     async def create(self, entity: Entity) -> Loaded:
-        vp = self.path_of(entity.name, "write")
+        vp = self.path_of(entity.name, "write", any_case=False)
         async with _lock(self.vault_id, vp.rel):
             if self.files.has_note(vp):
                 raise AlreadyExists(f"memory entity {entity.name!r} exists", details={"path": vp.rel})
@@ -389,7 +392,7 @@ def memory_notes(
     folder = memory.folder.strip().strip("/")
     inbox = inbox_key(memory.inbox)
 
-    def note_of(name: str, by_alias: bool = True) -> str:
+    def note_of(name: str, by_alias: bool = True, any_case: bool = True) -> str:
         stem = linked_stem(name, folder)
         if stem is not None:  # `[[Zed]]`: the note it links when there is one, else the name it spells
             linked = f"{folder}/{stem}.md"
@@ -408,6 +411,7 @@ def memory_notes(
                 or (readable is not None and not readable(f"{folder}/{f}"))
             ),
             by_alias=by_alias,
+            any_case=any_case,
         )
         return rel if other is None else f"{folder}/{other}"
 

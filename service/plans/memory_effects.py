@@ -13,9 +13,10 @@ from service.plans.notepaths import note_file
 
 class NoteOf(Protocol):
     """The note of an entity by its name (`by_alias`: or by an alias, as every tool but
-    delete_entities finds it: `service.memory.store.EntityStore.path_of`)."""
+    delete_entities finds it; `any_case`: or in another letter case, as every tool but
+    create_entities finds it: `service.memory.store.EntityStore.path_of`)."""
 
-    def __call__(self, name: str, by_alias: bool = True) -> str: ...
+    def __call__(self, name: str, by_alias: bool = True, any_case: bool = True) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,11 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
     False: `tool` is no memory tool (or its arguments name no note)."""
 
     def note(name: object) -> str | None:
-        return memory.note_of(name.strip()) if isinstance(name, str) and name.strip() else None
+        return (
+            memory.note_of(name.strip(), any_case=tool != "create_entities")
+            if isinstance(name, str) and name.strip()
+            else None
+        )
 
     if tool in MEMORY_WRITES:
         field, key = MEMORY_WRITES[tool]

@@ -138,7 +138,7 @@ async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEnt
         name = entity_name(ctx, store, item.name, f"entities[{i}].name")
         kind = one_line(item.entityType)
         texts = [observation_text(t, f"entities[{i}].observations") for t in item.observations]
-        store.path_of(name, "write")
+        store.path_of(name, "write", any_case=False)  # a case twin of an entity is refused, not taken for it
         fields = provenance(ctx)
         observations: list[Observation] = []
         for t in dict.fromkeys(texts):
@@ -146,7 +146,7 @@ async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEnt
         if name not in seen:  # names as the store tells them apart: 'ann lee' is not 'Ann Lee'
             seen.add(name)
             planned.append(Entity(name, kind, observations=observations))
-    existing = [e.name for e in planned if store.load(e.name, "write") is not None]
+    existing = [e.name for e in planned if store.load(e.name, "write", any_case=False) is not None]
     made: list[Loaded] = []
     # a name another call makes meanwhile goes on `existing` too, as a name that was there
     actions = [store.creating(e, made, existing) for e in planned if e.name not in existing]

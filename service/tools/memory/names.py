@@ -8,7 +8,9 @@ of that note of the memory folder: `[[Memory/AC~2FDC]]` is `AC/DC`), else the na
 A name is never taken for a link unless the whole argument is one `[[…]]`, so `AC/DC` or
 `Q3: plan?` stay names. A relation's target is then an entity's note, else a note of the vault,
 found as for `create_relations` (`relation_link`) — so `delete_relations` takes what
-`create_relations` took.
+`create_relations` took. A name is the entity of that name in any letter case or Unicode
+spelling when only one is so named (`EntityStore.path_of`), as note names are taken; only
+create_entities asks for the name as written (it refuses a case twin).
 """
 
 from __future__ import annotations

@@ -36,14 +36,16 @@ async def test_a_name_that_differs_only_in_case_is_refused(vg: Harness) -> None:
 async def test_a_name_in_another_case_is_suggested_by_every_tool_that_misses_it(vg: Harness) -> None:
     """'STEPH ANGO' is refused by create_entities as a twin of 'Steph Ango', so the tools that
     look the entity up name it when they miss it: 'STEPH ANGO' suggested nothing (as written, too
-    few of its letters match), where 'steph ango' did."""
+    few of its letters match), where 'steph ango' did. Since the tools take an entity's name in any
+    case (tests/tools/memory/test_entity_names_any_case.py) 'STEPH ANGO' is that entity; a misspelt
+    name in another case ('STEF ANGO') is what they miss and suggest it for."""
     await vg.ok("create_entities", entities=[{"name": "Steph Ango", "entityType": "person", "observations": ["CEO"]}])
     await vg.ok("create_entities", entities=[{"name": f"Topic {i}", "entityType": "topic"} for i in range(8)])
     before = vg.snapshot()
     for tool, args in [
-        ("add_observations", {"observations": [{"entityName": "STEPH ANGO", "contents": ["x"]}]}),
-        ("delete_observations", {"deletions": [{"entityName": "STEPH ANGO", "observations": ["CEO"]}]}),
-        ("supersede_observation", {"entityName": "STEPH ANGO", "observation": "CEO", "superseded_by": "Founder"}),
+        ("add_observations", {"observations": [{"entityName": "STEF ANGO", "contents": ["x"]}]}),
+        ("delete_observations", {"deletions": [{"entityName": "STEF ANGO", "observations": ["CEO"]}]}),
+        ("supersede_observation", {"entityName": "STEF ANGO", "observation": "CEO", "superseded_by": "Founder"}),
     ]:
         error = await vg.err(tool, "note_not_found", **args)
         assert error["details"]["suggestions"][0] == "Steph Ango", (tool, error)
