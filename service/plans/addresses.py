@@ -17,6 +17,8 @@ from service.plans.model import Step
 from service.plans.notepaths import canvas_file, note_file
 from service.plans.tool_effects import ADDRESSED, CREATE_OR_MODIFY, MOVES, PERIODIC
 
+# Tools that take any file, not only a note (a canvas, an image: `base_files.note_or_file`).
+FILE_TOOLS = MOVES | frozenset({"delete_note", "copy_note"})
 # Tools that may make a note at a path the run decides: a later bare name may be that note.
 MAKERS = CREATE_OR_MODIFY | MOVES | PERIODIC | frozenset({"copy_note", "bulk_create_notes", "apply_template"})
 
@@ -67,9 +69,18 @@ async def found_args(tool: str, args: dict[str, Any], host: Finder, builder: Eff
             rel = named
     if rel is None:
         rel = await host.locate(path)
+        if rel is None and tool in FILE_TOOLS and _names_a_file(target):  # 'Board.canvas', '[[photo.png]]'
+            rel = await host.locate_file(target.strip())
         if rel is None or not builder.exists(rel):
             return args
     return {**args, "path": rel}
+
+
+def _names_a_file(target: str) -> bool:
+    """Whether a target names a file by its extension, other than a note ('Board.canvas'): when no
+    note fits it, the file tools take that file (`base_files.note_or_file`)."""
+    name = target.strip().rsplit("/", 1)[-1]
+    return "." in name.strip(".") and not name.lower().endswith(".md")
 
 
 def made_late_name(step: Step, args: dict[str, Any], builder: EffectsBuilder, late: list[tuple[str, str]]) -> bool:

@@ -110,12 +110,18 @@ def tool_effect(
     elif tool == "copy_note" and isinstance(args.get("new_path"), str):
         new = str(args["new_path"]).strip()
         into = new.endswith("/") and bool(new.strip("/")) and isinstance(path, str)  # 'Copies/': into it
-        ext = ".base" if isinstance(path, str) and _note(path).lower().endswith(".base") else ".md"  # a base's copy
+        src = _note(str(path))
+        # a copy of a base, a canvas, an attachment keeps its extension (`base_files.file_copy`)
+        file = (
+            isinstance(path, str)
+            and not src.lower().endswith(".md")
+            and (src.lower().endswith(".base") or b.exists(src))
+        )
         dst = (
-            f"{new}{_note(str(path)).rsplit('/', 1)[-1]}"
+            f"{new}{src.rsplit('/', 1)[-1]}"
             if into
-            else with_extension_of(_note(str(path)), _note(new, ""))  # as base_copy names it
-            if ext == ".base"
+            else with_extension_of(src, _note(new, ""))  # as file_copy names it
+            if file
             else new_note(new)
         )
         made = b.create(dst, step_id, "overwrite" if args.get("overwrite") else "error")

@@ -27,6 +27,10 @@ META_KEYS = {"idempotency_key": "vaultgate/idempotency_key", "elicit_token": "va
 PIPELINE_MAX_LENGTH = 200
 # The `path` of a tool that works on an existing note (`ToolContext.find_note`).
 NOTE_ADDRESS = "Note path ('.md' optional) or as a wikilink names it: bare name, partial path, alias, any case."
+FILE_ADDRESS = (
+    " Any other file links point at (a canvas, a .base, an image) by its path or its name with its extension, "
+    "as an embed names it ('Board.canvas', 'cover.jpg')."
+)
 
 # Any JSON value, spelled so that every branch has a JSON `type`: a bare `Any` becomes the schema
 # `{}`, which clients' schema-portability checks report as accepting anything, and which models and

@@ -23,9 +23,9 @@ async def delete_note_precheck(ctx: ToolContext, args: Any) -> None:
     """delete_note permanent: the note exists, the caller may delete it, the etag still matches."""
     if not args.permanent:
         return  # to .trash: recoverable, asks nobody; the handler's own checks suffice
-    from service.tools.notes.base_files import note_or_base
+    from service.tools.notes.base_files import note_or_file
 
-    vp = await note_or_base(ctx, args.path, "delete")  # a .base file too
+    vp = await note_or_file(ctx, args.path, "delete")  # a base, canvas, attachment too
     refuse_read_only(vp.abs, vp.rel, entry=True)  # chmod a-w: not deleted, and no human asked to approve it
     expected = args.expected_etag
     if expected is not None:

@@ -38,7 +38,7 @@ from service.tools.graph_common import (
     note_item,
     target_note,
 )
-from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.models import FILE_ADDRESS, NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import drop_gone, forget_gone, missing
 from service.tools.spec import ToolSpec
 from service.vault.paths import VaultPath
@@ -48,12 +48,6 @@ GONE_SLACK = 8  # rows fetched beyond a page, for sources gone from disk since t
 
 def queries(ctx: ToolContext) -> GraphQueries:
     return GraphQueries(ctx.services.db)
-
-
-FILE_ADDRESS = (
-    " Any other file links point at (a canvas, a .base, an image) by its path or its name with its extension, "
-    "as an embed names it ('Board.canvas', 'cover.jpg')."
-)
 
 
 class PathIn(ToolInput, Paging):

@@ -9,7 +9,7 @@ block pasted whole (Obsidian would read the fence as YAML): any problem is `base
 with its line and column, before a confirmation is asked and before anything is written. The
 file is then written as a note is (atomic, `expected_etag`, confirmation to replace a non-empty
 one without it), so a plan's journal and undo_last_plan cover it. delete_note trashes one,
-copy_note copies one (`base_copy`); move_note / rename_note move it as any file (embeds `![[X.base]]` are rewritten;
+copy_note copies one (`file_copy`); move_note / rename_note move it as any file (embeds `![[X.base]]` are rewritten;
 filters naming the moved notes are left as written, as Obsidian does); read_note and read_notes read
 its YAML and etag (`base_reads`). Tools that edit
 part of a note (append, prepend, patch) and those that only make notes answer `not_a_note`
@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from service.bases import model
-from service.errors import BasesSyntaxError, NoteNotFound, ValidationFailed
+from service.errors import BasesSyntaxError, NotANote, NoteNotFound, ValidationFailed
 from service.markdown.fences import unfence
 from service.obsidian.attachments import with_extension_of
 from service.tools.context import BASE_HINT, ToolContext, link_target
@@ -40,8 +40,9 @@ __all__ = [
     "base_static_check",
     "check_base_write",
     "checked_base_write",
+    "file_copy",
     "names_base",
-    "note_or_base",
+    "note_or_file",
 ]
 
 
@@ -72,27 +73,45 @@ async def base_file(ctx: ToolContext, address: str, op: Op, *, missing_ok: bool 
     return ctx.resolve(normalize(text), op)
 
 
-async def note_or_base(ctx: ToolContext, address: str, op: Op, *, missing_ok: bool = False) -> VaultPath:
-    """The note (`find_note`, a whole note) or the `.base` file (`base_file`) an address names:
-    what delete_note, move_note and rename_note take."""
+async def note_or_file(ctx: ToolContext, address: str, op: Op, *, missing_ok: bool = False) -> VaultPath:
+    """The note (`find_note`, a whole note), the `.base` file (`base_file`), else the other file
+    (a canvas, an image, a PDF) an address names with its extension, as a link names it
+    (`ToolContext.find_file`: `Trip board.canvas`, `[[photo.png]]`, its path): what delete_note,
+    copy_note, move_note and rename_note take, as Obsidian deletes, copies, moves and renames any
+    of them. A note of that name wins (`Plan v1.2` is `Plan v1.2.md`); a folder stays
+    `not_a_note`; a name no file has keeps the note lookup's answer (its suggestions)."""
     if names_base(address):
         return await base_file(ctx, address, op, missing_ok=missing_ok)
-    return (await ctx.find_note(address, op, section="reject", missing_ok=missing_ok)).vp
+    try:
+        return (await ctx.find_note(address, op, section="reject", missing_ok=missing_ok)).vp
+    except (NoteNotFound, NotANote) as exc:
+        name, kind = link_target(address).rsplit("/", 1)[-1], exc.details.get("kind")
+        named = "." in name.strip(".") and not name.lower().endswith(".md")  # a name with an extension
+        if kind == "folder" or (kind != "attachment" and not named):  # 'attachment': its path, any name
+            raise
+        try:
+            return await ctx.find_file(address, op)
+        except NoteNotFound:
+            raise exc from None
 
 
-def base_copy(ctx: ToolContext, new_path: str) -> VaultPath:
-    """Where copy_note puts a copy of a base: the path as written, '.base' added to a name
-    without an extension of its own (as a rename keeps it: `attachments.with_extension_of`,
-    'Films v1.2' is 'Films v1.2.base'); another extension is a `validation_error`."""
-    text = with_extension_of("copy.base", link_target(new_path))
-    if not names_base(text):
+def file_copy(ctx: ToolContext, src: str, new_path: str) -> VaultPath:
+    """Where copy_note puts a copy of `src`, a file that is not a note (a base, a canvas, an
+    attachment): the path as written, its extension added to a name without one of its own (as a
+    rename keeps it: `attachments.with_extension_of`, 'Films v1.2' is 'Films v1.2.base'); another
+    extension is a `validation_error` (a copy of a base is a base, of an image that image)."""
+    name = src.rsplit("/", 1)[-1]
+    extension = name[name.rindex(".") :].lower() if "." in name.lstrip(".") else ""
+    text = with_extension_of(src, link_target(new_path))
+    if extension and not text.lower().endswith(extension):
         raise ValidationFailed(
-            f"{new_path!r}: a copy of a base is a .base file",
+            f"{new_path!r}: a copy of {src!r} is a {extension} file",
             details={"field": "new_path", "path": new_path},
-            hint="Give new_path ending in '.base', or the name alone.",
+            hint=f"Give new_path ending in {extension!r}, or the name alone.",
         )
-    if not text.rsplit("/", 1)[-1][: -len(".base")].strip():
-        raise ValidationFailed(f"{new_path!r} names no base", details={"field": "new_path", "path": new_path})
+    new_name = text.rsplit("/", 1)[-1]
+    if not new_name[: len(new_name) - len(extension)].strip():
+        raise ValidationFailed(f"{new_path!r} names no file", details={"field": "new_path", "path": new_path})
     return ctx.resolve(normalize(text), "write")
 
 

@@ -1,5 +1,9 @@
 """notes domain, files: delete_note, copy_note, create_folder.
 
+delete_note and copy_note take a note or any other file (a base, a canvas, an attachment) named
+as a link names it (`base_files.note_or_file`), as Obsidian deletes and copies any of them; a
+copy keeps its file's extension (`base_files.file_copy`).
+
 Every change goes through `VaultFiles` (atomic, etag-checked under the per-path lock) and is in
 the index before the call returns. Confirmation is declared here (`confirm_when`) and enforced
 by the pipeline: permanent deletion, and overwriting a note by a copy without a matching etag.
@@ -16,8 +20,8 @@ from service.graph.workspace_paths import forget_deleted, workspace_edits
 from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
-from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
-from service.tools.notes.base_files import base_copy, names_base, note_or_base
+from service.tools.models import FILE_ADDRESS, NOTE_ADDRESS, ToolInput, ToolOutput
+from service.tools.notes.base_files import file_copy, note_or_file
 from service.tools.notes.targets import overwrite_preview, previewed_absent, refuse_etag_of_missing, shown_etag
 from service.tools.notes.write import ETAG, WriteOut, write_out
 from service.tools.prechecks import delete_note_precheck
@@ -28,7 +32,7 @@ from service.vault.paths import VaultPath
 
 
 class DeleteNoteIn(ToolInput):
-    path: str = Field(description=NOTE_ADDRESS)
+    path: str = Field(description=NOTE_ADDRESS + FILE_ADDRESS)
     permanent: bool = Field(
         default=False, description="Really delete (needs confirmation); by default the note goes to .trash/."
     )
@@ -36,8 +40,8 @@ class DeleteNoteIn(ToolInput):
 
 
 class DeleteOut(ToolOutput):
-    path: str = Field(description="The deleted note.")
-    title: str = Field(description="Its title: the file name without '.md'.")
+    path: str = Field(description="The deleted note or file.")
+    title: str = Field(description="Its title: the file name without its extension.")
     obsidian_url: str = Field(description="obsidian://open URL of the path it had (restore it there to reopen).")
     deleted: bool = Field(description="Always true on success.")
     permanent: bool = Field(description="Whether it was deleted for good.")
@@ -50,7 +54,7 @@ class DeleteOut(ToolOutput):
 
 async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
     missing_ok = args.expected_etag is not None  # a missing note with an etag: the file layer's conflict
-    vp = await note_or_base(ctx, args.path, "delete", missing_ok=missing_ok)  # a .base file too
+    vp = await note_or_file(ctx, args.path, "delete", missing_ok=missing_ok)  # a base, canvas, attachment too
     refuse_etag_of_missing(ctx, vp, args.expected_etag)
     title = note_title(vp.rel)
     # A confirmed permanent delete deletes the version the human was shown (delete_note_confirm),
@@ -72,7 +76,7 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
 async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> ChangePreview | None:
     if not args.permanent:
         return None
-    vp = await note_or_base(ctx, args.path, "delete", missing_ok=args.expected_etag is not None)
+    vp = await note_or_file(ctx, args.path, "delete", missing_ok=args.expected_etag is not None)
     recent = [e.path for e in workspace_edits(ctx.vault, {}, [vp.rel])]  # its recent files forget it
     return ChangePreview.of(
         f"permanently delete {vp.rel}{_version(ctx, vp)} (not recoverable from .trash)", [vp.rel, *recent]
@@ -97,7 +101,7 @@ def _version(ctx: ToolContext, vp: VaultPath) -> str:
 
 
 class CopyNoteIn(ToolInput):
-    path: str = Field(description="Note (or .base file) to copy. " + NOTE_ADDRESS)
+    path: str = Field(description="Note or file to copy. " + NOTE_ADDRESS + FILE_ADDRESS)
     new_path: str = Field(
         description="Where the copy goes ('.md' optional), taken as written; a folder ending in '/' ('Copies/'): "
         "into it, with the note's name."
@@ -113,10 +117,10 @@ class CopyNoteIn(ToolInput):
 
 
 async def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, VaultPath]:
-    src = await note_or_base(ctx, args.path, "read")  # a .base file too: its copy is one
+    src = await note_or_file(ctx, args.path, "read")  # a base, canvas, attachment too: its copy is one
     into = args.new_path.strip().endswith("/") and args.new_path.strip().strip("/")  # 'Copies/': into it, same name
     where = f"{args.new_path.strip()}{note_title(src.rel)}" if into else args.new_path
-    dst = base_copy(ctx, where) if names_base(src.rel) else ctx.resolve_note(where, "write")
+    dst = ctx.resolve_note(where, "write") if src.rel.lower().endswith(".md") else file_copy(ctx, src.rel, where)
     if src.rel == dst.rel:
         raise ValidationFailed("new_path is the same note", details={"field": "new_path"})
     return src, dst
@@ -159,8 +163,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="delete_note",
         domain="notes",
         title="Delete a note",
-        description="Move a note (or an Obsidian base, a .base path) to the vault's .trash/ (recoverable); "
-        "permanent=true deletes it for good and needs confirmation.",
+        description="Move a note or any other file (a base, a canvas, an attachment) to the vault's .trash/ "
+        "(recoverable); permanent=true deletes it for good and needs confirmation. Links to it are left as written.",
         input_model=DeleteNoteIn,
         output_model=DeleteOut,
         handler=delete_note,
@@ -176,8 +180,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="copy_note",
         domain="notes",
         title="Copy a note",
-        description="Copy a note to a new path (links are not rewritten); overwrite=true replaces a note "
-        "there (needs confirmation unless expected_etag matches it).",
+        description="Copy a note or any other file (a base, a canvas, an attachment) to a new path (links are "
+        "not rewritten); overwrite=true replaces a file there (needs confirmation unless expected_etag matches it).",
         input_model=CopyNoteIn,
         output_model=WriteOut,
         handler=copy_note,

@@ -45,7 +45,7 @@ from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, complete_index, edit_items, note_item, preview
 from service.tools.models import ToolOutput
 from service.tools.notes import move_confirmed
-from service.tools.notes.base_files import note_or_base
+from service.tools.notes.base_files import note_or_file
 from service.tools.spec import ConfirmWhen, Precheck, ToolSpec
 from service.vault.commit import Steps
 from service.vault.paths import normalize, renamed, with_md
@@ -53,7 +53,10 @@ from service.vault.readonly import refuse_read_only
 
 
 class MoveIn(ChangeListIn):
-    path: str = Field(description="Note, file or folder to move: its path; a note also as a wikilink names it.")
+    path: str = Field(
+        description="Note, file or folder to move: its path; a note also as a wikilink names it, any other file "
+        "(a canvas, a .base, an image) by its name with its extension as an embed names it ('Board.canvas')."
+    )
     new_path: str = Field(
         description="Where it goes: a full vault path ('Archive/Plan.md'; '[[…]]' around it is dropped), or a "
         "folder ending in '/' ('Archive/': into it, keeping the name). For rename_note a bare name ('Plan v2') "
@@ -126,8 +129,8 @@ async def _source(ctx: ToolContext, path: str) -> tuple[str, bool]:
         denied = exc  # answered unless the address names a note elsewhere
     except PathInvalid:
         pass
-    try:  # a note, or a .base file by its name alone as `![[Books.base]]` names it (`note_or_base`)
-        return (await note_or_base(ctx, path, "write")).rel, False
+    try:  # a note, or another file by its name as `![[Board.canvas]]` names it (`note_or_file`)
+        return (await note_or_file(ctx, path, "write")).rel, False
     except (NoteNotFound, NotANote):
         if denied is not None:
             raise denied from None
