@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
 
 MAX_ROUND_TRIP_CHARS = 65_536  # frontmatter characters the round-trip loader is given
+OBSIDIAN_LIST_INDENT = 2  # Obsidian writes a list property's items as `  - item`
 _TOO_DEEP = ("while increasing flow level", "while increasing block level")  # libyaml's nesting limit
 _SEQ_INDENT = re.compile(r"^( *)- ", re.MULTILINE)
 _KEY_LINE = re.compile(r"^\S[^:\n]*:[ \t]*$", re.MULTILINE)
@@ -57,14 +58,16 @@ class _IntAsWritten(str):
     __slots__ = ()
 
 
-_ruamel_classes: tuple[type, type] | None = None
+_ruamel_classes: tuple[type, type, type] | None = None
 
 
-def _classes() -> tuple[type, type]:
-    """ruamel's round-trip constructor and representer, taught `_DateAsWritten` (made once)."""
+def _classes() -> tuple[type, type, type]:
+    """ruamel's round-trip constructor, representer and emitter, taught `_DateAsWritten` and
+    Obsidian's quotes (made once)."""
     global _ruamel_classes
     if _ruamel_classes is None:
         from ruamel.yaml.constructor import RoundTripConstructor
+        from ruamel.yaml.emitter import Emitter as RoundTripEmitter
         from ruamel.yaml.representer import RoundTripRepresenter
 
         class Constructor(RoundTripConstructor):
@@ -83,6 +86,17 @@ def _classes() -> tuple[type, type]:
         class Representer(RoundTripRepresenter):
             pass
 
+        class Emitter(RoundTripEmitter):
+            def choose_scalar_style(self) -> Any:
+                # A scalar that needs quotes and was given no style (a new value, or one written plain
+                # that no longer can be) is double-quoted, as Obsidian writes properties (`"[[Link]]"`,
+                # `"145"`, `""`); single quotes when the text holds a '"' and no "'" (fewer escapes),
+                # as Obsidian's writer does too. A quote style read from the note is kept.
+                style = super().choose_scalar_style()
+                if style == "'" and not self.event.style and ('"' not in self.event.value or "'" in self.event.value):
+                    return '"'
+                return style
+
         Constructor.add_constructor("tag:yaml.org,2002:timestamp", Constructor.construct_yaml_timestamp)
         Constructor.add_constructor("tag:yaml.org,2002:int", Constructor.construct_yaml_int)
         # Tagged as the timestamp it looks like, so it is written plain (it resolves to that tag).
@@ -92,7 +106,7 @@ def _classes() -> tuple[type, type]:
         Representer.add_representer(
             _IntAsWritten, lambda rep, data: rep.represent_scalar("tag:yaml.org,2002:int", str(data))
         )
-        _ruamel_classes = (Constructor, Representer)
+        _ruamel_classes = (Constructor, Representer, Emitter)
     return _ruamel_classes
 
 
@@ -100,10 +114,10 @@ def _yaml(raw: str) -> YAML:
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt", pure=True)
-    yaml.Constructor, yaml.Representer = _classes()
+    yaml.Constructor, yaml.Representer, yaml.Emitter = _classes()
     yaml.preserve_quotes = True
     yaml.width = 4096
-    offset = 0
+    offset = OBSIDIAN_LIST_INDENT  # a frontmatter with no list yet gets Obsidian's `  - item`
     m = _SEQ_INDENT.search(raw)
     if m and _KEY_LINE.search(raw, 0, m.start()):
         offset = len(m.group(1))
@@ -256,6 +270,7 @@ def plain(value: Any) -> Any:
 
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_ISO_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")  # naive: an offset would read back changed
 _NEL = "\x85"  # a line break to YAML, written raw by ruamel's plain and quoted styles alike
 
 
@@ -274,7 +289,8 @@ def yaml_text(text: str) -> str:
 def to_yaml_value(value: Any) -> Any:
     """A JSON value as what ruamel should write: lists in block style, nested maps kept, an ISO
     date string ('2024-02-01') as a YAML date, unquoted, so Obsidian (and the index) read a date
-    as before the edit, not a text property."""
+    as before the edit, not a text property; a date and time ('2024-02-01T09:30:00') unquoted too,
+    as Obsidian writes one (it reads back as the same text)."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     if isinstance(value, str) and _ISO_DATE.fullmatch(value):
@@ -282,6 +298,12 @@ def to_yaml_value(value: Any) -> Any:
             return dt.date.fromisoformat(value)
         except ValueError:
             return value
+    if isinstance(value, str) and _ISO_DATE_TIME.fullmatch(value):
+        try:
+            dt.datetime.fromisoformat(value)
+        except ValueError:
+            return value
+        return _DateAsWritten(value)  # plain, as Obsidian writes a date & time; it reads back as this text
     if isinstance(value, str):
         return yaml_text(value)
     if isinstance(value, list):

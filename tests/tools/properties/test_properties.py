@@ -53,9 +53,8 @@ async def test_set_properties_null_removes_a_key(vg: Harness) -> None:
 
 async def test_set_properties_creates_frontmatter_when_missing(vg: Harness) -> None:
     await vg.ok("set_properties", path="Projects/Notes/Idea.md", properties={"tags": ["x"], "n": 1})
-    assert (
-        vg.read("Projects/Notes/Idea.md") == "---\ntags:\n- x\nn: 1\n---\n# Idea\n\nA small idea linking [[Welcome]].\n"
-    )
+    text = vg.read("Projects/Notes/Idea.md")
+    assert text == "---\ntags:\n  - x\nn: 1\n---\n# Idea\n\nA small idea linking [[Welcome]].\n"
 
 
 async def test_set_properties_same_values_writes_nothing(vg: Harness) -> None:
@@ -146,7 +145,7 @@ async def test_rename_tag_rejects_invalid_names_and_changes_nothing(vg: Harness)
 
 
 async def test_rename_tag_asks_confirmation_only_when_applying(vg: Harness) -> None:
-    from service.tools.properties.edit import RenameTagIn, confirm_rename_tag
+    from service.tools.properties.tag_rename import RenameTagIn, confirm_rename_tag
 
     await vg.indexed()
     ctx = tool_context(vg)

@@ -48,7 +48,7 @@ async def test_values_are_written_as_the_declared_type(make_vault: Callable[...,
         assert props["model"] == 42 and props["aliases"] == ["The Film"] and props["tags"] == ["cinema"]
         assert props["free"] == "7"
         text = vg.read("Blank.md")
-        assert "rating: 4.5\n" in text and "owned: true\n" in text and "Genre:\n- thriller\n" in text
+        assert "rating: 4.5\n" in text and "owned: true\n" in text and "Genre:\n  - thriller\n" in text
         same = await vg.ok("set_properties", path="Movie", properties={"genre": "drama"})
         assert same["properties"]["genre"] == ["drama"] and not same["changed"]  # already that list
         removed = await vg.ok("set_properties", path="Movie", properties={"rating": None})

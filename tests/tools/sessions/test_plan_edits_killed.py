@@ -39,7 +39,7 @@ async def test_undo_after_a_kill_in_the_rename_that_follows_the_edits(
     before = snapshot(root)
     await kill_when_held(MODULE, root, tmp_path / "held")
     assert "first: [[Move/m0" in (root / "Hub.md").read_text()  # the patch ran (its link maybe rewritten)
-    assert "up: '[[Move/m0" in (root / "Old/o0.md").read_text()  # so did the property
+    assert 'up: "[[Move/m0' in (root / "Old/o0.md").read_text()  # so did the property
     assert "see [[Move/m0" in (root / "Move/m1.md").read_text()  # and the replace
     assert (root / "Move/m0 renamed.md").is_file() and not (root / "K/never.md").exists()
     await _undone(root, before)

@@ -71,7 +71,7 @@ def test_string_tags_are_read_and_written_back_as_a_list() -> None:
         _, tags = tag_list(data)
         set_tags(data, [*tags, "c"])
 
-    assert edit_frontmatter("---\ntags: a, b\n---\n", "n.md", change) == "---\ntags:\n- a\n- b\n- c\n---\n"
+    assert edit_frontmatter("---\ntags: a, b\n---\n", "n.md", change) == "---\ntags:\n  - a\n  - b\n  - c\n---\n"
 
 
 def test_nested_rename_rule() -> None:
