@@ -8,9 +8,9 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.conftest import e2e
 from tests.e2e.calls import error, ok
@@ -24,8 +24,11 @@ async def agent(
     url: str, who: str, mode: str, scope: str = "read:vault write:vault delete:vault"
 ) -> AsyncIterator[Client]:
     token = hs(claims(sub=who, scope=scope))
+    # The SDK's own client (30 s, 300 s to read), as a client made without `http_client` has:
+    # httpx2's 5-second default cut short the first memory call (its domain is imported then,
+    # 0.8 s of CPU) at load 13-16 on 2 cores, where it took 5-21 s.
     async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+        create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
         Client(streamable_http_client(url, http_client=http), mode=mode) as client,  # type: ignore[arg-type]
     ):
         yield client
