@@ -1,5 +1,6 @@
 """Session 75's tasks changes over real HTTP with the SDK client (both eras): set_task_status given a
-status type writes the status the Tasks plugin settings register for it."""
+status type writes the status the Tasks plugin settings register for it; list_tasks reads the
+global filter's tag and filename dates as tasks_filter does."""
 
 from __future__ import annotations
 
@@ -26,3 +27,17 @@ async def test_a_status_type_writes_the_settings_status_over_http(make_vault: Ca
             assert (out["status_type"], out["changes"][0]["after"]) == ("in_progress", "- [w] ask Bob")
             err = await error(client, "set_task_status", status="cancelled", **args)
             assert (err["code"], err["details"]["reason"]) == ("validation_error", "no_such_status")
+
+
+async def test_list_tasks_reads_the_plugin_settings_as_tasks_filter_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """The global filter's tag is no tag; filename dates schedule an undated task (list_tasks too)."""
+    settings = {"globalFilter": "#task", "useFilenameAsScheduledDate": True}
+    files = {"Daily/2026-12-01.md": "- [ ] #task call Ann #phone\n", PLUGIN: json.dumps(settings)}
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "list_tasks", scheduled_on="2026-12-01")
+            assert [(t["tags"], t["scheduled"]) for t in out["items"]] == [(["phone"], "2026-12-01")]
+            assert (await ok(client, "list_tasks", tag="task"))["total"] == 0

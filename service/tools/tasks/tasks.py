@@ -2,9 +2,12 @@
 
 `list_tasks` reads the index (table `tasks`, filled by the parser through
 `service.markdown.tasks`: both Tasks plugin formats, code blocks skipped), filters, sorts and
-pages; notes the caller may not read are dropped before counting and paging. Touches: index
-tables `tasks`, `notes`, `headings`; `.obsidian/plugins/obsidian-tasks-plugin/data.json` (custom
-statuses, read-only).
+pages; notes the caller may not read are dropped before counting and paging. What the Tasks plugin
+settings change in a task reads as in tasks_filter: a task's tags leave out the global filter's tag
+(`#task`), and with "use filename as Scheduled date" an undated task of a note named by a date is
+scheduled on that date, for the scheduled filters, the sort and the answer alike. Touches: index
+tables `tasks`, `notes`, `headings`; `.obsidian/plugins/obsidian-tasks-plugin/data.json` (statuses,
+global filter, filename dates; read-only).
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ from service.dates import iso_day
 from service.markdown import tasks as tk
 from service.markdown.parse import note_title
 from service.obsidian.task_status import global_filter, is_open
+from service.obsidian.tasks_query.filename_dates import FilenameDates
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
 from service.tools.tasks.completion import status_table_of
+from service.vault.settings_files import read_json
 
 StatusFilter = Literal["todo", "in_progress", "on_hold", "done", "cancelled", "non_task", "open", "closed"]
 SortKey = Literal["path", "due", "scheduled", "priority", "status"]
@@ -56,7 +61,10 @@ class ListTasksIn(ToolInput):
     priority: list[Literal["highest", "high", "medium", "none", "low", "lowest"]] | None = Field(
         default=None, description="Priorities to keep ('none' = no priority)."
     )
-    tag: str | None = Field(default=None, description="Keep tasks carrying this tag or a nested one ('#' optional).")
+    tag: str | None = Field(
+        default=None,
+        description="Keep tasks carrying this tag or a nested one ('#' optional), among the tags `tags` answers.",
+    )
     folder: str | None = Field(default=None, description="Only notes in this folder (and below).")
     note: str | None = Field(default=None, description="Only this note (path or wikilink name).")
     text: str | None = Field(default=None, description="Case-insensitive text the task line contains.")
@@ -89,9 +97,16 @@ class TaskItem(ToolOutput):
     text: str = Field(description="The task text after '] ' as written (pass as expected_text).")
     description: str = Field(description="The text without the Tasks fields and block id.")
     heading: str | None = Field(default=None, description="The heading the task is under, if any.")
-    tags: list[str] = Field(description="Tags on the task line, without '#'.")
+    tags: list[str] = Field(
+        description="Tags on the task line, without '#'; not the Tasks plugin's global filter tag (#task), as the "
+        "plugin shows them."
+    )
     due: str | None = Field(default=None, description="📅 / [due:: ] date.")
-    scheduled: str | None = Field(default=None, description="⏳ / [scheduled:: ] date.")
+    scheduled: str | None = Field(
+        default=None,
+        description="⏳ / [scheduled:: ] date; with the Tasks plugin's 'use filename as Scheduled date', an undated "
+        "task's date from its note's name.",
+    )
     start: str | None = Field(default=None, description="🛫 / [start:: ] date.")
     created: str | None = Field(default=None, description="➕ / [created:: ] date.")
     done: str | None = Field(default=None, description="✅ / [completion:: ] date.")
@@ -117,14 +132,19 @@ _COLUMNS = (
 )
 _NAMES = tuple(c.strip().split(".")[1] for c in _COLUMNS.split(","))
 # What filtering and sorting read, for every task of the query; the page's tasks are then read whole.
-_KEYS = "t.rowid, n.path, t.line, t.status, t.due, t.scheduled, t.priority, t.tags"
-_KEY_NAMES = ("rowid", "path", "line", "status", "due", "scheduled", "priority", "tags")
+_KEYS = "t.rowid, n.path, t.line, t.status, t.due, t.scheduled, t.start, t.priority, t.tags"
+_KEY_NAMES = ("rowid", "path", "line", "status", "due", "scheduled", "start", "priority", "tags")
 Row = dict[str, Any]
 _PRIORITY_RANK = {p: i for i, p in enumerate(tk.PRIORITIES)}
 _TYPE_RANK = {"in_progress": 0, "todo": 1, "on_hold": 2, "done": 3, "cancelled": 4, "non_task": 5}
 
 
-def _where(args: ListTasksIn, note: str | None, folder: str | None, only: str) -> tuple[str, list[Any]]:
+_SCHEDULED = (("scheduled_before", "<"), ("scheduled_after", ">"), ("scheduled_on", "="))
+
+
+def _where(args: ListTasksIn, note: str | None, folder: str | None, only: str, dated: bool) -> tuple[str, list[Any]]:
+    """The filters SQL applies; with filename dates (`dated`) a task's scheduled date is not its
+    column's alone, so the scheduled filters are left to `_keeper`."""
     sql: list[str] = ["t.vault_id = ?"]
     params: list[Any] = []
     if only:  # the global filter: only items containing it are tasks (case-sensitive, as the plugin)
@@ -140,11 +160,13 @@ def _where(args: ListTasksIn, note: str | None, folder: str | None, only: str) -
     ):
         if value is not None:
             iso_day(value, name)  # 2026-02-30 has the shape of a date but names no day: refused, not 'no task'
+            if dated and column == "scheduled":
+                continue
             sql.append(f"t.{column} {op} ?")
             params.append(value)
     if args.has_due is not None:
         sql.append("t.due IS NOT NULL" if args.has_due else "t.due IS NULL")
-    if args.no_date:
+    if args.no_date and not dated:
         sql.append("t.due IS NULL AND t.scheduled IS NULL AND t.start IS NULL")
     if args.status_char:
         sql.append(f"t.status IN ({','.join('?' * len(args.status_char))})")
@@ -161,8 +183,9 @@ def _where(args: ListTasksIn, note: str | None, folder: str | None, only: str) -
     return " AND ".join(sql), params
 
 
-def _keeper(args: ListTasksIn, kinds: dict[str, tk.StatusType]) -> Callable[[Row], bool]:
-    """The filters SQL does not apply (status types, priority, tag), decided once per call."""
+def _keeper(args: ListTasksIn, kinds: dict[str, tk.StatusType], dated: bool) -> Callable[[Row], bool]:
+    """The filters SQL does not apply (status types, priority, tag; the scheduled ones with
+    filename dates), decided once per call, on rows as `_as_shown` gives them."""
     wanted = set(args.status) if args.status else None  # open / closed: `is_open`, as every count reads it
     statuses = {
         char
@@ -171,6 +194,7 @@ def _keeper(args: ListTasksIn, kinds: dict[str, tk.StatusType]) -> Callable[[Row
     }
     priorities = set(args.priority) if args.priority else None
     tag = args.tag.lstrip("#").lower() if args.tag else None
+    scheduled = [(op, value) for name, op in _SCHEDULED if dated and (value := getattr(args, name)) is not None]
 
     def keep(row: Row) -> bool:
         if row["status"] not in statuses:
@@ -178,8 +202,14 @@ def _keeper(args: ListTasksIn, kinds: dict[str, tk.StatusType]) -> Callable[[Row
         if priorities is not None and (row["priority"] or "none") not in priorities:
             return False
         if tag is not None:
-            tags = [t.lower() for t in json.loads(row["tags"] or "[]")]
+            tags = [t.lower() for t in row["tags"]]
             if not any(t == tag or t.startswith(tag + "/") for t in tags):
+                return False
+        if dated and args.no_date and (row["due"] or row["scheduled"] or row["start"]):
+            return False
+        day = row["scheduled"]
+        for op, value in scheduled:
+            if day is None or not (day < value if op == "<" else day > value if op == ">" else day == value):
                 return False
         return True
 
@@ -206,20 +236,22 @@ async def list_tasks(ctx: ToolContext, args: ListTasksIn) -> ListTasksOut:
     folder = ctx.folder(args.folder, field="folder").rel if args.folder else None
     table = status_table_of(ctx)
     only = "" if args.all_checkboxes else global_filter(ctx.vault)
-    where, params = _where(args, note, folder, only)
+    dated = FilenameDates.of(read_json(ctx.vault.paths.root, tk.TASKS_PLUGIN_DATA))
+    where, params = _where(args, note, folder, only, dated.enabled)
+    shown = _as_shown(only, dated)
     can_read = readable(ctx)
 
     def query(conn: sqlite3.Connection) -> list[Row]:
         cur = conn.execute(
             f"SELECT {_KEYS} FROM tasks t JOIN notes n ON n.id = t.note_id WHERE {where}", [ctx.vault.id, *params]
         )
-        return [dict(zip(_KEY_NAMES, r, strict=True)) for r in cur.fetchall()]
+        return [shown(dict(zip(_KEY_NAMES, r, strict=True))) for r in cur.fetchall()]
 
     def whole(ids: list[int]) -> Callable[[sqlite3.Connection], dict[int, Row]]:
         def read(conn: sqlite3.Connection) -> dict[int, Row]:
             marks = ",".join("?" * len(ids))
             sql = f"SELECT t.rowid, {_COLUMNS} FROM tasks t JOIN notes n ON n.id = t.note_id WHERE t.rowid IN ({marks})"
-            return {int(r[0]): dict(zip(_NAMES, r[1:], strict=True)) for r in conn.execute(sql, ids)}
+            return {int(r[0]): shown(dict(zip(_NAMES, r[1:], strict=True))) for r in conn.execute(sql, ids)}
 
         return read
 
@@ -227,7 +259,7 @@ async def list_tasks(ctx: ToolContext, args: ListTasksIn) -> ListTasksOut:
     if not can_read.everything:  # no rule can deny this caller a note: nothing to ask per task
         rows = [r for r in rows if can_read(r["path"])]
     kinds = {char: tk.status_type(table, char) for char in {r["status"] for r in rows}}
-    rows = sorted(filter(_keeper(args, kinds), rows), key=_sort_key(args.sort, kinds))
+    rows = sorted(filter(_keeper(args, kinds, dated.enabled), rows), key=_sort_key(args.sort, kinds))
     state = query_key(args.model_dump(exclude={"cursor", "limit", "idempotency_key", "elicit_token"}))
     offset = decode_cursor(args.cursor, q=state)
     rows = await drop_gone(ctx, rows, offset, args.limit, lambda r: (r["path"],))
@@ -244,6 +276,26 @@ async def list_tasks(ctx: ToolContext, args: ListTasksIn) -> ListTasksOut:
         global_filter=only or None,
         partial=partial(ctx),
     )
+
+
+def _as_shown(only: str, dated: FilenameDates) -> Callable[[Row], Row]:
+    """An index row as the Tasks plugin shows the task (`tasks_filter`'s records read the same):
+    its tags (a list) without the global filter's tag when the filter applies (`only`), and with
+    filename dates on, an undated task scheduled on its note's date."""
+    days: dict[str, str | None] = {}
+
+    def shown(row: Row) -> Row:
+        raw = row["tags"]
+        tags = json.loads(raw) if raw and raw != "[]" else []  # most tasks carry no tag
+        row["tags"] = [t for t in tags if "#" + t != only] if only else tags
+        if dated.enabled and not (row["due"] or row["scheduled"] or row["start"]):
+            path = row["path"]
+            if path not in days:
+                days[path] = dated.scheduled(path)
+            row["scheduled"] = days[path]
+        return row
+
+    return shown
 
 
 async def _headings(ctx: ToolContext, paths: set[str]) -> dict[str, list[tuple[int, str]]]:
@@ -277,7 +329,7 @@ def _item(ctx: ToolContext, row: Row, kind: str, headings: list[tuple[int, str]]
         text=row["text"],
         description=fields.description,
         heading=heading,
-        tags=json.loads(row["tags"] or "[]"),
+        tags=row["tags"],
         due=row["due"],
         scheduled=row["scheduled"],
         start=row["start"],
