@@ -26,6 +26,7 @@ from service.settings import MemorySettings
 from service.vault.casing import CaseTwin, fold
 from service.vault.commit import Action, Undo
 from service.vault.files import VaultFiles
+from service.vault.journal import recording
 from service.vault.keyed_locks import KeyedLocks
 from service.vault.offloop import size_of, sized
 from service.vault.paths import VaultPath
@@ -249,13 +250,16 @@ class EntityStore:
         the note's lock applies every change queued by then, in arrival order, in one write, and
         the others return its result, so 32 agents adding to one entity wait for a few writes, not
         for 32. `before` (an all-or-nothing call's change, whose undo must be its own) is written
-        alone and receives the note's text the change was applied to. `size`: the characters the
-        change brings (an add_observations' texts); with the note's own, past `OFF_LOOP_CHARS` the
-        changes and the rendering run in a worker thread (`service.vault.offloop`), the note's
-        lock held, the event loop free for other calls."""
+        alone and receives the note's text the change was applied to; so is a change made while
+        the plan journal records (a plan step, a journaled call: `service.vault.journal`), whose
+        write must be recorded in its own context, holding only its own change — in another call's
+        group it was journaled by none, or journaled with the others' changes, which its undo then
+        took back. `size`: the characters the change brings (an add_observations' texts); with the
+        note's own, past `OFF_LOOP_CHARS` the changes and the rendering run in a worker thread
+        (`service.vault.offloop`), the note's lock held, the event loop free for other calls."""
         vp = self.path_of(name, "write")
         key = (self.vault_id, vp.rel)
-        if before is not None:
+        if before is not None or recording():
             async with _lock(*key):
                 return await self._write(name, vp, [change], before, size)
         me = _Waiting(change, asyncio.get_running_loop().create_future(), size)
