@@ -246,9 +246,10 @@ async def _check_step(
                 if refused is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
                     checked.problems.append(Problem(where, *refused))
                 earlier, moves = len(builder.paths), len(builder.effects.files_moved)
-                builder.refuses = None if refused else await _text_refusal(step.tool, found, args, host, builder)
+                given = await _given(step.tool, args, host, builder)
+                builder.refuses = None if refused else await _text_refusal(step.tool, found, given, host, builder)
                 touched = builder.step(
-                    step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id, given=args
+                    step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id, given=given
                 )
                 on_plan = _on_plan(checked, builder.paths[earlier:])
                 if step.tool in MOVES and len(builder.effects.files_moved) > moves:  # none: no new_path to move to
@@ -296,6 +297,17 @@ def _known_effects(
         checked.paths.setdefault(rel_op, where)
 
 
+async def _given(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> dict[str, Any]:
+    """The call as its note's planned text records it (`service.plans.texts`): as written, but
+    apply_template's `template` is the file it finds now (None: known only at run time, a name no
+    file carries now or one like a file an earlier step wrote, moved or deleted)."""
+    name = args.get("template")
+    if tool != "apply_template" or not isinstance(name, str):
+        return args
+    found = await host.template(name)
+    return {**args, "template": None if found is None or builder.named(found) else found}
+
+
 async def _text_refusal(
     tool: str, found: dict[str, Any], given: dict[str, Any], host: Host, builder: EffectsBuilder
 ) -> str | None:
@@ -310,14 +322,14 @@ async def _text_refusal(
 def _known_result(step: Step, builder: EffectsBuilder, paths: list[tuple[str, str]], moves: int) -> Any:
     """What a call's result is known to hold where its arguments decide it (all known, the call
     foreseen succeeding), the same values the run gives a later step's `$steps.<id>.…`: the
-    `path` a create_note, write_note, append_note, prepend_note or copy_note answers (the file it
+    `path` a create_note, write_note, append_note, prepend_note, copy_note or apply_template answers (the file it
     makes or writes: the numbered name of `if_exists='unique'`, the note a bare name finds), the
     `path` of a move_note or rename_note (where the move puts the note, as its own dry run
     tells), and each `items[*].path` of a bulk_create_notes. A later step naming it is then
     checked and previewed as if the path were written out; its other fields are known only at
     run time. None: nothing is known."""
     writes = [rel for rel, op in paths if op == "write"]
-    if step.tool in CREATE_OR_MODIFY | {"copy_note"} and writes:
+    if step.tool in CREATE_OR_MODIFY | {"copy_note", "apply_template"} and writes:
         return {"path": writes[0]}
     if step.tool in MOVES and len(builder.effects.files_moved) > moves:
         return {"path": builder.effects.files_moved[-1].to_path}

@@ -31,6 +31,7 @@ from service.security import scopes as scope_rules
 from service.tools.context import ToolContext
 from service.tools.sessions import plan_rewrites, plan_texts
 from service.tools.spec import Catalog
+from service.tools.tasks.templates import find_template
 from service.vault.paths import VaultPath, normalize
 from service.vault.readonly import read_only
 
@@ -181,6 +182,12 @@ class PlanHost:
         except VaultgateError:  # several notes fit, or none may be read: the call answers that itself
             return None
         return None
+
+    async def template(self, name: str) -> str | None:
+        try:
+            return (await find_template(self.ctx, name)).rel
+        except VaultgateError:  # none, several, or none the caller may read: the call answers that itself
+            return None
 
     async def text_refusal(self, tool: str, args: dict[str, Any], rel: str, text: PlannedText) -> str | None:
         return await asyncio.to_thread(plan_texts.refusal, self.ctx, tool, args, rel, text)

@@ -5,9 +5,10 @@ the tool's own edit function where its arguments decide it: create_note's text i
 under its frontmatter (`note_texts.yaml_block`), write_note's its content (appended in `append`
 mode), append_note's and prepend_note's the note's with theirs added; patch_note's, the property
 and tag tools', set_task_status', append_to_periodic_note's (from an empty note where it makes one
-whose settings name no template), rename_tag's and replace_text's are those tools' edits of it.
-Any other call (a template, a memory tool, a link rewrite, a periodic note made from its
-template, a call whose content waits for the run), and an edit that fails on
+whose settings name no template), rename_tag's and replace_text's are those tools' edits of it;
+apply_template's is the tool's `applied` with the template the check found for it (`template`: its
+path; None where only the run finds it). Any other call (a memory tool, a link rewrite, a periodic
+note made from its template, a call whose content waits for the run), and an edit that fails on
 the text (a patch of a heading the note lacks: the call fails), leaves the text as before it and
 the note is named unforeseen: the move's counts are then an estimate (docs/plans.md). A note the
 steps moved away or deleted is read as none (None).
@@ -38,6 +39,7 @@ from service.tools.properties.edit import (
 from service.tools.properties.tag_rename import RenameTagIn, tag_pair, tag_renamed
 from service.tools.tasks.periodic import AppendPeriodicIn, periodic_appended, starts_empty
 from service.tools.tasks.status import SetTaskStatusIn, task_edit
+from service.tools.tasks.templates import ApplyTemplateIn, applied
 
 Edit = Callable[[ToolContext, Any, str, str], str]  # (ctx, the call's arguments, text, path) -> text
 
@@ -116,6 +118,8 @@ def _then(ctx: ToolContext, rel: str, text: str | None, tool: str, args: dict[st
         if text is None or tool == "write_note" and args.get("mode") != "append":
             return content  # a note made (append_note's create_if_missing) or written whole
         return sections.keeping_crlf(lambda old: added(old, content, at_start=tool == "prepend_note"))(text)
+    if tool == "apply_template":
+        return _templated(ctx, args, text, rel)
     found = _EDITS.get(tool)
     if text is None and tool == "append_to_periodic_note" and _untemplated(ctx, args):
         text = ""  # a new periodic note whose settings name no template starts empty
@@ -124,6 +128,17 @@ def _then(ctx: ToolContext, rel: str, text: str | None, tool: str, args: dict[st
     model, edit = found
     try:
         return edit(ctx, model.model_validate(args), text, rel)
+    except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
+        return None
+
+
+def _templated(ctx: ToolContext, args: dict[str, Any], text: str | None, rel: str) -> str | None:
+    """apply_template's edit, where the check found its template (`template`: the file's path;
+    None: found only at run time, or one an earlier step wrote)."""
+    try:
+        call = ApplyTemplateIn.model_validate(args)
+        template = ctx.vault.paths.resolve(call.template)
+        return applied(ctx, call, template, rel, text)
     except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
         return None
 

@@ -13,6 +13,7 @@ files through `VaultFiles` (atomic, etag-checked); the `notes` index table to li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -211,21 +212,42 @@ def _inserted(args: ApplyTemplateIn, text: str, body: str) -> str:
     return text + ("" if not text or text.endswith("\n") else "\n") + block
 
 
+def _inserting(args: ApplyTemplateIn, rel: str, props: dict[str, Any], body: str) -> Callable[[str], str]:
+    """The edit of an existing note at `rel`: the body inserted, the properties merged."""
+
+    def change(text: str) -> str:
+        return tpl.merge_properties(_inserted(args, text, body), rel, props)
+
+    return sections.keeping_crlf(change)
+
+
+def _new_note(args: ApplyTemplateIn, rel: str) -> None:
+    if any(x is not None for x in (args.heading, args.block, args.anchor)):
+        raise NoteNotFound(f"no note at {rel!r} to insert into", details={"path": rel})
+
+
+def applied(ctx: ToolContext, args: ApplyTemplateIn, template: VaultPath, rel: str, text: str | None) -> str:
+    """The text of the note at `rel` (now `text`; None: no note there, one is made) once the
+    template at `template` is applied with `args`, as apply_template writes it (a plan's check
+    foresees the step with it: `service.tools.sessions.plan_texts`). Reads the template."""
+    props, body, whole = render_template(ctx, template, note_title(rel), when(args.date))
+    if text is None:
+        _new_note(args, rel)
+        return whole
+    return _inserting(args, rel, props, body)(text)
+
+
 async def apply_template(ctx: ToolContext, args: ApplyTemplateIn) -> ApplyTemplateOut:
     template = await find_template(ctx, args.template)
     now = when(args.date)
     target = (await ctx.find_note(args.path, "write", section="reject", missing_ok=True)).vp
     props, body, whole = render_template(ctx, template, note_title(target.rel), now)
     if not target.abs.exists() and args.expected_etag is None:
-        if any(x is not None for x in (args.heading, args.block, args.anchor)):
-            raise NoteNotFound(f"no note at {target.rel!r} to insert into", details={"path": target.rel})
+        _new_note(args, target.rel)
         result = await ctx.vault.files.write(target, whole, create_only=True)
     else:
-
-        def change(text: str) -> str:
-            return tpl.merge_properties(_inserted(args, text, body), target.rel, props)
-
-        result = await ctx.vault.files.modify(target, sections.keeping_crlf(change), expected_etag=args.expected_etag)
+        change = _inserting(args, target.rel, props, body)
+        result = await ctx.vault.files.modify(target, change, expected_etag=args.expected_etag)
     return ApplyTemplateOut(**write_out(ctx, target, result).model_dump(), template=template.rel)
 
 

@@ -8,9 +8,11 @@ Target -> Archive/]` previewed 1 link rewritten (Home's) and the run rewrote 2 (
 patched line in A), and a deleted linking property was still counted. replace_text was no
 foreseen step at all (a `bulk_changes` entry: the confirmation said it changes files only the run
 knows). Now each edit is foreseen with the tool's own edit function; where the check cannot
-foresee it (a template, a link rewrite, a text only the run makes) the move
+foresee it (a template an earlier step makes, a link rewrite, a text only the run makes) the move
 says its counts are an estimate (`estimate`), and the confirmation says its list may be short;
 a patch of a heading the note lacks is foreseen failing (test_plan_edit_refusals.py): no change.
+An applied template was an estimate until s75 (its template is found by an async finder): the
+check now finds it through the host and composes the tool's own `applied`.
 
 Each plan: validate_plan's move entry == the move's own result in the confirmed run
 (`rewritten_in`, `links_rewritten`, `files_changed`), the confirmation's files == the files the
@@ -41,6 +43,7 @@ VAULT = {
     ".obsidian/templates.json": json.dumps({"folder": "Templates"}),
 }
 LINK = "[[Hub/Target]]"
+TEMPLATE = {"Templates/Up.md": '---\nup: "[[Hub/Target]]"\ntags: [t]\n---\n# {{title}}\n\n## S\n'}
 MOVE = {"id": "mv", "tool": "move_note", "args": {"path": "Target", "new_path": "Archive/"}}
 BIN = {"id": "bin", "tool": "delete_note", "args": {"path": "Home", "permanent": True}, "dependsOn": ["mv"]}
 FORESEEN: dict[str, list[dict[str, Any]]] = {
@@ -88,6 +91,19 @@ FORESEEN: dict[str, list[dict[str, Any]]] = {
         {"tool": "create_note", "args": {"path": "Idea", "content": "idea\n"}},
         {"tool": "set_properties", "args": {"path": "Idea", "properties": {"up": LINK}}},
     ],
+    "a template applied": [{"tool": "apply_template", "args": {"template": "Linked", "path": "A"}}],
+    "a template applied under a heading": [
+        {"tool": "apply_template", "args": {"template": "Linked", "path": "A", "heading": ["Links"]}}
+    ],
+    "a template's linking property merged": [{"tool": "apply_template", "args": {"template": "Up", "path": "A"}}],
+    "a template's property kept out by the note's own": [
+        {"tool": "apply_template", "args": {"template": "Up", "path": "P", "position": "prepend"}}
+    ],
+    "a note made from a template": [{"tool": "apply_template", "args": {"template": "Up", "path": "New/T"}}],
+    "a note made from a template, then patched under its heading": [
+        {"id": "mk", "tool": "apply_template", "args": {"template": "Templates/Up.md", "path": "Fresh"}},
+        {"tool": "patch_note", "args": {"path": "$steps.mk.path", "heading": ["Fresh", "S"], "content": LINK}},
+    ],
     "a made note's text replaced, then its tag renamed": [
         {"tool": "create_note", "args": {"path": "Draft", "content": "#old none yet\n"}},
         {"tool": "replace_text", "args": {"find": "none yet", "replace": LINK, "dry_run": False}},
@@ -119,7 +135,7 @@ async def _checked_and_run(vg: Harness, plan: dict[str, Any]) -> tuple[dict[str,
 @pytest.mark.parametrize("name", list(FORESEEN))
 async def test_a_moves_preview_foresees_the_edits_before_it(make_vault: Callable[..., Path], name: str) -> None:
     plan = {"goal": name, "steps": _steps(FORESEEN[name])}
-    async with started(make_vault(VAULT)) as vg:
+    async with started(make_vault({**VAULT, **TEMPLATE})) as vg:
         await vg.indexed()
         start = vg.snapshot()
         moved, asked, result = await _checked_and_run(vg, plan)
@@ -135,7 +151,10 @@ async def test_a_moves_preview_foresees_the_edits_before_it(make_vault: Callable
 
 
 UNFORESEEN: dict[str, list[dict[str, Any]]] = {
-    "a template applied": [{"tool": "apply_template", "args": {"template": "Linked", "path": "A"}}],
+    "a template an earlier step made": [
+        {"tool": "create_note", "args": {"path": "Templates/Made", "content": f"{LINK}\n"}},
+        {"tool": "apply_template", "args": {"template": "Made", "path": "A"}},
+    ],
     "links repointed by rewrite_links": [
         {"tool": "rewrite_links", "args": {"old_target": "Hub/Target", "new_target": "P", "dry_run": False}}
     ],
