@@ -30,6 +30,7 @@ from service.dispatch.entry import Dispatcher
 from service.errors import VaultgateError
 from service.indexer.jobs import IndexJobs
 from service.indexer.runner import VaultIndexer, indexer_of
+from service.markdown.outline_reading import KeptReadings
 from service.memory.experiences import ExperienceStore
 from service.memory.recall import MemoryRecall
 from service.obs.audit import AuditSink
@@ -160,6 +161,7 @@ class VaultgateApp:
             experiences=self.experiences,
             recall=self.recall,
             bridges=Bridges(settings.vaults),
+            outlines=KeptReadings(max_readings=4, max_items=200_000),  # a few long outlines' next pages
         )
         self.layers = build_layers(self.services, self.registry)
         self.dispatcher = Dispatcher(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from service.bridges.hub import Bridges
+from service.markdown.outline_reading import KeptReadings
 from service.types import ClientLog, NestedCall, OpenGuard, PathGuard
 
 if TYPE_CHECKING:
@@ -68,4 +69,5 @@ class Services:
     plane: Plane | None = None  # the consolidation plane (its runs and findings)
     ocr: Ocr | None = None  # text in images and PDFs: the engine, its cache and ocr_bulk's jobs ([ocr])
     bridges: Bridges = field(default_factory=lambda: Bridges(()))  # Local REST API clients ([vaults.bridge])
+    outlines: KeptReadings = field(default_factory=KeptReadings)  # get_outline's readings kept for next pages
     started_at: float = field(default_factory=time.time)

@@ -8,8 +8,9 @@ section alone (`Note#<link>`), checked with `sections.heading_span`, the functio
 finds a heading by. A note longer than an answer may hold is read by its lines from the file
 (`part_reads.each_line`), never held whole. An answer lists a page of `limit` headings and as many
 block ids, `next_cursor` the rest (a cursor names the note's version: it changed, outline it again).
-The reading of a note listed by pages is kept for its next pages (`_KEPT`, by the note's etag): a
-page after the first hashes the file and reads no line of it again when the note is unchanged.
+The reading of a note listed by pages is kept for its next pages (`Services.outlines`, a
+`KeptReadings` the app owns, by the note's etag): a page after the first hashes the file and reads
+no line of it again when the note is unchanged.
 
 Touches: vault files (read only, through `VaultFiles`).
 """
@@ -17,8 +18,8 @@ Touches: vault files (read only, through `VaultFiles`).
 from __future__ import annotations
 
 import hashlib
-from collections import Counter, OrderedDict
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass
 from functools import partial
 from typing import BinaryIO
 
@@ -28,7 +29,7 @@ from service.errors import ValidationFailed
 from service.graph.address import Address
 from service.markdown import frontmatter as fm
 from service.markdown import line_ends, sections
-from service.markdown.outline import Outliner
+from service.markdown.outline_reading import OutlineReading
 from service.markdown.parse import Heading
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
@@ -40,11 +41,6 @@ from service.vault.paths import VaultPath
 # Headings read while checking the subpaths of headings sharing a link text (each check reads every
 # heading of the note: 20,000 headings named alike took 45 s); past it such a heading's link is null.
 MAX_VISITS = 2_000_000
-# The readings kept for the next pages of outlines read by pages: (vault, path, etag) -> reading,
-# the last used first out. Bounded by count and by what one holds (its headings and block ids).
-_KEPT: OrderedDict[tuple[str, str, str], _Reading] = OrderedDict()
-MAX_KEPT = 4
-MAX_KEPT_ITEMS = 200_000
 
 
 class OutlineIn(ToolInput, Paging):
@@ -95,35 +91,6 @@ class OutlineOut(ToolOutput):
         description="Pass as `cursor` for the next page (the next `limit` headings and block ids); absent on the "
         "last. A cursor of an earlier version of the note is refused (reason 'stale_cursor'): outline it again.",
     )
-
-
-@dataclass(slots=True)
-class _Reading:
-    """The note's lines fed in order (`take`): an `Outliner` and, at each heading line and at the
-    end, the last non-empty line before it (where `read_note` ends a section)."""
-
-    outliner: Outliner = field(default_factory=Outliner)
-    filled: int = -1  # the last non-empty line so far
-    filled_before: dict[int, int] = field(default_factory=dict)
-    lines: int = 0
-    last: str = ""
-
-    def take(self, no: int, line: str, body_line: int) -> None:
-        outliner = self.outliner
-        raw = line.rstrip("\r")  # a CRLF note's line, as `outline.outline` feeds it: `^id\r` is a block id
-        if no >= body_line:
-            seen = len(outliner.headings)
-            outliner.feed(no, raw)
-            if len(outliner.headings) > seen:
-                self.filled_before[no] = self.filled
-        outliner.paragraph(no, raw)
-        if line and line != "\r":  # a CRLF note's blank line is blank too (`sections.section_text`)
-            self.filled = no
-        self.lines, self.last = no + 1, line
-
-    def total_lines(self) -> int:
-        """The note's lines as `read_note` counts them (a line end closing the last line adds none)."""
-        return self.lines - 1 if self.lines > 1 and not self.last else max(self.lines, 1)
 
 
 def _names(
@@ -184,7 +151,7 @@ class _Page:
     blocks_total: int
 
 
-def _outline(reading: _Reading, max_level: int | None, offset: int, limit: int) -> _Page:
+def _outline(reading: OutlineReading, max_level: int | None, offset: int, limit: int) -> _Page:
     """The page of `limit` headings and block ids from the `offset`th of each (in a worker thread for
     a long note: `service.vault.offloop`); only its headings' links are looked for."""
     headings, total = reading.outliner.headings, reading.lines
@@ -217,10 +184,10 @@ def _outline(reading: _Reading, max_level: int | None, offset: int, limit: int) 
     return _Page(out, blocks, listed, len(ids))
 
 
-def _read_text(text: str, max_level: int | None, offset: int, limit: int) -> tuple[_Reading, _Page]:
+def _read_text(text: str, max_level: int | None, offset: int, limit: int) -> tuple[OutlineReading, _Page]:
     """`_outline` of a note's text (held: it fits an answer)."""
     text = line_ends.lf(text)  # a CR alone ends a line, as read_note reads it
-    reading = _Reading()
+    reading = OutlineReading()
     body_line = fm.fences(text).body_line
     for no, line in enumerate(text.split("\n")):
         reading.take(no, line, body_line)
@@ -229,9 +196,9 @@ def _read_text(text: str, max_level: int | None, offset: int, limit: int) -> tup
 
 def _read_file(
     fh: BinaryIO, limit: int, cap: int, max_level: int | None, offset: int, page: int
-) -> tuple[_Reading, str, _Page]:
+) -> tuple[OutlineReading, str, _Page]:
     """`_outline` of a note read by its lines from its open file (`part_reads.each_line`)."""
-    reading = _Reading()
+    reading = OutlineReading()
     etag = part_reads.each_line(fh, limit, cap, reading.take, "get_outline")[1]
     return reading, etag, _outline(reading, max_level, offset, page)
 
@@ -246,24 +213,13 @@ def _hash(fh: BinaryIO) -> str:
 
 async def _kept(
     ctx: ToolContext, vp: VaultPath, cursor: str, max_level: int | None, size: int
-) -> tuple[_Reading, str] | None:
-    """The reading kept for the note a cursor pages (`_KEPT`) and its etag, when the note is still
+) -> tuple[OutlineReading, str] | None:
+    """The reading kept for the note a cursor pages (`Services.outlines`) and its etag, when the note is still
     that version, checked by its hash; `stale_cursor` when it changed; None when none is kept."""
     etag = await offloop.sized(size, ctx.vault.files.scan, vp, _hash)
     _same_version(cursor, vp.rel, max_level, etag)
-    key = (ctx.vault.id, vp.rel, etag)
-    if (reading := _KEPT.get(key)) is None:
-        return None
-    _KEPT.move_to_end(key)
-    return reading, etag
-
-
-def _keep(ctx: ToolContext, rel: str, etag: str, reading: _Reading) -> None:
-    """Keep the reading of a note listed by pages for its next pages (`_KEPT`)."""
-    if len(reading.outliner.headings) + len(reading.outliner.found) <= MAX_KEPT_ITEMS:
-        _KEPT[(ctx.vault.id, rel, etag)] = reading
-        while len(_KEPT) > MAX_KEPT:
-            _KEPT.popitem(last=False)
+    reading = ctx.services.outlines.get(ctx.vault.id, vp.rel, etag)
+    return None if reading is None else (reading, etag)
 
 
 async def get_outline(ctx: ToolContext, args: OutlineIn) -> OutlineOut:
@@ -289,7 +245,7 @@ async def get_outline(ctx: ToolContext, args: OutlineIn) -> OutlineOut:
         _same_version(args.cursor, vp.rel, args.max_level, etag)
     more = offset + args.limit < max(page.headings_total, page.blocks_total)
     if more and kept is None:
-        _keep(ctx, vp.rel, etag, reading)
+        ctx.services.outlines.keep(ctx.vault.id, vp.rel, etag, reading)
     return OutlineOut(
         path=vp.rel,
         etag=etag,

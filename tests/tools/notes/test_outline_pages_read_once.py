@@ -1,5 +1,5 @@
 """get_outline by pages reads the note once: its later pages come from the reading kept for the
-note's version (`outlines._KEPT`, by etag), checked by hashing the file.
+note's version (`Services.outlines`, by etag), checked by hashing the file.
 
 Before: each page read and outlined the whole note again (its headings' links looked for on the
 page only), so paging a note of 3,000 headings at limit 500 fed its 9,000 lines to the outliner
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from service.tools.notes import outlines
+from service.markdown.outline_reading import OutlineReading
 from tests.conftest import Harness, started
 
 NOTE = "# Top\n\n" + "".join(f"## Heading {i}\n\nline {i} ^b{i}\n\n" for i in range(3000))
@@ -33,13 +33,13 @@ async def test_the_pages_of_an_outline_read_the_note_once(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, budget: int
 ) -> None:
     taken: list[int] = []
-    take = outlines._Reading.take
+    take = OutlineReading.take
 
-    def counting(self: outlines._Reading, no: int, line: str, body_line: int) -> None:
+    def counting(self: OutlineReading, no: int, line: str, body_line: int) -> None:
         taken.append(no)
         take(self, no, line, body_line)
 
-    monkeypatch.setattr(outlines._Reading, "take", counting)
+    monkeypatch.setattr(OutlineReading, "take", counting)
     lines, limit = NOTE.count("\n") + 1, 100 if budget == 64 << 10 else 500
     async with started(make_vault({"Big.md": NOTE}), governor={"max_response_bytes": budget}) as vg:
         assert (len(NOTE) > budget) == (budget == 64 << 10)
@@ -56,3 +56,17 @@ async def test_the_pages_of_an_outline_read_the_note_once(
         assert stale["details"]["reason"] == "stale_cursor"
         again = await _pages(vg, path="Big", limit=limit)
         assert [h["text"] for p in again for h in p["headings"]][-2:] == ["Heading 2999", "Late"]
+
+
+async def test_the_kept_readings_belong_to_the_app_that_read_them(make_vault: Callable[..., Path]) -> None:
+    """The readings were a module-level cache shared by every app in the process (`_KEPT`); they
+    are the app's now (`Services.outlines`, built in `service.app`), gone with it."""
+    vault = make_vault({"Big.md": NOTE})
+    async with started(vault) as first:
+        await first.ok("get_outline", path="Big", limit=100)
+        assert len(first.app.services.outlines) == 1
+        async with started(vault) as second:
+            assert len(second.app.services.outlines) == 0
+            pages = await _pages(second, path="Big", limit=1000)
+            assert len(pages) == 4 and len(second.app.services.outlines) == 1
+        assert len(first.app.services.outlines) == 1
