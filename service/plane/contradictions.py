@@ -44,6 +44,15 @@ _TAIL = re.compile(
     re.I,
 )
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
+# where a named value ends and a detail about it starts ("Acme as a nurse", "Paris with Ann", "a
+# nurse at Acme since 2015"): prepositions and conjunctions, a closed class, not the planted phrasings
+_DETAIL = frozenset(
+    {
+        *("as", "with", "without", "for", "at", "on", "in", "near", "since", "from", "by", "during", "until"),
+        *("after", "before", "while", "where", "when", "because", "who", "which", "that", "and", "but"),
+        *("via", "under", "through", "around", "outside", "inside", "alongside", "between", "among"),
+    }
+)
 # how many of a thing an entity has: a verb of having, a count, the thing (and the days, months and
 # names after it, which must agree too: "has 2 meetings on Monday" / "3 meetings on Tuesday")
 _COUNT = re.compile(
@@ -88,14 +97,22 @@ def attribute(text: str) -> tuple[str, str] | None:
         found = pattern.search(text)
         if found:
             value = _ARTICLE.sub("", _TAIL.sub("", found.group("v").strip()))
-            words = value.lower().split()[:4]
-            if words:
-                return family, " ".join(words)
+            words = value.lower().split()
+            cut = next((n for n, w in enumerate(words) if n and w in _DETAIL), len(words))
+            if words[:cut]:
+                return family, " ".join(words[: min(cut, 4)])
     found = _MEASURE.search(text.strip())
     if found:
         return " ".join(found.group("a").lower().split()), found.group("v").lower().replace(",", "")
     age = _AGE.search(text)
     return ("age", age.group("v")) if age else _count(text)
+
+
+def same_value(a: str, b: str) -> bool:
+    """Whether two values of one attribute say the same: equal, or one the other's first words
+    ("New York" / "New York City", "Acme" / "Acme Labs"): a detail added, not another value."""
+    short, long = sorted((a.split(), b.split()), key=len)
+    return long[: len(short)] == short
 
 
 def _when(obs: Observation) -> str:
@@ -129,7 +146,7 @@ class Contradictions:
         for attr, items in stated.items():
             items.sort(key=lambda item: (item[0], item[1]))
             for (_, _, old, old_value), (when, _, new, new_value) in zip(items, items[1:], strict=False):
-                if old_value == new_value:
+                if same_value(old_value, new_value):
                     continue
                 out.append(self._finding(entry, attr, old, old_value, new, new_value, when))
         return out

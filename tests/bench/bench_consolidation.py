@@ -17,7 +17,10 @@ finding kind is scored against what was planted. The template families are split
 (the ones the thresholds were chosen on) and `report` (held out); `--families` picks which ones
 plant the memory facts. Targets (issue 40): duplicates precision >= 0.95 and recall >= 0.90,
 hard negatives merged <= 2 %, contradictions precision >= 0.90 and recall >= 0.80, broken links,
-orphans and tag variants exact. Prints JSON.
+orphans and tag variants exact. Beside them, entities of their own state a claim and then, in
+other words, one that contradicts it or one that only adds a detail to it (`CLAIMS`, split as the
+families): `claims_in_other_words` scores the contradictions found there and counts the details
+read as contradictions (none should be) and the pairs merged as duplicates. Prints JSON.
 """
 
 from __future__ import annotations
@@ -85,6 +88,24 @@ FAMILIES: dict[str, dict[str, tuple[str, str, str, str]]] = {
 
 
 COUNTS = {"pets"}  # families whose hard negative is another count of one thing: a contradiction
+
+# Claims stated again in other words: (older, a newer one that contradicts it, a newer one that
+# only adds a detail and must not). Planted on entities of their own ("Claim 0000"), drawn from a
+# random stream of their own (the figures above stay those of the same vault). Split as FAMILIES.
+CLAIMS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "tune": (
+        ("Works at {company}", "Works for {company2}", "Works at {company} as a {role}"),
+        ("Lives in {city}", "Lives in {city2}", "Lives in {city} with {name}"),
+        ("Works as a {role}", "Works as a {role2}", "Works as a {role} for {company}"),
+    ),
+    "report": (
+        ("Is employed by {company}", "Works at {company2}", "Works at {company} on the {role} team"),
+        ("Lives in {city}", "Is based in {city2}", "Lives in {city} near the old harbour"),
+        ("Works as a {role}", "Role is {role2}", "Works as a {role} at {company} since {year}"),
+        ("Works for {company}", "Is employed by {company2}", "Works for {company} from home"),
+    ),
+}
+ROLES = ["designer", "nurse", "teacher", "lawyer", "pilot", "chef", "editor", "engineer", "baker", "tailor"]
 
 
 def draw(rng: random.Random) -> dict[str, Any]:
@@ -198,6 +219,7 @@ def plant(entities: int, seed: int, families: str) -> tuple[dict[str, str], dict
                 truth["gone_sources"].add(f"Gone Note {e}")  # a broken link too
         files[f"Memory/{name}.md"] = entity_note(name, lines, source=source)
     plant_entities(files, truth)
+    plant_claims(files, truth, entities // 2, seed, families)
     # the vault beside the memory
     notes = [f"Topic {i:03d}" for i in range(60)]
     broken = set()
@@ -223,6 +245,28 @@ def plant(entities: int, seed: int, families: str) -> tuple[dict[str, str], dict
     truth["orphans"] = {f"Loose/Orphan {i}.md" for i in range(5)}
     truth["tag_variants"] = {frozenset({"ToDo", "todo", "to-do"})}
     return files, truth
+
+
+def plant_claims(files: dict[str, str], truth: dict[str, Any], entities: int, seed: int, families: str) -> None:
+    """Per entity one claim, then (dated later) a claim that contradicts it or one that only adds
+    a detail to it ("Works at Acme" / "Works at Acme as a nurse"): the second must never be read
+    as a contradiction (its plan would mark a fact that holds as superseded)."""
+    rng = random.Random(seed + 1)
+    chosen = [*CLAIMS["tune"], *CLAIMS["report"]] if families == "all" else list(CLAIMS[families])
+    truth["claim_contradictions"], truth["claim_details"] = set(), set()
+    for e in range(entities):
+        name = f"Claim {e:04d}"
+        older, contradicting, detailed = rng.choice(chosen)
+        company, company2 = rng.sample(COMPANIES, 2)
+        city, city2 = rng.sample(CITIES, 2)
+        role, role2 = rng.sample(ROLES, 2)
+        values = {"company": company, "company2": company2, "city": city, "city2": city2, "role": role}
+        values |= {"role2": role2, "name": rng.choice(NAMES), "year": rng.randint(2000, 2020)}
+        first = older.format(**values)
+        contradicts = rng.random() < 0.5
+        second = (contradicting if contradicts else detailed).format(**values)
+        files[f"Memory/{name}.md"] = entity_note(name, [(first, "2021-03-01"), (second, "2023-06-01")])
+        truth["claim_contradictions" if contradicts else "claim_details"].add((name, first, second))
 
 
 async def plant_stale(vg: Any) -> set[str]:
@@ -290,7 +334,11 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
                 cursor = page["next_cursor"]
                 if not cursor:
                     break
+    claims = [i for i in items if i["kind"] == "contradiction" and i["detail"]["entity"].startswith("Claim ")]
+    claims_merged = [i for i in items if i["kind"].endswith("duplicate") and i["detail"]["entity"].startswith("Claim ")]
+    items = [i for i in items if not i["detail"].get("entity", "").startswith("Claim ")]
     by = lambda kind: [i for i in items if i["kind"] == kind]  # noqa: E731
+    claimed = {(i["detail"]["entity"], i["detail"]["older"], i["detail"]["newer"]) for i in claims}
     dups = {
         (i["detail"]["entity"], frozenset({i["detail"]["kept"], i["detail"]["duplicate"]}))
         for i in by("duplicate") + by("near_duplicate")
@@ -317,6 +365,12 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
             "merged_share": round(merged_negatives / max(1, len(truth["hard_negatives"])), 4),
         },
         "contradictions": score(contradictions, truth["contradictions"]),
+        "claims_in_other_words": {
+            "contradictions": score(claimed, truth["claim_contradictions"]),
+            "details_read_as_contradictions": len(claimed & truth["claim_details"]),
+            "details_planted": len(truth["claim_details"]),
+            "merged_as_duplicates": len(claims_merged),
+        },
         "duplicate_entities": score(merged_entities, truth["same_entities"]),
         "look_alike_entities_merged": len(merged_entities & truth["look_alike"]),
         "stale_items": score(stale, truth["stale"]),

@@ -5,7 +5,7 @@ than a repeat (`add_to` records the first, skips the second)."""
 from __future__ import annotations
 
 from service.memory.model import Entity, Observation
-from service.plane.contradictions import attribute
+from service.plane.contradictions import attribute, same_value
 
 Stated = list[tuple[str, tuple[str, str] | None]]  # each observation's (date, attribute)
 
@@ -23,7 +23,7 @@ def holds_again(same: Observation, day: str, stated: Stated) -> bool:
     if own is None:
         return False
     return any(
-        since <= date <= day and found is not None and found[0] == own[0] and found[1] != own[1]
+        since <= date <= day and found is not None and found[0] == own[0] and not same_value(found[1], own[1])
         for date, found in stated
     )
 
