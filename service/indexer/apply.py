@@ -7,7 +7,9 @@ Guarantees:
   each, the lock held across all of them (what a part holds in memory is bounded; a reader may
   see the first parts before the last, as it sees the watcher's changes arrive batch by batch);
 - with `only_if_changed`, files the index already has as they are on disk are skipped (the
-  watcher re-announcing vaultgate's own writes changes nothing);
+  watcher re-announcing vaultgate's own writes changes nothing); a deletion of a path the index
+  no longer holds (the watcher reporting a move or delete of ours the index followed already)
+  changes nothing and is not returned;
 - a note the batch removes and finds again at another path with the same name and text (a move,
   ours or another program's) keeps its rows, given the new path (`relocate.py`), instead of being
   deleted, parsed and stored again; a file a move of ours brings where the index already holds it
@@ -122,7 +124,7 @@ async def _apply(
             new, old = expand(change, ix.vault.paths, ix._files)
             if change.kind in ("deleted", "moved"):
                 removed += old
-                structural = True
+                structural = structural or change.kind == "moved"  # a deletion: when it removes a file held
             if change.kind != "deleted":
                 upserts += new
                 (moved_to if change.kind == "moved" else written).update(new)
@@ -147,7 +149,6 @@ async def _apply(
         for rel in upserts:
             if rel not in present:
                 removed.append(rel)
-                structural = True
                 continue
             if rel not in ix._files:
                 added.append(rel)
@@ -161,7 +162,14 @@ async def _apply(
             items.append(item)
         # A file reached only through a link is not the vault's (a folder swapped for a symlink).
         removed = [r for r in removed if not ix.vault.paths.on_disk(r).is_file() or ix.vault.paths.has_link(r)]
-        gone = [rel for rel in dict.fromkeys(removed) if rel in ix._files]
+        announced = removed  # a file left out of the index (its issue) may go too
+        # A path the index no longer holds (the watcher's report of a move or delete of ours that
+        # the index followed already) removes nothing: no row to delete, no link to re-resolve,
+        # no deletion to tell. One a queued round of our own writes will read is kept: that round
+        # finds it gone, and only this batch tells the bus.
+        removed = [r for r in dict.fromkeys(removed) if r in ix._files or ix._ours(r)]
+        gone = [rel for rel in removed if rel in ix._files]
+        structural = structural or bool(removed)
         new_files = set(added)
         moved = await _relocations(ix, gone, [i for i in items if i.path in new_files], upserts)
         olds = {r.old for r in moved}  # their rows move with them (`relocate.py`): not parsed, deleted or stored again
@@ -172,7 +180,7 @@ async def _apply(
         ix._files.discard(gone)
         if ix._paths is not None and (added or gone):
             ix._paths = ix._paths.changed(added=added, removed=gone)  # incremental: no rebuild per new note
-        ix._issues.clear([*upserts, *removed], but_indexed=unchanged)
+        ix._issues.clear([*upserts, *announced], but_indexed=unchanged)
         ix._issues.record(issues)
         if not items and not removed and not added:  # a new .base or attachment (no note row): links resolve
             return []
@@ -180,7 +188,7 @@ async def _apply(
             # Built off the event loop: ~20 ms for 10k files.
             ix._paths = await asyncio.to_thread(partial(PathSet, ix._files.ordered(), ordered=True))
         paths = ix._paths
-        prepared, failed = await asyncio.to_thread(rows.prepare_each, items, paths)
+        prepared, failed = await asyncio.to_thread(rows.prepare_each, items, paths, ix.task_format)
         stored: list[FileIssue] = []
 
         # Many notes at once (a hub note's rename rewrites thousands): the trigram index is
