@@ -139,6 +139,10 @@ async def test_a_folder_move_reads_only_the_notes_whose_links_change(
 REAL = ("obsidian-help-en", "digitalyoshixi-zettelkasten", "kepano-obsidian")
 
 
+# The zettelkasten (13,415 notes) is copied, indexed and previewed ten times, each page a whole
+# plan (its largest folder's 2,612 moves take 6 pages): ~26 s of CPU in the test's process besides
+# the parse pool, 91-96 s alone at load 12-16 on 2 cores, past the suite's 180 s under -n 2 there.
+@pytest.mark.timeout(600)
 @pytest.mark.parametrize("name", REAL)
 async def test_real_vaults_folder_moves_preview_as_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
