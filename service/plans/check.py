@@ -37,6 +37,7 @@ from service.plans.refs import RefError, Scope, Unresolved, known_parts, not_a_l
 from service.plans.refusals import refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
+from service.plans.texts import TEMPLATE
 from service.plans.tool_effects import CREATE_OR_MODIFY, MOVES, PERIODIC, REWRITES, TEXT_TARGETS, WHOLE_NOTE
 from service.vault.paths import renamed
 
@@ -44,6 +45,7 @@ MAX_STEPS = 500  # steps as written
 MAX_CALLS = 5000  # tool calls after foreach expansion
 RESERVED_ARGS = frozenset({"vault", "elicit_token"})  # the runner sets these: a plan runs in one vault
 NOT_IN_PLANS = frozenset({"plans", "facade"})  # tags of tools a plan may not run (no plan inside a plan)
+TEMPLATED = PERIODIC | {"apply_template"}  # calls that render a template the tools find (`_given`)
 
 
 @dataclass
@@ -298,14 +300,14 @@ def _known_effects(
 
 
 async def _given(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> dict[str, Any]:
-    """The call as its note's planned text records it (`service.plans.texts`): as written, but
-    apply_template's `template` is the file it finds now (None: known only at run time, a name no
-    file carries now or one like a file an earlier step wrote, moved or deleted)."""
-    name = args.get("template")
-    if tool != "apply_template" or not isinstance(name, str):
+    """The call as its note's planned text records it (`service.plans.texts`): as written, with
+    the template file an apply_template or a periodic note's making renders from as the tool finds
+    it now (`TEMPLATE`; None: known only at run time, a name no file carries now or one like a file
+    an earlier step wrote, moved or deleted)."""
+    if tool not in TEMPLATED:
         return args
-    found = await host.template(name)
-    return {**args, "template": None if found is None or builder.named(found) else found}
+    found = await host.template(tool, args)
+    return {**args, TEMPLATE: None if found is None or builder.named(found) else found}
 
 
 async def _text_refusal(

@@ -90,9 +90,10 @@ class Host(Rewriter, Protocol):
     def memory(self) -> MemoryNotes | None:
         """Where memory tools write (their steps' effects name those notes)."""
 
-    async def template(self, name: str) -> str | None:
-        """The template file apply_template finds by `name` in the vault now, as the tool finds
-        it (its templates folder first); None when none or several fit."""
+    async def template(self, tool: str, args: dict[str, Any]) -> str | None:
+        """The template file `tool` (apply_template, or a periodic tool making its note) called
+        with `args` renders from, as the tool finds it in the vault now; None when it names none,
+        or none or several fit."""
 
     async def text_refusal(self, tool: str, args: dict[str, Any], rel: str, text: PlannedText) -> str | None:
         """The error code `tool` called with `args` answers for the note at `rel` whose text the

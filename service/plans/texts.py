@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 UNFORESEEN = ""  # a call that changes the text as only the run knows (its content waits for a step's result)
+# where a call's recorded arguments hold the template file it renders from, as the check found it
+# (apply_template, a periodic note made; absent or None: only the run finds it): no tool argument
+TEMPLATE = "$template"
 WHOLE = frozenset({"create_note", "bulk_create_notes"})  # a note's whole text; write_note too, but in append mode
 
 

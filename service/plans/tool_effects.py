@@ -146,7 +146,11 @@ def tool_effect(
     elif tool in BOOKMARKS:
         b.write(BOOKMARKS_FILE, acl=False)
     elif tool in PERIODIC and periodic_path(b.root, args) is not None:
-        b.write(str(periodic_path(b.root, args)))
+        rel = str(periodic_path(b.root, args))
+        if tool == "create_periodic_note" and b.exists(rel):
+            b.touch(rel)  # there already: the call answers it and changes nothing
+        else:
+            b.write(rel)
     elif b.memory is not None and memory_effect(b, b.memory, tool, args, step_id):
         pass
     elif tool in STATE:

@@ -31,6 +31,7 @@ from service.security import scopes as scope_rules
 from service.tools.context import ToolContext
 from service.tools.sessions import plan_rewrites, plan_texts
 from service.tools.spec import Catalog
+from service.tools.tasks.periodic import PeriodIn, template_of
 from service.tools.tasks.templates import find_template
 from service.vault.paths import VaultPath, normalize
 from service.vault.readonly import read_only
@@ -183,11 +184,14 @@ class PlanHost:
             return None
         return None
 
-    async def template(self, name: str) -> str | None:
+    async def template(self, tool: str, args: dict[str, Any]) -> str | None:
         try:
-            return (await find_template(self.ctx, name)).rel
-        except VaultgateError:  # none, several, or none the caller may read: the call answers that itself
+            if tool == "apply_template":
+                return (await find_template(self.ctx, str(args.get("template")))).rel
+            found = await template_of(self.ctx, PeriodIn.model_validate({"period": args.get("period", "daily")}).period)
+        except (VaultgateError, ValidationError):  # none, several, none the caller may read: the call answers
             return None
+        return None if found is None else found.rel
 
     async def text_refusal(self, tool: str, args: dict[str, Any], rel: str, text: PlannedText) -> str | None:
         return await asyncio.to_thread(plan_texts.refusal, self.ctx, tool, args, rel, text)

@@ -4,12 +4,12 @@ from the file on disk it starts from (none: a note written whole) with each call
 the tool's own edit function where its arguments decide it: create_note's text is its content
 under its frontmatter (`note_texts.yaml_block`), write_note's its content (appended in `append`
 mode), append_note's and prepend_note's the note's with theirs added; patch_note's, the property
-and tag tools', set_task_status', append_to_periodic_note's (from an empty note where it makes one
-whose settings name no template), rename_tag's and replace_text's are those tools' edits of it;
-apply_template's is the tool's `applied` with the template the check found for it (`template`: its
-path; None where only the run finds it). Any other call (a memory tool, a link rewrite, a periodic
-note made from its template, a call whose content waits for the run), and an edit that fails on
-the text (a patch of a heading the note lacks: the call fails), leaves the text as before it and
+and tag tools', set_task_status', append_to_periodic_note's, rename_tag's and replace_text's are
+those tools' edits of it; apply_template's is the tool's `applied`, and a periodic note a periodic
+tool makes starts as `made_text` (empty, or from the template its settings name), with the template
+the check found for the call (`service.plans.texts.TEMPLATE`; None where only the run finds it).
+Any other call (a memory tool, a link rewrite, a call whose content waits for the run), and an
+edit that fails on the text (a patch of a heading the note lacks), leaves the text as before it and
 the note is named unforeseen: the move's counts are then an estimate (docs/plans.md). A note the
 steps moved away or deleted is read as none (None).
 """
@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from service.errors import VaultgateError
 from service.graph.address import parse_address
 from service.markdown import line_ends, sections
-from service.plans.texts import PlannedText
+from service.plans.texts import TEMPLATE, PlannedText
 from service.tools.context import ToolContext
 from service.tools.notes.note_texts import yaml_block
 from service.tools.notes.replace import ReplaceTextIn, replaced_in
@@ -37,7 +37,7 @@ from service.tools.properties.edit import (
     note_edit,
 )
 from service.tools.properties.tag_rename import RenameTagIn, tag_pair, tag_renamed
-from service.tools.tasks.periodic import AppendPeriodicIn, periodic_appended, starts_empty
+from service.tools.tasks.periodic import AppendPeriodicIn, PeriodIn, made_text, periodic_appended, starts_empty
 from service.tools.tasks.status import SetTaskStatusIn, task_edit
 from service.tools.tasks.templates import ApplyTemplateIn, applied
 
@@ -107,9 +107,11 @@ def _composed(ctx: ToolContext, rel: str, planned: PlannedText) -> tuple[str | N
     return text, foreseen
 
 
-def _then(ctx: ToolContext, rel: str, text: str | None, tool: str, args: dict[str, Any]) -> str | None:
-    """The text once `tool` ran with `args` over `text` (None: no note there yet); None when the
+def _then(ctx: ToolContext, rel: str, text: str | None, tool: str, given: dict[str, Any]) -> str | None:
+    """The text once `tool` ran with `given` over `text` (None: no note there yet); None when the
     check cannot tell."""
+    template = given.get(TEMPLATE)  # the template file the check found for the call (None: not known)
+    args = {k: v for k, v in given.items() if k != TEMPLATE}
     content = args.get("content", "")
     if tool in _WHOLE and isinstance(content, str):
         if tool == "create_note":
@@ -119,11 +121,15 @@ def _then(ctx: ToolContext, rel: str, text: str | None, tool: str, args: dict[st
             return content  # a note made (append_note's create_if_missing) or written whole
         return sections.keeping_crlf(lambda old: added(old, content, at_start=tool == "prepend_note"))(text)
     if tool == "apply_template":
-        return _templated(ctx, args, text, rel)
+        return _templated(ctx, args, template, text, rel)
+    if tool in _PERIODIC and text is None:  # a new periodic note: empty, or made from its template
+        text = _periodic_made(ctx, tool, args, template, rel)
+        if tool == "create_periodic_note" or text is None:
+            return text
+    if tool == "create_periodic_note":
+        return text  # a periodic note there already is left as it is
     found = _EDITS.get(tool)
-    if text is None and tool == "append_to_periodic_note" and _untemplated(ctx, args):
-        text = ""  # a new periodic note whose settings name no template starts empty
-    if found is None or text is None:  # no rule; or a note made by a call that has none (a template)
+    if found is None or text is None:  # no rule; or a note made by a call that has none
         return None
     model, edit = found
     try:
@@ -132,22 +138,26 @@ def _then(ctx: ToolContext, rel: str, text: str | None, tool: str, args: dict[st
         return None
 
 
-def _templated(ctx: ToolContext, args: dict[str, Any], text: str | None, rel: str) -> str | None:
-    """apply_template's edit, where the check found its template (`template`: the file's path;
-    None: found only at run time, or one an earlier step wrote)."""
+def _templated(ctx: ToolContext, args: dict[str, Any], template: object, text: str | None, rel: str) -> str | None:
+    """apply_template's edit, where the check found its template (None: only the run finds it)."""
+    if not isinstance(template, str):
+        return None
     try:
-        call = ApplyTemplateIn.model_validate(args)
-        template = ctx.vault.paths.resolve(call.template)
-        return applied(ctx, call, template, rel, text)
+        return applied(ctx, ApplyTemplateIn.model_validate(args), ctx.vault.paths.resolve(template), rel, text)
     except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
         return None
 
 
-def _untemplated(ctx: ToolContext, args: dict[str, Any]) -> bool:
+def _periodic_made(ctx: ToolContext, tool: str, args: dict[str, Any], template: object, rel: str) -> str | None:
+    """The text a periodic tool makes a new note with: empty where its settings name no template,
+    else rendered from the template the check found (None: only the run finds it)."""
     try:
-        return starts_empty(ctx, AppendPeriodicIn.model_validate(args).period)
-    except (ValidationError, VaultgateError, ValueError):
-        return False
+        call = (AppendPeriodicIn if tool == "append_to_periodic_note" else PeriodIn).model_validate(args)
+        if isinstance(template, str):
+            return made_text(ctx, call, rel, ctx.vault.paths.resolve(template))
+        return made_text(ctx, call, rel, None) if starts_empty(ctx, call.period) else None
+    except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
+        return None
 
 
 def _patch(ctx: ToolContext, args: PatchNoteIn, text: str, rel: str) -> str:
@@ -182,6 +192,7 @@ def _replaced(ctx: ToolContext, args: ReplaceTextIn, text: str, rel: str) -> str
 
 
 _WHOLE = frozenset({"create_note", "write_note", "append_note", "prepend_note"})
+_PERIODIC = frozenset({"create_periodic_note", "append_to_periodic_note"})
 _EDITS: dict[str, tuple[type[BaseModel], Edit]] = {
     "patch_note": (PatchNoteIn, _patch),
     "set_properties": (SetPropertiesIn, _property),

@@ -77,6 +77,20 @@ def starts_empty(ctx: ToolContext, period: Period) -> bool:
     return _config(ctx, period).template is None
 
 
+async def template_of(ctx: ToolContext, period: Period) -> VaultPath | None:
+    """The template a new periodic note of `period` is made from, as the tools find it now (None:
+    its settings name none)."""
+    config = _config(ctx, period)
+    return None if config.template is None else await find_template(ctx, config.template)
+
+
+def made_text(ctx: ToolContext, args: PeriodIn, rel: str, template: VaultPath | None) -> str:
+    """The text the periodic tools make a new note of `args`' period and date at `rel` with, from
+    `template` (`template_of`; None: empty) — a plan's check foresees the note so."""
+    config, start, _vp = _locate(ctx, args, "read")
+    return _rendered(ctx, config, rel, start, template)
+
+
 def _locate(ctx: ToolContext, args: PeriodIn, op: Op) -> tuple[PeriodConfig, date, VaultPath]:
     config = _config(ctx, args.period)
     day = iso_day(args.date) if args.date else date.today()
@@ -123,9 +137,13 @@ async def get_periodic_note(ctx: ToolContext, args: PeriodIn) -> PeriodicOut:
 
 
 async def _initial_text(ctx: ToolContext, config: PeriodConfig, vp: VaultPath, start: date) -> str:
-    if config.template is None:
+    template = None if config.template is None else await find_template(ctx, config.template)
+    return _rendered(ctx, config, vp.rel, start, template)
+
+
+def _rendered(ctx: ToolContext, config: PeriodConfig, rel: str, start: date, template: VaultPath | None) -> str:
+    if template is None:
         return ""
-    template = await find_template(ctx, config.template)
     if config.source in ("periodic-notes 1.0", "periodic-notes 0.0.17"):
         text = ctx.vault.files.read(template).content
         try:
@@ -139,7 +157,7 @@ async def _initial_text(ctx: ToolContext, config: PeriodConfig, vp: VaultPath, s
             ) from None
     # As the core Daily notes plugin does: {{date}} is the note's own date in the period's format.
     now = datetime.combine(start, datetime.now().time())
-    return render_template(ctx, template, note_title(vp.rel), now, date_format=config.format)[2]
+    return render_template(ctx, template, note_title(rel), now, date_format=config.format)[2]
 
 
 class CreatePeriodicOut(WriteOut):

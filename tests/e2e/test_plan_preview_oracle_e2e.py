@@ -1,0 +1,53 @@
+"""tests/tools/sessions/test_plan_preview_oracle.py over HTTP with the SDK client: a daily note made
+from its template (which links the target) and an existing daily note that create_periodic_note
+leaves alone, then the target moved. validate_plan's move entry equals the run's result (not an
+estimate), the confirmation's files are the files the run changed (before s75 the existing daily
+note was listed as modified, and the made one's template link was an estimate), and undo_last_plan
+restores every byte."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e, snapshot
+from tests.e2e.calls import error, ok
+from tests.e2e.test_plan_previews_e2e import _changed, _token
+from tests.tools.sessions.test_plan_preview_oracle import BIN, LINK, VAULT
+
+PLAN = {
+    "goal": "make today's notes, then file the target",
+    "steps": [
+        {"id": "d", "tool": "append_to_periodic_note", "args": {"date": "2026-12-05", "content": LINK}},
+        {"id": "e", "tool": "create_periodic_note", "args": {"date": "2026-12-01"}},
+        {"id": "mv", "tool": "move_note", "args": {"path": "Target", "new_path": "Archive/"}, "captureAs": "m"},
+        BIN,
+    ],
+}
+
+
+async def test_daily_notes_made_before_a_move_are_foreseen_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault(VAULT)) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        start = snapshot(h.root)
+        checked = await ok(c, "validate_plan", plan=PLAN)
+        assert checked["valid"], checked["problems"]
+        assert "Daily/2026-12-01.md" not in checked["effects"]["files_modified"], checked["effects"]
+        [moved] = checked["effects"]["files_moved"]
+        assert moved["estimate"] is False and "Daily/2026-12-05.md" in moved["rewritten_in"], moved
+        ask = await error(c, "execute_plan", plan=PLAN)
+        before = snapshot(h.root)
+        run = await ok(c, "execute_plan", plan=PLAN, elicit_token=await _token(h, ask))
+        result = next(s for s in run["steps"] if s["id"] == "mv")["result"]
+        assert (moved["links_rewritten"], moved["files_changed"], moved["rewritten_in"]) == (
+            result["links_rewritten"],
+            result["notes_rewritten"],
+            sorted(i["path"] for i in result["items"]),
+        ), (moved, result)
+        assert set(ask["details"]["files"]) == _changed(before, snapshot(h.root))
+        await ok(c, "undo_last_plan", elicit_token=await _token(h, await error(c, "undo_last_plan")))
+        assert _changed(start, snapshot(h.root)) == set()
