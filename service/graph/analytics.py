@@ -1,4 +1,4 @@
-"""Graph analytics over a vault's link graph: central notes, shortest link paths, communities and
+"""Graph analytics over a vault's link graph: central notes, communities and
 notes that share neighbours. Pure functions over a `NoteGraph`; no index, no ACL, no tool context.
 
 A `NoteGraph` is built from the index's resolved links (a `LinkGraph`'s arrays, or any pairs)
@@ -12,8 +12,7 @@ edges deduplicated: the same vault gives the same numbers, in the same order, on
   for networkx (`normalized=True`). Exact when the graph has at most `max_sources` notes; else
   from the first `max_sources` notes of an order shuffled with `seed`, scaled by n / sources
   (`Betweenness.exact` says which). Each source's BFS runs level by level on numpy arrays.
-- `shortest_path`: breadth first, neighbours in path order, so among equally short paths the one
-  through the alphabetically first notes is returned; `None` when there is none.
+- shortest link paths: `service.graph.paths`.
 - `communities`: Louvain (modularity, resolution 1) on the undirected graph, nodes visited in an
   order shuffled with `seed`; communities largest first.
 - A `Limit` bounds the long ones (betweenness, Louvain, PageRank, `from_links`): its `stop` flag
@@ -32,13 +31,11 @@ import math
 import random
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from service.graph.csr import csr
-from service.graph.expand import Direction, Step
 
 if TYPE_CHECKING:
     import numpy as np
@@ -292,37 +289,6 @@ def betweenness(
     if n > 2:  # undirected, each pair is counted from both ends: over twice the (n-1)(n-2)/2 pairs
         total /= (n - 1) * (n - 2)
     return Betweenness(total, exact, done, seed, cut=done < len(sources))
-
-
-def shortest_path(g: NoteGraph, source: str, target: str, directed: bool = False) -> list[Step] | None:
-    """The fewest links from `source` to `target`, as steps (an 'outlink' step follows a link, a
-    'backlink' step goes against one; only outlinks when `directed`); [] when they are the same
-    note, None when no path joins them. Both must be nodes (KeyError otherwise)."""
-    a, b = g.index[source], g.index[target]
-    if a == b:
-        return []
-    out, back = g.out_csr(), g.in_csr()
-    came: dict[int, tuple[int, Direction]] = {a: (a, "outlink")}
-    queue = deque([a])
-    while queue and b not in came:
-        node = queue.popleft()
-        ways: list[tuple[int, Direction]] = [(int(v), "outlink") for v in out.row(node)]
-        if not directed:
-            ways += [(int(v), "backlink") for v in back.row(node)]
-            ways.sort(key=lambda w: (w[0], w[1] != "outlink"))  # linked both ways: reached along the link
-        for other, way in ways:
-            if other not in came:
-                came[other] = (node, way)
-                queue.append(other)
-    if b not in came:
-        return None
-    steps: list[Step] = []
-    node = b
-    while node != a:
-        prev, way = came[node]
-        steps.append(Step(g.nodes[prev], g.nodes[node], way))
-        node = prev
-    return steps[::-1]
 
 
 @dataclass(frozen=True, slots=True)

@@ -182,11 +182,14 @@ class ToolContext:
         names it (`![[Books.base]]`): the vault path as written when a file is there, else the
         files the index knows (and, while the first index is built, those on disk) and the
         caller may read, by path tail or file name (any letter case): `ambiguous_note` when
-        several fit, `note_not_found` when none does."""
+        several fit, `note_not_found` when none does (details.kind: the file's kind by its
+        extension, `service.obsidian.attachments.kind_of`; suggestions: the closest files of its
+        extension)."""
         from service.errors import AclDenied, AmbiguousNote, NoteNotFound
-        from service.graph.address import NoteName, resolve_address
+        from service.graph.address import NoteName, resolve_address, suggestions
         from service.indexer import fresh
         from service.indexer.runner import indexer_of
+        from service.obsidian.attachments import kind_of
         from service.vault.paths import normalize
 
         text = link_target(address)
@@ -218,7 +221,15 @@ class ToolContext:
         if denied is not None:
             raise denied
         rel = normalize(text)
-        raise NoteNotFound(f"no file at {rel!r}", details={"path": rel, "suggestions": []})
+        close = await asyncio.to_thread(suggestions, text, names, self._visible_note)  # files of its extension
+        raise NoteNotFound(
+            f"no file at {rel!r}" + (f"; closest: {', '.join(close)}" if close else ""),
+            details={"path": rel, "kind": kind_of(rel), "suggestions": close},
+            hint="Pass one of details.suggestions as the path."
+            if close
+            else "No file has this name: check the name and its extension; list_attachments lists the vault's "
+            "files that are not notes (canvases and bases too).",
+        )
 
     def _names_a_path(self, text: str) -> str | None:
         """What an address holding '#' names, as a whole, of what the caller may read on disk:

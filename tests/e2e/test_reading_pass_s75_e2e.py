@@ -9,6 +9,7 @@ from pathlib import Path
 from mcp import Client
 
 from tests.conftest import e2e
+from tests.e2e.calls import error as _error
 from tests.e2e.calls import ok as _ok
 
 
@@ -23,3 +24,29 @@ async def test_properties_are_written_as_obsidian_writes_them(make_vault: Callab
         await _ok(c, "add_tags", path="kyoto", tags=["places/cities"])
         text = (vault / "Notes/Kyoto.md").read_text()
         assert text == '---\ncategories:\n  - "[[Places]]"\nepisode: "145"\ntags:\n  - places/cities\n---\n# Kyoto\n'
+
+
+async def test_a_canvas_or_a_base_in_path_bundle_and_lookup_tools(make_vault: Callable[..., Path], mode: str) -> None:
+    """shortest_path answered note_not_found 'Trip board.canvas.md' for a canvas; a missing
+    'Book.base' was not_a_note ("names an Obsidian base") though no such base exists;
+    bundle_files listed an existing canvas or base under `missing`."""
+    board = '{"nodes":[{"id":"a","type":"text","text":"See [[Kyoto]]","x":0,"y":0,"width":9,"height":9}],"edges":[]}'
+    files: dict[str, str | bytes] = {
+        "Boards/Trip board.canvas": board,
+        "Places/Kyoto.md": "# Kyoto\nsee [[Osaka]]\n",
+        "Places/Osaka.md": "# Osaka\n![[Books.base]]\n",
+        "Bases/Books.base": "views:\n  - type: table\n    name: B\n",
+    }
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        path = await _ok(c, "shortest_path", source="Trip board.canvas", target="Books.base")
+        assert [n["path"] for n in path["notes"]] == [
+            "Boards/Trip board.canvas",
+            "Places/Kyoto.md",
+            "Places/Osaka.md",
+            "Bases/Books.base",
+        ]
+        missing = await _error(c, "get_backlinks", path="Book.base")
+        assert missing["code"] == "note_not_found" and missing["details"]["suggestions"] == ["Bases/Books.base"]
+        bundle = await _ok(c, "bundle_files", paths=["Kyoto", "Trip board.canvas", "Books.base"])
+        assert bundle["missing"] == [] and [f["kind"] for f in bundle["not_notes"]] == ["canvas", "base"]

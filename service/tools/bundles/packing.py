@@ -30,9 +30,11 @@ from pydantic import Field, model_validator
 from service.errors import AclDenied, AmbiguousNote, NotANote, NoteNotFound, PathInvalid, ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown.parse import note_title
+from service.obsidian.attachments import kind_of
 from service.retrieval.sensitive import Guard, clip, redact_spans
 from service.tools.bundles.pack import Packer, Unit, json_size, measure
 from service.tools.context import ToolContext
+from service.tools.graph.links import linked_file
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search_common import query_key
 from service.tools.sensitive import guard_of
@@ -118,11 +120,25 @@ class Manifest(ToolOutput):
     used: int = Field(description="Budget used by this page's contents.")
 
 
+class OtherFileItem(ToolOutput):
+    address: str = Field(description="The address as given.")
+    path: str = Field(description="The file it names: a canvas, a base or an attachment, not packed (no note).")
+    kind: str = Field(description="canvas, base, image, pdf, audio, video, text or other.")
+    read_with: str = Field(
+        description="The tool that reads it: read_canvas, query_base (rows; read_note: its YAML) or read_attachment."
+    )
+
+
 class BundleOut(ToolOutput):
     entries: list[BundleEntry] = Field(description="The packed notes of this page, in bundle order.")
     manifest: Manifest = Field(description="What this page holds and what continues on the next one.")
     missing: list[str] = Field(
-        default_factory=list, description="bundle_files: addresses in this page's range that name no readable note."
+        default_factory=list, description="bundle_files: addresses in this page's range that name no readable file."
+    )
+    not_notes: list[OtherFileItem] = Field(
+        default_factory=list,
+        description="bundle_files: addresses in this page's range naming a canvas, a base or an attachment (not "
+        "packed), with the tool that reads each.",
     )
     sensitive_detected: bool = Field(description="Some entry is sensitive: confirm before passing it on.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page; None at the end.")
@@ -151,6 +167,9 @@ def _select(text: str, mode: Mode) -> tuple[int, int]:
     return start, start + len(found.raw)
 
 
+_READERS = {"canvas": "read_canvas", "base": "query_base"}  # any other kind: read_attachment
+
+
 class _Page:
     """One page being packed: the packer, the entries and what was skipped."""
 
@@ -163,6 +182,7 @@ class _Page:
         self.packer = Packer(limit, self.unit, cap)
         self.entries: list[BundleEntry] = []
         self.missing: list[str] = []
+        self.not_notes: list[OtherFileItem] = []
         self.split: tuple[str, int, str, int] | None = None  # (path, offset, etag, part) to resume at
 
     def add(self, note: NoteFile, resume: Resume | None) -> bool:
@@ -229,6 +249,17 @@ class _Page:
         self.missing.append(name)
         return True
 
+    def note_other(self, name: str, rel: str) -> bool:
+        """Lists the file `name` names (no note) in `not_notes`; False when that would pass the cap."""
+        kind = kind_of(rel)
+        item = OtherFileItem(address=name, path=rel, kind=kind, read_with=_READERS.get(kind, "read_attachment"))
+        size = json_size(item.model_dump(mode="json")) + 2
+        if self.packer.used_json + size > self.packer.cap and (self.entries or self.missing or self.not_notes):
+            return False
+        self.packer.used_json += size
+        self.not_notes.append(item)
+        return True
+
     def out(self, total: int, remaining: int, cursor: str | None) -> BundleOut:
         included = list(dict.fromkeys(e.path for e in self.entries))
         return BundleOut(
@@ -243,6 +274,7 @@ class _Page:
                 used=self.packer.used,
             ),
             missing=self.missing,
+            not_notes=self.not_notes,
             sensitive_detected=any(e.sensitive for e in self.entries),
             next_cursor=cursor,
         )
@@ -267,6 +299,10 @@ async def _pack(ctx: ToolContext, page: _Page, names: list[str], locate: Locate,
 
     def fill(offset: int, rels: list[str | None]) -> tuple[int, bool]:
         for k, rel in enumerate(rels):  # reads and packs a batch in one worker-thread hop
+            if rel is not None and not rel.lower().endswith(".md"):  # bundle_files: a canvas, a base, an attachment
+                if not page.note_other(names[offset + k], rel):
+                    return offset + k, True
+                continue
             note = _read(ctx, rel) if rel is not None else None
             if note is None:
                 if not page.note_missing(names[offset + k]):
@@ -351,7 +387,7 @@ async def bundle_files(ctx: ToolContext, args: BundleFilesIn) -> BundleOut:
         found: list[str | None] = []
         for address in batch:
             try:
-                found.append((await ctx.find_note(address, "read")).vp.rel)
+                found.append((await linked_file(ctx, address)).rel)  # a note, else a canvas, base or attachment
             except (NoteNotFound, PathInvalid, AclDenied, AmbiguousNote, NotANote, ValidationFailed):
                 found.append(None)  # a denied note is reported exactly like a missing one
         return found
@@ -382,8 +418,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="bundles",
         title="Pack chosen notes into a context bundle",
         description="The given notes (whole, body or frontmatter), in the order given, packed into pages under a "
-        "byte or token budget, with a manifest and next_cursor; addresses naming no readable note are listed in "
-        "`missing`. Same entries as bundle_folder. For one note use read_note.",
+        "byte or token budget, with a manifest and next_cursor; addresses naming no readable file are listed in "
+        "`missing`, a canvas, base or attachment in `not_notes` (with the tool that reads it). Same entries as "
+        "bundle_folder. For one note use read_note.",
         input_model=BundleFilesIn,
         output_model=BundleOut,
         handler=bundle_files,

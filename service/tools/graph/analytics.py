@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from service.graph import analytics as ga
+from service.graph import paths
 from service.graph.expand import Step
 from service.graph.queries import GraphQueries
 from service.tools.context import ToolContext
+from service.tools.graph.links import linked_file
 from service.tools.graph.views import VIEWS, View, computed
 from service.tools.graph_common import LINE_TEXT_DESCRIPTION, LineText, NoteItem, note_item
-from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.models import FILE_ADDRESS, NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import FOLDER_FIELD, FolderArg, Partial, drop_gone, missing, partial, scope
 from service.tools.spec import ToolSpec
 
@@ -165,8 +167,8 @@ async def central_notes(ctx: ToolContext, args: CentralIn) -> CentralOut:
 
 
 class PathBetweenIn(ToolInput):
-    source: str = Field(description="Start note. " + NOTE_ADDRESS)
-    target: str = Field(description="End note. " + NOTE_ADDRESS)
+    source: str = Field(description="Start note. " + NOTE_ADDRESS + FILE_ADDRESS)
+    target: str = Field(description="End note. " + NOTE_ADDRESS + FILE_ADDRESS)
     directed: bool = Field(
         default=False, description="Follow links only from the linking note to the linked one (default: either way)."
     )
@@ -183,8 +185,8 @@ class HopItem(BaseModel):
 
 
 class PathBetweenOut(ToolOutput, Partial):
-    source: str = Field(description="The start note.")
-    target: str = Field(description="The end note.")
+    source: str = Field(description="The start note (or canvas, base, attachment).")
+    target: str = Field(description="The end note (or canvas, base, attachment).")
     directed: bool = Field(description="Whether links were followed in their direction only.")
     found: bool = Field(description="False when no chain of links joins the two notes.")
     length: int | None = Field(default=None, description="Links on the path (0: the same note).")
@@ -202,14 +204,30 @@ async def _hop(ctx: ToolContext, step: Step) -> HopItem:
     return HopItem(source=step.source, target=step.target, direction=step.direction, line=line, text=text)
 
 
+async def _links_of_files(ctx: ToolContext, view: View, ends: list[str]) -> list[tuple[str, str]]:
+    """The links (linking, linked) of the path's ends that are no notes (a canvas, a base, an
+    image): their own links out to notes of the view (a canvas's), and the view's notes (or the
+    other end) linking to them."""
+    files = [p for p in dict.fromkeys(ends) if not ga.is_note(p)]
+    if not files:
+        return []
+    q = GraphQueries(ctx.services.db)
+    known = set(view.graph.index) | set(ends)
+    links = [(e.source, e.target_path) for e in await q.backlinks(ctx.vault.id, files)]
+    for f in files:
+        links += [(f, e.target_path) for e in await q.outlinks(ctx.vault.id, f)]
+    return [(a, b) for a, b in links if a in known and b is not None and b in known and a != b]
+
+
 async def shortest_path(ctx: ToolContext, args: PathBetweenIn) -> PathBetweenOut:
-    start = (await ctx.find_note(args.source, "read")).vp.rel
-    end = (await ctx.find_note(args.target, "read")).vp.rel
+    start = (await linked_file(ctx, args.source)).rel
+    end = (await linked_file(ctx, args.target)).rel
     view = await VIEWS.get(ctx)
     g = view.graph
     steps = None
-    if start in g.index and end in g.index:
-        steps = await computed(lambda _: ga.shortest_path(g, start, end, args.directed))
+    extra = await _links_of_files(ctx, view, [start, end])
+    if (start in g.index or extra) and (end in g.index or extra):
+        steps = await computed(lambda _: paths.shortest_path(g, start, end, args.directed, extra))
     if steps is not None and await missing(ctx, {s.target for s in steps}):
         steps = None  # a note on the path is gone from disk: the index catches up, the path is not there
     if steps is None:
@@ -308,7 +326,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="graph",
         title="Shortest link path",
         description="The fewest links joining two notes (either way, or along links only), each hop with its "
-        "linking line; found=false when none joins them.",
+        "linking line; found=false when none joins them. An end may be a canvas, a base or an attachment: the "
+        "path goes through its links (a canvas's cards, the notes embedding it).",
         input_model=PathBetweenIn,
         output_model=PathBetweenOut,
         handler=shortest_path,

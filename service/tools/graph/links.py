@@ -26,6 +26,7 @@ from service.errors import NotANote, NoteNotFound
 from service.graph.linkpath import strip_md
 from service.graph.queries import Edge, GraphQueries, hide_target
 from service.graph.subpaths import Problem, SubpathLinks
+from service.obsidian.attachments import kind_of
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext, link_target
 from service.tools.graph.section_checks import Reason, section_problems
@@ -57,8 +58,10 @@ class PathIn(ToolInput, Paging):
 async def linked_file(ctx: ToolContext, address: str) -> VaultPath:
     """The note an address names, else the other file it names with its extension (a canvas, a
     base, an attachment: `ToolContext.find_file`, as `![[Board.canvas]]` names it). Links point at
-    those files and a canvas links out as a note does; a folder stays `not_a_note`, and a name
-    no file has keeps the note lookup's own answer (its suggestions)."""
+    those files and a canvas links out as a note does; a folder stays `not_a_note`. A name no file
+    has is `note_not_found`: of the file as written when it ends in an extension Obsidian opens
+    ('Nope.base', 'Nope.canvas', 'x.png': details.kind, the closest such files), else the note
+    lookup's own answer (its suggestions: 'v1.2 notes' is a note's name)."""
     try:
         return (await ctx.find_note(address, "read")).vp
     except (NoteNotFound, NotANote) as exc:
@@ -67,7 +70,9 @@ async def linked_file(ctx: ToolContext, address: str) -> VaultPath:
             raise
         try:
             return await ctx.find_file(address, "read")
-        except NoteNotFound:
+        except NoteNotFound as no_file:
+            if kind_of(name) != "other":
+                raise no_file from None
             raise exc from None
 
 

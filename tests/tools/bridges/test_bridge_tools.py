@@ -111,7 +111,8 @@ async def test_open_in_obsidian_opens_a_base_a_canvas_or_an_image_as_a_link_name
         ]:
             out = await vg.ok("open_in_obsidian", path=address)
             assert out["path"] == path and out["opened"] is True, address
-        await vg.err("open_in_obsidian", "not_a_note", path="Missing.base")  # as get_backlinks answers it
+        missing = await vg.err("open_in_obsidian", "note_not_found", path="Missing.base")  # no such base
+        assert missing["details"]["kind"] == "base"
         await vg.err("open_in_obsidian", "not_a_note", path="Bases")  # a folder stays refused
     assert [o[0] for o in obsidian.opened] == [
         "Bases/Books.base",

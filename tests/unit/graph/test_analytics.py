@@ -8,6 +8,7 @@ from itertools import permutations
 import numpy as np
 
 from service.graph import analytics as ga
+from service.graph import paths
 from service.graph.mentions import NameIndex, mentions
 
 
@@ -44,15 +45,15 @@ def test_betweenness_is_exact_for_small_graphs_and_sampled_with_a_seed_above() -
 
 def test_shortest_path_prefers_links_followed_forwards_and_knows_when_there_is_none() -> None:
     g = ga.NoteGraph.build([("A.md", "B.md"), ("B.md", "A.md"), ("C.md", "B.md")], notes=["Z.md"])
-    steps = ga.shortest_path(g, "A.md", "C.md")
+    steps = paths.shortest_path(g, "A.md", "C.md")
     assert steps is not None
     assert [(s.source, s.target, s.direction) for s in steps] == [
         ("A.md", "B.md", "outlink"),
         ("B.md", "C.md", "backlink"),
     ]
-    assert ga.shortest_path(g, "A.md", "C.md", directed=True) is None
-    assert ga.shortest_path(g, "A.md", "Z.md") is None
-    assert ga.shortest_path(g, "A.md", "A.md") == []
+    assert paths.shortest_path(g, "A.md", "C.md", directed=True) is None
+    assert paths.shortest_path(g, "A.md", "Z.md") is None
+    assert paths.shortest_path(g, "A.md", "A.md") == []
 
 
 def test_louvain_splits_two_cliques_joined_by_one_link_the_same_way_every_time() -> None:
