@@ -40,6 +40,8 @@ class Builder(Protocol):
 
     def unknown(self, step_id: str) -> None: ...
 
+    def touch(self, rel: str) -> None: ...
+
 
 # Memory tools: (list argument, field naming the entity whose note the item changes).
 MEMORY_WRITES = {
@@ -70,6 +72,10 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
         for rel in dict.fromkeys(r for r in rels if r is not None):
             if not (tool == "create_entities" and b.exists(rel)):  # an existing one is only reported
                 b.write(rel)
+        if tool == "create_relations":  # each target must be there: read, so a step making it runs first
+            targets = [str(row["to"]) for row in rows if isinstance(row.get("to"), str) and row["to"].strip()]
+            for rel in dict.fromkeys(r for t in targets for r in (note(t), note_file(t)) if r is not None):
+                b.touch(rel)
         return True
     if tool == "delete_entities" and isinstance(args.get("entityNames"), list):
         names = [n.strip() for n in args["entityNames"] if isinstance(n, str) and n.strip()]
