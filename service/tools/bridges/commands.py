@@ -8,7 +8,9 @@ makes a human approve every call (`service.dispatch.confirm`); the spec says so 
 floors are not at hand (the `tools/call` fast path leaves such a call to the SDK's session,
 through which a client of any protocol era can be asked). A command id not in
 `safe_commands` is refused by the precheck layer, before anything is claimed or anyone is
-asked (and, as the spec's `static_check`, by a dry-run vault's preview and by validate_plan);
+asked (and, as the spec's `static_check`, by a dry-run vault's preview and by validate_plan), and
+so is an id the running Obsidian does not have (its palette is read first: no human confirms a
+call that cannot run);
 an empty `safe_commands` lets no command run (a command can do anything the app can, deleting
 files included, so each one is allowed by name).
 Touches: nothing on disk itself; the plugin's `GET /commands/` and `POST /commands/{id}/`.
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from service.errors import Forbidden
+from service.errors import Forbidden, ValidationFailed
 from service.tools.bridges.app import client_of
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
@@ -79,10 +81,23 @@ def _allowed(ctx: ToolContext, command_id: str) -> None:
         )
 
 
-async def execute_precheck(ctx: ToolContext, args: ExecuteIn) -> None:
-    """A bridge is configured and the command is allowed: refused before anyone is asked."""
+async def execute_static_check(ctx: ToolContext, args: ExecuteIn) -> None:
+    """A bridge is configured and the command is allowed (a dry-run vault's preview and
+    validate_plan, which ask no plugin)."""
     client_of(ctx)
     _allowed(ctx, args.command_id)
+
+
+async def execute_precheck(ctx: ToolContext, args: ExecuteIn) -> None:
+    """Allowed, and a command the running Obsidian has (its palette read first): refused before
+    anyone is asked, so no human confirms a call that cannot run."""
+    await execute_static_check(ctx, args)
+    if args.command_id not in {c["id"] for c in await client_of(ctx).commands()}:
+        raise ValidationFailed(
+            f"Obsidian has no command {args.command_id!r}",
+            details={"field": "command_id", "reason": "unknown_command", "command_id": args.command_id},
+            hint="list_commands lists the command ids of the running Obsidian.",
+        )
 
 
 async def execute_command(ctx: ToolContext, args: ExecuteIn) -> ExecuteOut:
@@ -120,7 +135,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=False,
         open_world=True,
         precheck=execute_precheck,
-        static_check=execute_precheck,  # also in a dry-run preview and validate_plan
+        static_check=execute_static_check,  # a dry-run preview and validate_plan
         reads_index=False,
         tags=("bridge",),
     ),

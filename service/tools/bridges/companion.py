@@ -14,6 +14,8 @@ asked or sent: the template must be a note the caller may read, the note to
 create a path the caller may write (its folder is always sent, so Templater's own default
 location never decides where a note lands); the same checks, and a configured bridge, are the
 spec's `static_check`, so a dry-run vault's preview and validate_plan refuse as the call does.
+`trigger_quickadd` reads QuickAdd's choices before anyone is asked (its precheck): a Multi or an
+unknown name is refused there, so no human confirms a call that cannot run.
 Listed paths the caller may not read are left out; `makemd_query` leaves them out before it cuts
 to `limit` (below), so they neither take a place nor show in `truncated`.
 Touches: no vault file itself; the companion's `/vaultgate/v1/…` routes.
@@ -24,6 +26,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, field_validator
 
 from service.bridges.companion import Companion
+from service.errors import ValidationFailed
 from service.markdown.parse import note_title
 from service.tools.bridges.app import client_of
 from service.tools.context import ToolContext
@@ -170,8 +173,24 @@ async def trigger_quickadd(ctx: ToolContext, args: TriggerIn) -> TriggerOut:
     return TriggerOut(choice=args.choice, executed=True)
 
 
-async def trigger_precheck(ctx: ToolContext, args: TriggerIn) -> None:
+async def trigger_static_check(ctx: ToolContext, args: TriggerIn) -> None:
+    """A bridge is configured (a dry-run vault's preview and validate_plan, which ask no plugin)."""
     client_of(ctx)
+
+
+async def trigger_precheck(ctx: ToolContext, args: TriggerIn) -> None:
+    """The choice is one QuickAdd can run, read from its choices before anyone is asked: a human
+    confirms no call that cannot run (a Multi only groups others; an unknown name)."""
+    found = await _companion(ctx).quickadd_choices()
+    kinds = {str(c["name"]): str(c.get("type", "")) for c in found if isinstance(c.get("name"), str)}
+    kind = kinds.get(args.choice)
+    if kind is None or kind == "Multi":
+        raise ValidationFailed(
+            f"QuickAdd has no choice {args.choice!r} to run"
+            + (" (it is a Multi: it only groups other choices)" if kind == "Multi" else ""),
+            details={"field": "choice", "reason": "choice_not_found", "choice": args.choice, "multi": kind == "Multi"},
+            hint="list_quickadd_actions lists the choices; give the name of one that is not a Multi.",
+        )
 
 
 # -- make.md --------------------------------------------------------------------------------
@@ -322,7 +341,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=False,
         open_world=True,
         precheck=trigger_precheck,
-        static_check=trigger_precheck,
+        static_check=trigger_static_check,
         reads_index=False,
         tags=("bridge", "companion"),
     ),

@@ -302,8 +302,8 @@ async def test_execute_command_needs_the_execute_scope(make_vault: Callable[...,
 
 async def test_an_unknown_command_is_a_validation_error(make_vault: Callable[..., Path], tmp_path: Path) -> None:
     async with bridged(make_vault, tmp_path, safe_commands=["no-such:command"]) as (vg, _):
-        token = await vg.token_for("execute_command", command_id="no-such:command")
-        err = await vg.err("execute_command", "validation_error", command_id="no-such:command", elicit_token=token)
+        # refused before anyone is asked: the precheck reads Obsidian's palette first
+        err = await vg.err("execute_command", "validation_error", command_id="no-such:command")
         assert err["details"]["reason"] == "unknown_command"
 
 

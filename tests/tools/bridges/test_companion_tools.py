@@ -106,8 +106,8 @@ async def test_trigger_quickadd_of_a_group_is_a_validation_error(
     make_vault: Callable[..., Path], tmp_path: Path
 ) -> None:
     async with bridged(make_vault, tmp_path) as (vg, obsidian):
-        token = await vg.token_for("trigger_quickadd", choice="Tools")
-        err = await vg.err("trigger_quickadd", "validation_error", choice="Tools", elicit_token=token)
+        # refused before anyone is asked: the precheck reads QuickAdd's choices first
+        err = await vg.err("trigger_quickadd", "validation_error", choice="Tools")
         assert err["details"]["reason"] == "choice_not_found"
     assert obsidian.quickadd_runs == []
 
