@@ -16,7 +16,7 @@ Ranking (`search`), tuned on the LoCoMo dev conversations (docs/memory.md):
 - days: observations about a day or span the query names ("on 13 October, 2023", "in July
   2023", or a month without a year, "in June": June of any year; `service.memory.when`) count
   `1 + DATE_BOOST` times, and the date's words are not matched;
-- names: an entity named in the query (name or alias) is what the question is about, not a word
+- names: an entity named in the query (name, alias, a person's first name) is its subject, not a word
   to match: its name is taken out of the words searched (a turn that only says "Thanks,
   Caroline!" no longer wins) and its observations count `1 + NAMED_BOOST` times; when no other
   word matches ("Caro", an alias), its observations are the hits;
@@ -46,7 +46,7 @@ from service.memory import vectors as cache
 from service.memory.model import Entity, Observation, inbox_key, parse
 from service.memory.order import diverse, neighbours, spread, stamps
 from service.memory.when import day_of, month_of, months, spans
-from service.memory.words import bm25, names_in, postings, units_of, words
+from service.memory.words import bm25, first_names, names_in, postings, units_of, words
 from service.settings import MemorySettings
 from service.storage.db import Database
 from service.vault.files import VaultFiles
@@ -168,6 +168,7 @@ class Recall:
         self._months: np.ndarray[Any, Any] = np.zeros(0, dtype=np.int64)
         self._after: np.ndarray[Any, Any] = np.zeros(0, dtype=np.int64)
         self._name_map: dict[str, set[str]] = {}
+        self._first_map: dict[str, set[str]] = {}  # a person's first name -> their note
         self._refresh_lock = asyncio.Lock()
         self._pending: dict[str, str] = {}  # hash -> text still to embed
         self._embedding: asyncio.Task[None] | None = None
@@ -327,6 +328,7 @@ class Recall:
             for name in entry.names:
                 names.setdefault(name, set()).add(entry.rel)
         self._name_map = names
+        self._first_map = first_names([(e.rel, e.entity.name, e.entity.entity_type) for e in self._order], names)
         self._layout_gen = self.generation
 
     # -- searching ----------------------------------------------------------------------------
@@ -344,7 +346,7 @@ class Recall:
         """The best `limit` observations for `query` among the notes `readable` (None: all) and
         `keep` allow, and the observations `keep_obs` allows."""
         self._layout()
-        named, rest = names_in(query, self._name_map)
+        named, rest = names_in(query, self._name_map, self._first_map)
         days, rest = spans(rest)
         named_months, rest = months(rest)
         terms = Counter(words(rest)) or Counter(words(query))

@@ -62,9 +62,35 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(words(text))
 
 
-def names_in(query: str, name_map: dict[str, set[str]]) -> tuple[set[str], str]:
-    """The entity notes `query` names (`name_map`: lower-cased name or alias -> notes), and the
-    query without those names (and a possessive `'s` after one)."""
+PERSON_TYPES = frozenset({"person", "people", "human", "individual", "user", "contact", "friend", "colleague"})
+
+
+def first_names(named: Sequence[tuple[str, str, str]], name_map: dict[str, set[str]]) -> dict[str, set[str]]:
+    """A person's first name as a name of theirs (`named`: each entity note's path, name and type):
+    'steph' for "Steph Ango", when the entity is a person (`PERSON_TYPES`), its name has two to
+    four words, and no other entity's name starts with that word or is it (of "Sam Lee" and "Sam
+    Ortiz", "Sam" names neither); a thing whose name starts with a word ("New York") never."""
+    firsts: dict[str, set[str]] = {}
+    for rel, name, kind in named:
+        parts = name.split()
+        if parts and parts[0].isalpha():
+            people = firsts.setdefault(parts[0].lower(), set())
+            ok = 2 <= len(parts) <= 4 and kind.strip().lower() in PERSON_TYPES and len(parts[0]) > 2
+            people.add(rel if ok else "")
+    return {
+        w: rels
+        for w, rels in firsts.items()
+        if len(rels) == 1 and "" not in rels and w not in name_map and w not in _STOP
+    }
+
+
+def names_in(
+    query: str, name_map: dict[str, set[str]], first: dict[str, set[str]] | None = None
+) -> tuple[set[str], str]:
+    """The entity notes `query` names (`name_map`: lower-cased name or alias -> notes; `first`: a
+    person's first name -> their note, `first_names`), and the query without those names (and a
+    possessive `'s` after one). A first name counts only capitalised ("Steph", not "steph"), and
+    as the query's first word only before `'s` or a comma ("Will it rain?" names no Will Turner)."""
     tokens = [(m.start(), m.end()) for m in _WORD.finditer(query)]
     found: set[str] = set()
     spans: list[tuple[int, int]] = []
@@ -78,6 +104,13 @@ def names_in(query: str, name_map: dict[str, set[str]]) -> tuple[set[str], str]:
                 spans.append((tokens[i][0], tokens[i + n - 1][1]))
                 hit = n
                 break
+        word = query[tokens[i][0] : tokens[i][1]]
+        if not hit and first and word[:1].isupper() and (i or query[tokens[i][1] :].startswith(("'s", ","))):
+            rels = first.get(word.lower())
+            if rels:
+                found |= rels
+                spans.append(tokens[i])
+                hit = 1
         i += hit or 1
     rest = query
     for start, end in reversed(spans):
