@@ -102,6 +102,8 @@ def _locate(ctx: ToolContext, args: PeriodIn, op: Op) -> tuple[PeriodConfig, dat
             str(exc),
             details={"reason": "unsupported_date_format", "format": config.format, "source": config.source},
         ) from None
+    except (ValueError, OverflowError):  # the week of 0001-01-01 starts in year 0
+        raise _past_the_calendar(day) from None
     if op == "write":  # the answer tells whether the note exists and its etag: reading is needed too
         ctx.resolve_note(rel, "read")
     return config, start, ctx.resolve_note(rel, op)
@@ -155,9 +157,21 @@ def _rendered(ctx: ToolContext, config: PeriodConfig, rel: str, start: date, tem
             raise ValidationFailed(
                 str(exc), details={"reason": "unsupported_date_format", "template": template.rel}
             ) from None
+        except (ValueError, OverflowError):  # {{tomorrow}} of 9999-12-31
+            raise _past_the_calendar(start) from None
     # As the core Daily notes plugin does: {{date}} is the note's own date in the period's format.
     now = datetime.combine(start, datetime.now().time())
     return render_template(ctx, template, note_title(rel), now, date_format=config.format)[2]
+
+
+def _past_the_calendar(day: date) -> ValidationFailed:
+    """A date whose period, or a date its template names, falls outside years 1 to 9999 (the
+    calendar Python's dates, and so the note names, stop at)."""
+    return ValidationFailed(
+        f"date {day.isoformat()}: its period or its template reaches past year 1 or 9999",
+        details={"field": "date", "reason": "out_of_range"},
+        hint="Give a date further from the calendar's ends.",
+    )
 
 
 class CreatePeriodicOut(WriteOut):

@@ -227,3 +227,33 @@ async def test_a_missing_template_names_the_templates_meant(make_vault: Callable
         assert vg.snapshot() == before
         made = await vg.ok("apply_template", template=close["details"]["suggestions"][0], path="X")
         assert made["template"] == "Templates/Meeting.md"
+
+
+@pytest.mark.covers("create_periodic_note", "failure")
+async def test_a_period_or_template_date_past_the_calendars_ends_is_a_validation_error(
+    make_vault: Callable[..., Path],
+) -> None:
+    """Found probing the periodic tools with hostile dates (R5 s75): the week holding 0001-01-01
+    starts in year 0 and the one holding 9999-12-31 ends in year 10000, and a template's
+    {{tomorrow}} of 9999-12-31 is no date either; Python's dates stop at years 1 and 9999, and each
+    answered internal_error. Refused as the date's validation_error now, nothing written."""
+    day = {"enabled": True, "format": "YYYY-MM-DD", "folder": "Days", "templatePath": "Templates/Next"}
+    week = {"enabled": True, "format": "gggg-[W]ww", "folder": "Weeks"}
+    plugin = {"activeCalendarSet": "S", "calendarSets": [{"id": "S", "day": day, "week": week}]}
+    files = vault(**{
+        ".obsidian/plugins/periodic-notes/data.json": json.dumps(plugin),
+        "Templates/Next.md": "next {{tomorrow}}\n",
+    })  # fmt: skip
+    async with started(make_vault(files)) as vg:
+        before = vg.snapshot()
+        calls = (("get_periodic_note", {}), ("create_periodic_note", {}), ("append_to_periodic_note", {"content": "x"}))
+        for tool, extra in calls:
+            for date in ("0001-01-01", "9999-12-31"):
+                error = await vg.err(tool, "validation_error", period="weekly", date=date, **extra)
+                assert error["details"]["field"] == "date"
+        for tool, extra in calls[1:]:
+            error = await vg.err(tool, "validation_error", period="daily", date="9999-12-31", **extra)
+            assert error["details"]["field"] == "date"
+        assert vg.snapshot() == before
+        made = await vg.ok("create_periodic_note", period="daily", date="9999-12-30")
+        assert vg.read(made["path"]) == "next 9999-12-31\n"
