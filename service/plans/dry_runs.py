@@ -12,6 +12,7 @@ from service.graph.address import parse_address
 from service.plans.effects import EffectsBuilder
 from service.plans.notepaths import note_file
 from service.plans.planned_links import Rewriter, links_on_plan, move_on_plan, renamed_around
+from service.plans.texts import PlannedText
 from service.plans.tool_effects import BOOKMARKS_FILE
 
 MAX_PAGES = 5000  # pages of one dry run, at most (as many as a plan has calls)
@@ -21,6 +22,10 @@ DRY_RUN_PAGE = 500  # changed files per page of a rewriting tool's dry run (its 
 class Reader(Rewriter, Protocol):
     async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """Run a call that changes nothing through the dispatch chain: (result, error code)."""
+
+    async def text_changes(self, tool: str, args: dict[str, Any], texts: dict[str, PlannedText]) -> list[str]:
+        """The notes of `texts` (as the earlier steps leave them) whose text `tool` called with
+        `args` changes, by the tool's own edit function."""
 
 
 async def _dry_run(
@@ -123,6 +128,8 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
                 planned = await links_on_plan(host, builder, old, new)
         elif not builder.exists(new):  # an earlier step deleted it: which note of its name (if any) the run
             run_time = True  # then finds is known only at run time, and so are the notes it edits
+    if planned is None and preview is None and tool == "replace_text":  # its scope no vault holds now...
+        planned = await _replaced_on_plan(host, builder, args)  # ...but one the earlier steps make
     if planned is not None:
         files = set(planned)
     elif preview is None or run_time:
@@ -137,3 +144,23 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
     written = {} if tool == "replace_text" and args.get("path") else builder.planned_texts()  # path=: that note only
     for rel in sorted({*(f for f in files if builder.exists(f)), *written}):
         builder.edited(rel, tool, args)
+
+
+async def _replaced_on_plan(host: Reader, builder: EffectsBuilder, args: dict[str, Any]) -> list[str] | None:
+    """The notes a replace_text whose dry run failed on the vault as it is now edits, where its
+    scope is made by the earlier steps: the note its `path` names, or the notes in the folders of
+    its `folder`, as those steps leave their texts (None: a scope they do not make either; the
+    run fails as its dry run did, or finds it only at run time)."""
+    texts = builder.planned_texts()
+    path = args.get("path")
+    if isinstance(path, str):
+        rel = builder.planned(parse_address(path).target)
+        scoped = {rel: texts[rel]} if rel is not None and rel in texts else None
+    else:
+        given = args.get("folder")
+        folders = [given] if isinstance(given, str) else given if isinstance(given, list) else []
+        inside = [str(f).strip().strip("/") for f in folders]
+        if not inside or not all(f and builder.folder_now(f) and not builder.folder_on_disk(f) for f in inside):
+            return None
+        scoped = {rel: t for rel, t in texts.items() if any(rel.startswith(f"{f}/") for f in inside)}
+    return None if scoped is None else await host.text_changes("replace_text", args, scoped)

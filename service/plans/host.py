@@ -100,5 +100,9 @@ class Host(Rewriter, Protocol):
         earlier steps leave as `text` (a heading it lacks); None when it edits it, or when that
         text is not foreseen."""
 
+    async def text_changes(self, tool: str, args: dict[str, Any], texts: dict[str, PlannedText]) -> list[str]:
+        """The notes of `texts` (as the earlier steps leave them) whose text `tool` called with
+        `args` changes, by the tool's own edit function."""
+
     async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """Run a call that changes nothing through the dispatch chain: (result, error code)."""

@@ -51,3 +51,36 @@ async def test_daily_notes_made_before_a_move_are_foreseen_over_http(
         assert set(ask["details"]["files"]) == _changed(before, snapshot(h.root))
         await ok(c, "undo_last_plan", elicit_token=await _token(h, await error(c, "undo_last_plan")))
         assert _changed(start, snapshot(h.root)) == set()
+
+
+async def test_a_replace_in_a_folder_the_plan_makes_is_foreseen_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """tests/tools/sessions/test_plan_replace_on_plan.py over HTTP: no `bulk_changes`, no estimate,
+    the confirmation's files are the files the run changed (before s75: files known only at run
+    time, the move's counts an estimate short of the replaced links)."""
+    plan = {
+        "goal": "fill a new folder, link it, file the target",
+        "steps": [
+            {"id": "a", "tool": "create_note", "args": {"path": "Fresh/A", "content": "fix this\n"}},
+            {"id": "r", "tool": "replace_text", "args": {"folder": "Fresh", "find": "fix", "replace": LINK,
+                                                         "dry_run": False}},
+            {"id": "mv", "tool": "move_note", "args": {"path": "Target", "new_path": "Archive/"}, "captureAs": "m"},
+            BIN,
+        ],
+    }  # fmt: skip
+    async with e2e(make_vault(VAULT)) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        checked = await ok(c, "validate_plan", plan=plan)
+        assert checked["effects"]["bulk_changes"] == [], checked["effects"]
+        [moved] = checked["effects"]["files_moved"]
+        assert moved["estimate"] is False and "Fresh/A.md" in moved["rewritten_in"], moved
+        ask = await error(c, "execute_plan", plan=plan)
+        before = snapshot(h.root)
+        run = await ok(c, "execute_plan", plan=plan, elicit_token=await _token(h, ask))
+        result = next(s for s in run["steps"] if s["id"] == "mv")["result"]
+        assert (moved["links_rewritten"], moved["files_changed"]) == (
+            result["links_rewritten"],
+            result["notes_rewritten"],
+        )
+        assert set(ask["details"]["files"]) == _changed(before, snapshot(h.root))

@@ -196,6 +196,9 @@ class PlanHost:
     async def text_refusal(self, tool: str, args: dict[str, Any], rel: str, text: PlannedText) -> str | None:
         return await asyncio.to_thread(plan_texts.refusal, self.ctx, tool, args, rel, text)
 
+    async def text_changes(self, tool: str, args: dict[str, Any], texts: dict[str, PlannedText]) -> list[str]:
+        return await asyncio.to_thread(plan_texts.changed_by, self.ctx, tool, args, texts)
+
     async def locate_file(self, name: str) -> str | None:
         try:
             return (await self.ctx.find_file(name, "read")).rel

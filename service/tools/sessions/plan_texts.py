@@ -90,6 +90,19 @@ def refused_by(
     return None
 
 
+def changed_by(ctx: ToolContext, tool: str, args: dict[str, Any], texts: dict[str, PlannedText]) -> list[str]:
+    """The notes of `texts` whose text (as the earlier steps leave it) `tool` called with `args`
+    changes: a rewrite over notes the plan wrote, read as the plan leaves them, not as on disk.
+    Reads the disk: a worker thread."""
+    out: list[str] = []
+    for rel, planned in texts.items():
+        text, _foreseen = _composed(ctx, rel, planned)
+        then = None if text is None else _then(ctx, rel, text, tool, args)
+        if then is not None and then != text:
+            out.append(rel)
+    return sorted(out)
+
+
 def _composed(ctx: ToolContext, rel: str, planned: PlannedText) -> tuple[str | None, bool]:
     text: str | None = None
     if planned.origin is not None:
