@@ -9,8 +9,8 @@ its imports instead of ~41 MB; no resource tracker process beside it). A test pi
 
 The protocol is pickles on its standard input and output:
 
-    server -> worker   first (vault root, the frontmatter `[limits]` as a dict), then per batch
-                       (paths, known etags)
+    server -> worker   first (vault root, the frontmatter `[limits]` as a dict, the format task
+                       fields are read in), then per batch (paths, known etags)
     worker -> server   per batch, for each `CHUNK` of its paths what `rows.read_batch` returns
                        (links unresolved: the server resolves them against the paths it holds),
                        then None
@@ -57,26 +57,27 @@ SENT_LIMITS = (*LIMIT_NAMES, "max_indexed_note_chars")  # and how much of a note
 
 def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     """Answer batches read from `inp` on `out` until `inp` ends."""
-    root, limits = pickle.load(inp)
+    root, limits, *more = pickle.load(inp)
+    task_format = more[0] if more else None  # None: both formats
     # Never read from the settings here; both set back when done (a test serves in its own
     # process: left set, they would override every later reading's `[limits]` there).
     yaml_before = frontmatter.use_limits(Limits(**{name: limits[name] for name in LIMIT_NAMES}))
     before = caps.use_max_chars(limits.get("max_indexed_note_chars", caps.DEFAULT_MAX_CHARS))
     try:
-        _answer(Path(root), inp, out)
+        _answer(Path(root), inp, out, task_format)
     finally:
         caps.use_max_chars(before)
         frontmatter.use_limits(yaml_before)
 
 
-def _answer(vault: Path, inp: IO[bytes], out: IO[bytes]) -> None:
+def _answer(vault: Path, inp: IO[bytes], out: IO[bytes], task_format: Any) -> None:
     while True:
         try:
             paths, known = pickle.load(inp)
         except EOFError:
             return
         for start in range(0, len(paths), CHUNK):
-            done: Any = rows.read_batch(vault, paths[start : start + CHUNK], known, None)
+            done: Any = rows.read_batch(vault, paths[start : start + CHUNK], known, None, task_format)
             pickle.dump(done, out, protocol=pickle.HIGHEST_PROTOCOL)
             out.flush()  # the server unpickles this chunk while the next is parsed
             del done

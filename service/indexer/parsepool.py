@@ -38,6 +38,7 @@ from typing import IO, cast
 from service import budget
 from service.graph.linkpath import PathSet
 from service.indexer import parse_worker, rows
+from service.markdown.tasks import Style
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ STOP_WAIT_S = 10.0  # an idle worker ends as soon as its input does
 class Worker:
     """One worker process and its two pipes; one batch at a time (`call` blocks: run it in a thread)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, task_format: Style | None = None) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "service.indexer.parse_worker"],
             stdin=subprocess.PIPE,
@@ -60,7 +61,8 @@ class Worker:
         )
         self.busy = False
         limits = budget.configured()  # the server's [limits] for the frontmatter (and note length) a worker reads
-        self._send((os.path.abspath(root), {name: getattr(limits, name) for name in parse_worker.SENT_LIMITS}))
+        sent = {name: getattr(limits, name) for name in parse_worker.SENT_LIMITS}
+        self._send((os.path.abspath(root), sent, task_format))
 
     @property
     def pid(self) -> int:
@@ -121,10 +123,12 @@ def default_workers(usable: int | None = None) -> int:
 
 
 class Parser:
-    """Prepares batches for one reconcile: in `workers` processes, or in a thread when 0."""
+    """Prepares batches for one reconcile: in `workers` processes, or in a thread when 0; task
+    fields read in `task_format` (`rows.prepare`)."""
 
-    def __init__(self, root: Path, paths: PathSet, workers: int) -> None:
+    def __init__(self, root: Path, paths: PathSet, workers: int, task_format: Style | None = None) -> None:
         self.root = root
+        self.task_format = task_format
         self.paths = paths
         self.workers = workers
         self.batches = 0
@@ -134,7 +138,7 @@ class Parser:
         self._idle: asyncio.Queue[Worker | None] | None = None
         try:
             for _ in range(workers):
-                self._started.append(Worker(root))
+                self._started.append(Worker(root, task_format))
         except (OSError, ValueError) as exc:
             log.warning("starting a parse worker process failed (%s); parsing in a thread instead", exc)
             _stop_all(self._started, kill=True)
@@ -182,7 +186,7 @@ class Parser:
                     idle.put_nowait(worker)
                 self.batches_in_processes += 1
                 return await asyncio.to_thread(_resolved, done, self.paths)
-        return await asyncio.to_thread(rows.read_batch, self.root, batch, known, self.paths)
+        return await asyncio.to_thread(rows.read_batch, self.root, batch, known, self.paths, self.task_format)
 
     async def close(self) -> None:
         idle, self._idle = self._idle, None

@@ -40,6 +40,7 @@ from service.indexer.reading import read_note_file
 from service.indexer.scan import scan_with_paths
 from service.indexer.state import IndexerState
 from service.indexer.status import Counts, Token
+from service.indexer.task_format import follow_settings
 from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.words import WordCatchUp
 
@@ -65,6 +66,7 @@ async def reconcile_vault(
         # Indexes a previous process deferred and did not live to build (a no-op read otherwise).
         if await ix.db.fetchone("SELECT 1 FROM deferred_indexes LIMIT 1"):
             await ix.db.run_write(restore_indexes)
+        await follow_settings(ix)  # the Tasks settings' task format changed: its tasks' notes are read again
         # The link-resolution index is built in the worker too: ~20 ms for 10k files that
         # would otherwise block the event loop while the first requests after a start arrive.
         found: list[FileIssue] = []
@@ -100,7 +102,7 @@ async def reconcile_vault(
             await ix.names.seed(await asyncio.to_thread(seed_names, files.ordered()))
         batches = [changed[i : i + batch_size] for i in range(0, len(changed), batch_size)]
         in_processes = len(changed) >= max(bulk_threshold, parsepool.MIN_NOTES)
-        parser = parsepool.Parser(ix.vault.paths.root, paths, ix.parse_workers if in_processes else 0)
+        parser = parsepool.Parser(ix.vault.paths.root, paths, ix.parse_workers if in_processes else 0, ix.task_format)
         pending: list[asyncio.Future[parsepool.Batch]] = []
         try:
             # Parse ahead (batch N+1.. in workers) while the writer stores batch N.

@@ -31,6 +31,7 @@ from service.indexer.reading import read_note_checked
 from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.values import property_rows
 from service.markdown.parse import frontmatter_tags, note_title, parse_note
+from service.markdown.tasks import Style
 from service.obsidian.excalidraw import PLUGIN_KEY, without_scene
 from service.ocr import attached
 from service.vault.decoding import UTF8
@@ -65,13 +66,16 @@ class Prepared(NamedTuple):
     capped: str = ""  # what the index left out of a note over the caps (`caps.within_caps`), '' for none
 
 
-def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
+def prepare(item: NoteInput, paths: PathSet | None, task_format: Style | None = None) -> Prepared:
     """Parse a note and build its rows, resolving links against `paths` (CPU work; safe in any
-    thread or process). A canvas gets its words and links only (`service.indexer.canvas_facts`); an
-    Excalidraw drawing note its text without the scene block (`service.obsidian.excalidraw`)."""
+    thread or process); task fields are read in `task_format` (the Tasks plugin settings', None:
+    both; `service.obsidian.task_status.task_format`). A canvas gets its words and links only
+    (`service.indexer.canvas_facts`); an Excalidraw drawing note its text without the scene block
+    (`service.obsidian.excalidraw`)."""
     if is_canvas(item.path):
         return _prepare_canvas(item, paths)
-    p = parse_note(item.path, text := kept_text(item.text))  # past [limits] max_indexed_note_chars: not indexed
+    text = kept_text(item.text)  # past [limits] max_indexed_note_chars: not indexed
+    p = parse_note(item.path, text, task_format)
     properties = [row for key, value in p.properties.items() for row in property_rows(key, value, _json)]
     properties, capped = within_caps(p, properties, (len(item.text), len(text)))
     body = text[p.body_start :]
@@ -161,13 +165,15 @@ def _link(ln: Any, prop: str | None) -> tuple[Any, ...]:
     return (ln.subpath, ln.alias, int(ln.embed), ln.kind, ln.line, prop)
 
 
-def prepare_each(items: Iterable[NoteInput], paths: PathSet | None) -> tuple[list[Prepared], list[FileIssue]]:
+def prepare_each(
+    items: Iterable[NoteInput], paths: PathSet | None, task_format: Style | None = None
+) -> tuple[list[Prepared], list[FileIssue]]:
     """`prepare` each note; one that fails is left out as a `FileIssue` (the others go on)."""
     prepared: list[Prepared] = []
     issues: list[FileIssue] = []
     for item in items:
         try:
-            prepared.append(prep := prepare(item, paths))
+            prepared.append(prep := prepare(item, paths, task_format))
         except Exception as exc:  # noqa: BLE001 - any parser bug: one note is skipped, not the batch
             issues.append(issue(item.path, "parse_failed", _why(exc)))
             continue
@@ -181,7 +187,7 @@ def _why(exc: BaseException) -> str:
 
 
 def read_batch(
-    root: Path, batch: Sequence[str], known: dict[str, str], paths: PathSet | None
+    root: Path, batch: Sequence[str], known: dict[str, str], paths: PathSet | None, task_format: Style | None = None
 ) -> tuple[list[Prepared], list[tuple[str, float, int]], list[FileIssue]]:
     """Read and prepare a batch of notes. A note whose content hash equals `known[path]` is only
     "touched" (its new mtime and size are recorded without re-parsing it). Files that could not be
@@ -202,7 +208,7 @@ def read_batch(
             touch.append((rel, item.mtime, item.size))
         else:
             items.append(item)
-    prepared, failed = prepare_each(items, paths)
+    prepared, failed = prepare_each(items, paths, task_format)
     return prepared, touch, issues + failed
 
 

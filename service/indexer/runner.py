@@ -62,6 +62,7 @@ from service.indexer.state import State
 from service.indexer.status import Counts, Token
 from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.writer_job import WriterJob
+from service.obsidian.task_status import task_format
 from service.storage.db import Database
 from service.tasks import cancel_and_wait
 from service.vault.events import FileChange
@@ -139,6 +140,7 @@ class VaultIndexer:
         self.trigram = job(f"{self.name}:trigram", rebuild_trigram, failed=no_prefilter, done=self._trigram_built)
         self.word_merge = job(f"{self.name}:merge", merge_words, failed="searches read the word segments as they are")
         self.query_indexes = QueryIndexes(db)  # a cold load's, built after ready (`bulk.py`)
+        self.task_format = task_format(vault.paths.root)  # each reconcile reads it again (`task_format.py`)
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._early = EarlyWrites()  # own writes made while the index is built: between its batches
         self.catch_up = CatchUp(self.reconcile, self.name)  # failed updates: re-read until they are in

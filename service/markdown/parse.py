@@ -35,7 +35,7 @@ from service.markdown import frontmatter as fm
 from service.markdown.fences import CodeScanner, Comments, mask_code_outside_links, mask_inline_code
 from service.markdown.line_ends import lf
 from service.markdown.property_links import property_links
-from service.markdown.tasks import depends_on
+from service.markdown.tasks import Style, depends_on
 from service.markdown.tasks import read_fields as read_task_fields
 
 _ITEM_START = frozenset("-*+0123456789")
@@ -229,13 +229,13 @@ def _split_link(inner: str) -> tuple[str, str | None, str | None]:
     return inner.strip(), subpath, alias
 
 
-def _task(line_no: int, status: str, text: str, tags: list[str], indent: str, head: str) -> Task:
+def _task(line_no: int, status: str, text: str, tags: list[str], indent: str, head: str, fmt: Style | None) -> Task:
     """A task row; its fields are read from `text` as the Tasks plugin reads them: from the end of
     the line as written (inline code and comments included: `📅 2026-12-01 `x`` ends in code, no
-    due date)."""
+    due date), in its settings' format `fmt` (None: either)."""
     if "::" not in text and text.isascii():  # most tasks carry no field at all
         return Task(line=line_no, status=status, text=text.strip(), tags=tuple(tags), indent=indent, head=head)
-    f = read_task_fields(text)[0]
+    f = read_task_fields(text, fmt)[0]
     return Task(
         line=line_no,
         status=status,
@@ -256,7 +256,8 @@ def _task(line_no: int, status: str, text: str, tags: list[str], indent: str, he
     )
 
 
-def parse_note(rel: str, text: str) -> ParsedNote:
+def parse_note(rel: str, text: str, task_format: Style | None = None) -> ParsedNote:
+    """`task_format`: the format the Tasks plugin settings read task fields in (None: both)."""
     text = lf(text)  # a CR alone ends a line, as in Obsidian's editor (same length: offsets hold)
     front = fm.split(text)
     props = front.data
@@ -369,7 +370,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
             if status is not None:  # its indent: the line up to the list marker, quote markers too
                 lead = raw[: len(raw) - len(content) + len(item.group(1))]
                 head = raw[: len(raw) - len(text.lstrip())]  # up to the text: `task.originalMarkdown`
-                tasks.append(_task(no, status, text, line_tags, lead, head))
+                tasks.append(_task(no, status, text, line_tags, lead, head, task_format))
         elif not content.startswith((" ", "\t")):
             open_items.clear()  # a line at the margin that is no list item ends the list
     all_tags = list(dict.fromkeys([*fm_tags, *inline_tags]))

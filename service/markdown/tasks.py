@@ -10,6 +10,10 @@ formats, read alike and written back in the format the task already uses:
   `start`, `created`, `completion`, `cancelled`, `repeat`, `id`, `dependsOn`, `onCompletion`,
   `priority` (highest/high/medium/low/lowest).
 
+The Tasks plugin reads only the format its settings select (`taskFormat`: the emoji by default, or
+'dataview'): the readers take that format (`fmt`), and None reads both (a vault without the plugin's
+settings, and Dataview's own reading).
+
 Pure functions over one line's text; whether a line is in a code block is the parser's business
 (`service.markdown.parse`). Editing touches only the status character and the field it changes:
 a new field goes at the end of the line, before a trailing block id (`^abc`), as the Tasks plugin
@@ -192,10 +196,13 @@ def _needles(name: str) -> tuple[tuple[str, ...], ...]:
 _PLUGIN_RE = tuple((name, tuple(zip(_plugin_patterns(name), _needles(name), strict=True))) for name in _PLUGIN_ORDER)
 
 
-def field_spans(body: str) -> tuple[dict[str, tuple[str, int, int]], Style, list[tuple[int, int]]]:
+def field_spans(
+    body: str, fmt: Style | None = None
+) -> tuple[dict[str, tuple[str, int, int]], Style, list[tuple[int, int]]]:
     """The fields the Tasks plugin reads in a task body: name -> (raw value, start, end) where
     it is written in `body` (a trailing block id is stepped over), their format, and the spans of
-    every field taken off (a field written twice: both)."""
+    every field taken off (a field written twice: both). `fmt`: the only format read (the plugin's
+    taskFormat; a field of the other is description text), None both."""
     found: dict[str, tuple[str, int, int]] = {}
     spans: list[tuple[int, int]] = []
     style: Style = "emoji"
@@ -205,8 +212,16 @@ def field_spans(body: str) -> tuple[dict[str, tuple[str, int, int]], Style, list
     line = body[start:end]
     # The patterns the line can match at all (its later rounds read less of it): most lines hold
     # a field or two, so most of the plugin's 23 patterns are never run.
+    kept = (0, 1) if fmt is None else (0,) if fmt == "emoji" else (1,)  # each field's patterns: emoji, dataview
     tried = [
-        (name, [(i, pattern) for i, (pattern, needles) in enumerate(patterns) if any(n in line for n in needles)])
+        (
+            name,
+            [
+                (i, pattern)
+                for i, (pattern, needles) in enumerate(patterns)
+                if (i in kept or name == "#") and any(n in line for n in needles)
+            ],
+        )
         for name, patterns in _PLUGIN_RE
     ]
     tried = [(name, patterns) for name, patterns in tried if patterns]
@@ -234,13 +249,13 @@ def field_spans(body: str) -> tuple[dict[str, tuple[str, int, int]], Style, list
     return found, style, spans
 
 
-def read_fields(body: str) -> tuple[dict[str, str], Style, str]:
+def read_fields(body: str, fmt: Style | None = None) -> tuple[dict[str, str], Style, str]:
     """The fields of a task body as the Tasks plugin reads them (from the end of the line; see
-    `field_spans`), their format, and the body without them: what `scan_fields` gives for a
-    reader that takes fields anywhere (Dataview)."""
-    if "::" not in body and body.isascii():
+    `field_spans`; `fmt` the only format read), their format, and the body without them: what
+    `scan_fields` gives for a reader that takes fields anywhere (Dataview)."""
+    if ("::" not in body or fmt == "emoji") and (body.isascii() or fmt == "dataview"):
         return {}, "emoji", body
-    found, style, spans = field_spans(body)
+    found, style, spans = field_spans(body, fmt)
     rest = body
     for start, end in spans:  # taken off from the end: earlier offsets hold
         rest = rest[:start] + " " + rest[end:]
@@ -252,10 +267,10 @@ def depends_on(found: dict[str, str]) -> tuple[str, ...]:
     return tuple(d.strip() for d in raw.split(",") if d.strip()) if raw else ()
 
 
-def parse_fields(body: str) -> TaskFields:
-    """The fields of a task body (the text after `] `), in either format, as the Tasks plugin
-    reads them: from the end of the line (`read_fields`)."""
-    found, style, rest = read_fields(body)
+def parse_fields(body: str, fmt: Style | None = None) -> TaskFields:
+    """The fields of a task body (the text after `] `) as the Tasks plugin reads them: from the
+    end of the line (`read_fields`), in format `fmt` (None: either)."""
+    found, style, rest = read_fields(body, fmt)
     rest = _BLOCK_ID.sub("", rest)
     return TaskFields(
         due=found.get("due"),
@@ -297,18 +312,19 @@ def task_line(line: str) -> TaskLine | None:
     return TaskLine(m.group(1), m.group(2), m.group(3), m.group(4)) if m else None
 
 
-def _field_span(body: str, name: str) -> tuple[int, int] | None:
+def _field_span(body: str, name: str, fmt: Style | None) -> tuple[int, int] | None:
     """Where field `name` is written in `body` as the Tasks plugin reads it (among the fields at
-    the end of the line, either format), or None: a field written in the middle of the text is
-    description to the plugin, and setting it appends one, as the plugin does."""
-    found = field_spans(body)[0].get(name)
+    the end of the line, in format `fmt`, None either), or None: a field written in the middle of
+    the text is description to the plugin, and setting it appends one, as the plugin does."""
+    found = field_spans(body, fmt)[0].get(name)
     return (found[1], found[2]) if found else None
 
 
-def set_field(body: str, name: str, value: str | None, style: Style) -> str:
-    """`body` with field `name` set to `value` (None removes it). An existing field keeps its
-    place and format; a new one is appended in `style`, before a trailing block id."""
-    span = _field_span(body, name)
+def set_field(body: str, name: str, value: str | None, style: Style, fmt: Style | None = None) -> str:
+    """`body` with field `name` set to `value` (None removes it). An existing field (read in
+    format `fmt`, None either) keeps its place and format; a new one is appended in `style`,
+    before a trailing block id."""
+    span = _field_span(body, name, fmt)
     if span is not None:
         start, end = span
         if value is None:

@@ -14,6 +14,8 @@ digest.
 Which checkbox items are tasks at all: with the plugin's global filter (`global_filter`), only
 those whose text contains it, as the plugin reads them — for tasks_filter, list_tasks (unless asked
 for every checkbox), index_status' `tasks` / `open_tasks` and the digest alike.
+Which format a task's fields are read in (`task_format`): the plugin's settings' `taskFormat`, as
+the plugin reads only that one; both when the vault has no Tasks settings.
 Touches: `.obsidian/plugins/obsidian-tasks-plugin/data.json` (read-only).
 """
 
@@ -56,6 +58,16 @@ def open_sql(table: StatusTable, column: str = "status") -> tuple[str, tuple[str
 def open_count(by_status: dict[str, int], table: StatusTable) -> int:
     """How many tasks are open, from the number of tasks of each status character."""
     return sum(n for char, n in by_status.items() if is_open(tk.status_type(table, char)))
+
+
+def task_format(root: Path) -> tk.Style | None:
+    """The format the vault's Tasks plugin reads task fields in: 'dataview' when its settings'
+    `taskFormat` says so, else the emoji (its default, 'tasksPluginEmoji'); None (both formats,
+    Dataview's `[due:: …]` too) when the vault has no Tasks settings."""
+    data = read_json(root, tk.TASKS_PLUGIN_DATA)
+    if not isinstance(data, dict):
+        return None
+    return "dataview" if data.get("taskFormat") == "dataview" else "emoji"
 
 
 def global_filter(vault: Vault) -> str:

@@ -1,6 +1,7 @@
 """Session 75's tasks changes over real HTTP with the SDK client (both eras): set_task_status given a
 status type writes the status the Tasks plugin settings register for it; list_tasks reads the
-global filter's tag and filename dates as tasks_filter does."""
+global filter's tag and filename dates as tasks_filter does; task fields are read in the plugin's
+task format only."""
 
 from __future__ import annotations
 
@@ -41,3 +42,19 @@ async def test_list_tasks_reads_the_plugin_settings_as_tasks_filter_over_http(
             out = await ok(client, "list_tasks", scheduled_on="2026-12-01")
             assert [(t["tags"], t["scheduled"]) for t in out["items"]] == [(["phone"], "2026-12-01")]
             assert (await ok(client, "list_tasks", tag="task"))["total"] == 0
+
+
+async def test_fields_in_the_plugins_task_format_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """Task fields are read in the Tasks settings' taskFormat only; a change of it is read again."""
+    root = make_vault({"T.md": "- [ ] pay [due:: 2026-12-01]\n- [ ] call 📅 2026-12-02\n", PLUGIN: "{}"})
+    async with e2e(root) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            listed = await ok(client, "list_tasks")
+            assert [(t["description"], t["due"]) for t in listed["items"]] == [
+                ("pay [due:: 2026-12-01]", None),
+                ("call", "2026-12-02"),
+            ]
+            (root / PLUGIN).write_text(json.dumps({"taskFormat": "dataview"}), encoding="utf-8")
+            out = await ok(client, "tasks_filter", query="has due date")
+            assert [(t["description"], t["due"]) for t in out["items"]] == [("pay", "2026-12-01")]

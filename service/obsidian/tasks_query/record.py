@@ -47,6 +47,7 @@ class TaskRecord:
     _tags: list[str] | None = field(default=None, repr=False)
     properties: dict[str, Any] | None = field(default=None, repr=False)  # its note's, when a query reads them
     global_filter: str = ""  # the plugin's: not among the tags, not searched by `description includes`
+    task_format: tk.Style | None = None  # the format its fields are read in (the plugin's taskFormat; None: both)
 
     def file_property(self, name: str) -> Any:
         """`task.file.property(name)` as the plugin reads it: by name in any case, null when absent,
@@ -59,7 +60,7 @@ class TaskRecord:
         if self._description is None:
             text = self.text
             plain = text.isascii() and "::" not in text and "^" not in text  # no fields, no block id
-            self._description = " ".join(text.split()) if plain else tk.parse_fields(text).description
+            self._description = " ".join(text.split()) if plain else tk.parse_fields(text, self.task_format).description
         return self._description
 
     @property
@@ -84,7 +85,7 @@ class TaskRecord:
     @property
     def on_completion(self) -> str:
         """`task.onCompletion`: 'delete', 'keep' or '' (the plugin's parseOnCompletionValue)."""
-        found = (tk.parse_fields(self.text).on_completion or "").strip().lower()
+        found = (tk.parse_fields(self.text, self.task_format).on_completion or "").strip().lower()
         return found if found in ("delete", "keep") else ""
 
     @property

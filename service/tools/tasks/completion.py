@@ -74,18 +74,22 @@ def tasks_settings_of(ctx: ToolContext) -> TasksSettings:
     )
 
 
-def deleted_on_completion(task: tk.TaskLine, status: str, table: StatusTable) -> bool:
+def deleted_on_completion(
+    task: tk.TaskLine, status: str, table: StatusTable, settings: TasksSettings | None = None
+) -> bool:
     """Whether the plugin removes the task line: `🏁 delete` and the status becomes done."""
-    action = (task.fields.on_completion or "").strip().lower()
+    fmt = settings.style if settings is not None else None
+    action = (tk.parse_fields(task.body, fmt).on_completion or "").strip().lower()
     old, new = tk.status_type(table, task.status), tk.status_type(table, status)
     return action == "delete" and new == "done" and old != "done"
 
 
-def _stamp(body: str, name: str, was: bool, now: bool, today: date, style: tk.Style, enabled: bool = True) -> str:
+def _stamp(body: str, name: str, was: bool, now: bool, today: date, style: tk.Style, settings: TasksSettings) -> str:
+    enabled = settings.set_done_date if name == "done" else settings.set_cancelled_date
     if now and not was:
-        return tk.set_field(body, name, today.isoformat(), style) if enabled else body
+        return tk.set_field(body, name, today.isoformat(), style, settings.style) if enabled else body
     if was and not now:
-        return tk.set_field(body, name, None, style)
+        return tk.set_field(body, name, None, style, settings.style)
     return body
 
 
@@ -96,10 +100,10 @@ def changed_line(
     (done; a cancelled one has none)."""
     settings = settings or TasksSettings()
     old, new = tk.status_type(table, task.status), tk.status_type(table, status)
-    fields = task.fields
+    fields = tk.parse_fields(task.body, settings.style)  # in the plugin's format (`style`; None: both)
     style = settings.style or fields.style  # a new field: the plugin's format; one written keeps its own
-    body = _stamp(task.body, "done", old == "done", new == "done", today, style, settings.set_done_date)
-    body = _stamp(body, "cancelled", old == "cancelled", new == "cancelled", today, style, settings.set_cancelled_date)
+    body = _stamp(task.body, "done", old == "done", new == "done", today, style, settings)
+    body = _stamp(body, "cancelled", old == "cancelled", new == "cancelled", today, style, settings)
     changed = tk.TaskLine(task.prefix, status, task.gap, body)
     if new != "done" or old == "done" or not fields.recurrence:
         return changed, None
@@ -122,7 +126,7 @@ def _next_occurrence(
     body = tk.without_block_id(task.body)
     style = settings.style or fields.style
     for name in ("done", "cancelled", "id", "depends_on"):  # a new occurrence is no other task's dependency
-        body = tk.set_field(body, name, None, style)
+        body = tk.set_field(body, name, None, style, settings.style)
     # a field that names no day (typed by hand: 2026-02-30) is not moved, as if it were absent
     days = {name: iso_day_or_none(getattr(fields, name) or "") for name in ("due", "scheduled", "start")}
     reference = next((d for d in days.values() if d is not None), None)
@@ -130,8 +134,9 @@ def _next_occurrence(
         shift: timedelta = next_date(rule, today if rule.when_done else reference) - reference
         for name, day in days.items():
             if day is not None:
-                body = tk.set_field(body, name, (day + shift).isoformat(), style)
-    body = tk.set_field(body, "created", today.isoformat() if settings.set_created_date else None, style)
+                body = tk.set_field(body, name, (day + shift).isoformat(), style, settings.style)
+    created = today.isoformat() if settings.set_created_date else None
+    body = tk.set_field(body, "created", created, style, settings.style)
     after = table.get(done_status, ("done", " "))[1]
     status = after if is_open(tk.status_type(table, after)) else " "
     return tk.TaskLine(task.prefix, status, task.gap, body)

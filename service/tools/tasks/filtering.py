@@ -39,7 +39,7 @@ from service.errors import QuerySyntaxError, ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown import tasks as tk
 from service.markdown.parse import note_title
-from service.obsidian.task_status import StatusTable, closed_statuses
+from service.obsidian.task_status import StatusTable, closed_statuses, task_format
 from service.obsidian.task_status import global_filter as global_filter_of
 from service.obsidian.tasks_query import (
     Answer,
@@ -69,6 +69,7 @@ from service.tools.tasks.task_records import (
     all_columns,
     cached_columns,
     filename_dates_of,
+    index_task_format,
     place_all_headings,
     place_all_properties,
     place_headings,
@@ -251,11 +252,15 @@ async def _page_from_index(
         return rows, total
 
     rows, total = await run(ctx, fetch)
-    return to_records(rows, table, status_names_of(ctx), global_filter=plugin_globals(ctx).global_filter), total
+    found = plugin_globals(ctx).global_filter
+    return to_records(
+        rows, table, status_names_of(ctx), global_filter=found, task_format=task_format(ctx.vault.paths.root)
+    ), total
 
 
 async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
     today = iso_day(args.today, "today") if args.today else date.today()
+    await index_task_format(ctx)
     limits = ctx.services.settings.limits
     table = status_table_of(ctx)
     file, properties = await _query_note(ctx, args.file)

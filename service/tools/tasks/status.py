@@ -169,7 +169,7 @@ def task_edit(ctx: ToolContext, args: SetTaskStatusIn, rel: str, holder: dict[st
         new, nxt = changed_line(task, status, table, today, settings)
         lines = text.split("\n")
         ending = "\r" if lines[index].endswith("\r") else ""
-        deleted = deleted_on_completion(task, status, table)
+        deleted = deleted_on_completion(task, status, table, settings)
         block = [] if deleted else [str(new) + ending]
         if nxt is not None:
             block.insert(len(block) if settings.next_below else 0, str(nxt) + ending)

@@ -25,7 +25,7 @@ from typing import Any
 from service import gcpause
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.markdown import tasks as tk
-from service.obsidian.task_status import StatusTable
+from service.obsidian.task_status import StatusTable, task_format
 from service.obsidian.tasks_query import Columns, Query, TaskRecord, order_sql
 from service.obsidian.tasks_query.filename_dates import FilenameDates
 from service.tools.context import ToolContext
@@ -47,10 +47,12 @@ def to_records(
     names: dict[str, str],
     dated: FilenameDates | None = None,
     global_filter: str = "",
+    task_format: tk.Style | None = None,
 ) -> list[TaskRecord]:
     """Index rows as task records, with each status's type, name and next status (`names`: the
     plugin's status names, `status_names_of`); `dated`: the plugin's filename dates, which schedule
-    a task with no scheduled, due or start date in a note whose name holds a date."""
+    a task with no scheduled, due or start date in a note whose name holds a date; `task_format`:
+    the format their fields are read in (`service.obsidian.task_status.task_format`)."""
     if dated is not None and dated.enabled:
         days = {p: dated.scheduled(p) for p in {r[0] for r in rows}}
         rows = [r if r[4] or r[5] or r[6] else (*r[:5], days[r[0]], *r[6:]) for r in rows]
@@ -81,6 +83,7 @@ def to_records(
                 indent=ind,
                 head=head,
                 global_filter=global_filter,
+                task_format=task_format,
             )  # fmt: skip
             for p, line, st, text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep, ind, head in rows
         ]
@@ -100,6 +103,18 @@ def place_headings(records: list[TaskRecord], heads: list[tuple[str, int, str]])
             t.heading = found[1][i - 1] if i else None
 
 
+async def index_task_format(ctx: ToolContext) -> tk.Style | None:
+    """The format task fields are read in (the Tasks settings' `taskFormat`, None: both). A change
+    of the setting made while the server runs (the watcher does not follow `.obsidian`) has the
+    index read the vault's tasks again first (a reconcile: `service.indexer.task_format`), so an
+    answer's dates and descriptions are read alike."""
+    fmt = task_format(ctx.vault.paths.root)
+    indexer = indexer_of(ctx.vault)
+    if indexer is not None and indexer.ready and indexer.task_format != fmt:
+        await indexer.reconcile()
+    return fmt
+
+
 def filename_dates_of(ctx: ToolContext) -> FilenameDates:
     """The Tasks plugin's "use filename as Scheduled date" settings of the vault."""
     return FilenameDates.of(read_json(ctx.vault.paths.root, tk.TASKS_PLUGIN_DATA))
@@ -111,7 +126,8 @@ def _key(ctx: ToolContext, table: StatusTable, global_filter: str) -> tuple[Vaul
     signature = tuple(sorted((c, str(kind), nxt, names.get(c, "")) for c, (kind, nxt) in table.items()))
     signature += tuple(sorted((c, "", "", name) for c, name in names.items() if c not in table))
     dated = filename_dates_of(ctx)
-    signature += ((str(dated.enabled), dated.fmt, "\n".join(dated.folders), global_filter),)
+    fmt = str(task_format(ctx.vault.paths.root))
+    signature += ((str(dated.enabled), dated.fmt, "\n".join(dated.folders), global_filter), (fmt, "", "", ""))
     return indexer, ((indexer.generation, signature) if indexer is not None else None)
 
 
@@ -137,7 +153,8 @@ async def all_columns(ctx: ToolContext, table: StatusTable, global_filter: str =
             [vault_id, *order_params],
         ).fetchall()
 
-    records = to_records(await run(ctx, fetch), table, status_names_of(ctx), filename_dates_of(ctx), global_filter)
+    fmt = task_format(ctx.vault.paths.root)
+    records = to_records(await run(ctx, fetch), table, status_names_of(ctx), filename_dates_of(ctx), global_filter, fmt)
     with gcpause.paused():
         columns = Columns(records)
     if indexer is not None and key is not None:

@@ -1,7 +1,8 @@
 """tasks domain, checkbox tasks: list_tasks (set_task_status is in `status.py`).
 
 `list_tasks` reads the index (table `tasks`, filled by the parser through
-`service.markdown.tasks`: both Tasks plugin formats, code blocks skipped), filters, sorts and
+`service.markdown.tasks`: the Tasks plugin settings' task format, both without them; code
+blocks skipped), filters, sorts and
 pages; notes the caller may not read are dropped before counting and paging. What the Tasks plugin
 settings change in a task reads as in tasks_filter: a task's tags leave out the global filter's tag
 (`#task`), and with "use filename as Scheduled date" an undated task of a note named by a date is
@@ -29,6 +30,7 @@ from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cu
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
 from service.tools.tasks.completion import status_table_of
+from service.tools.tasks.task_records import index_task_format
 from service.vault.settings_files import read_json
 
 StatusFilter = Literal["todo", "in_progress", "on_hold", "done", "cancelled", "non_task", "open", "closed"]
@@ -232,6 +234,7 @@ def _sort_key(sort: SortKey, kinds: dict[str, tk.StatusType]) -> Any:
 
 
 async def list_tasks(ctx: ToolContext, args: ListTasksIn) -> ListTasksOut:
+    fmt = await index_task_format(ctx)
     note = (await ctx.find_note(args.note, "read")).vp.rel if args.note is not None else None
     folder = ctx.folder(args.folder, field="folder").rel if args.folder else None
     table = status_table_of(ctx)
@@ -267,7 +270,7 @@ async def list_tasks(ctx: ToolContext, args: ListTasksIn) -> ListTasksOut:
     found = await run(ctx, whole([int(r["rowid"]) for r in page])) if page else {}
     page = [found[int(r["rowid"])] for r in page if int(r["rowid"]) in found]  # one reindexed meanwhile is left out
     headings = await _headings(ctx, {r["path"] for r in page})
-    items = [_item(ctx, r, kinds[r["status"]], headings.get(r["path"], [])) for r in page]
+    items = [_item(ctx, r, kinds[r["status"]], headings.get(r["path"], []), fmt) for r in page]
     more = offset + args.limit < len(rows)
     return ListTasksOut(
         items=items,
@@ -316,8 +319,8 @@ async def _headings(ctx: ToolContext, paths: set[str]) -> dict[str, list[tuple[i
     return out
 
 
-def _item(ctx: ToolContext, row: Row, kind: str, headings: list[tuple[int, str]]) -> TaskItem:
-    fields = tk.parse_fields(row["text"])
+def _item(ctx: ToolContext, row: Row, kind: str, headings: list[tuple[int, str]], fmt: tk.Style | None) -> TaskItem:
+    fields = tk.parse_fields(row["text"], fmt)
     heading = next((text for line, text in reversed(headings) if line < row["line"]), None)
     return TaskItem(
         path=row["path"],
@@ -349,7 +352,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="tasks",
         title="List tasks",
         description="Checkbox tasks across the vault with status, dates (due, scheduled, start, done, …), "
-        "priority, recurrence, tags and heading, in both Tasks plugin formats (emoji and [due:: …]); filter by "
+        "priority, recurrence, tags and heading, in the Tasks plugin's task format (emoji or [due:: …]; both without "
+        "its settings); filter by "
         "status, dates, priority, tag, folder, note or text, sort and page. To tick one off use set_task_status.",
         input_model=ListTasksIn,
         output_model=ListTasksOut,

@@ -32,10 +32,10 @@ async def test_a_hub_rename_is_indexed_in_parts_and_ends_as_one_batch_would(
     parts: list[int] = []
     prepare_each = rows.prepare_each
 
-    def counted(items: Iterable[rows.NoteInput], paths: Any) -> Any:
+    def counted(items: Iterable[rows.NoteInput], paths: Any, *rest: Any) -> Any:
         items = list(items)
         parts.append(len(items))
-        return prepare_each(items, paths)
+        return prepare_each(items, paths, *rest)
 
     monkeypatch.setattr(rows, "prepare_each", counted)
     root = make_vault(_vault())

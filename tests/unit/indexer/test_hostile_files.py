@@ -188,10 +188,10 @@ async def test_a_note_whose_parsing_fails_is_left_out_and_the_batch_goes_on(
 ) -> None:
     original = rows.prepare
 
-    def failing(item: rows.NoteInput, paths: Any) -> rows.Prepared:
+    def failing(item: rows.NoteInput, paths: Any, *rest: Any) -> rows.Prepared:
         if item.path.startswith("Bad"):
             raise RecursionError("maximum recursion depth exceeded")
-        return original(item, paths)
+        return original(item, paths, *rest)
 
     monkeypatch.setattr(rows, "prepare", failing)
     async with started(make_vault({**BASE, "Bad.md": "# Bad\n"})) as vg:

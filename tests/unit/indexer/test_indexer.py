@@ -82,9 +82,9 @@ async def test_warm_restart_parses_only_changed_notes(
     parsed: list[str] = []
     original = rows.prepare
 
-    def counting(item: rows.NoteInput, paths: PathSet | None) -> rows.Prepared:
+    def counting(item: rows.NoteInput, paths: PathSet | None, *rest: Any) -> rows.Prepared:
         parsed.append(item.path)
-        return original(item, paths)
+        return original(item, paths, *rest)
 
     monkeypatch.setattr(rows, "prepare", counting)
     async with started(root, index={"watch": False}) as vg:

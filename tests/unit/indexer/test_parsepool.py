@@ -171,10 +171,10 @@ def test_a_batch_answered_in_chunks_is_what_one_read_of_the_batch_returns(
     known = {names[100]: rows.read_batch(tmp_path, [names[100]], {}, None)[0][0].etag}
     prepare = rows.prepare
 
-    def failing(item: rows.NoteInput, paths: PathSet | None) -> rows.Prepared:
+    def failing(item: rows.NoteInput, paths: PathSet | None, *rest: Any) -> rows.Prepared:
         if item.path in (names[5], names[140]):
             raise ValueError("a parser bug")
-        return prepare(item, paths)
+        return prepare(item, paths, *rest)
 
     monkeypatch.setattr(rows, "prepare", failing)
     (answer,) = _serve(tmp_path, [(names, known)])

@@ -87,8 +87,8 @@ async def test_a_note_sqlite_refuses_in_a_bulk_load_is_left_out_alone(
     monkeypatch.setattr(runner, "BULK_THRESHOLD", 1)
     original = rows.prepare
 
-    def too_big(item: rows.NoteInput, paths: Any) -> rows.Prepared:
-        prep = original(item, paths)
+    def too_big(item: rows.NoteInput, paths: Any, *rest: Any) -> rows.Prepared:
+        prep = original(item, paths, *rest)
         # An integer SQLite cannot store: the batch's statement fails, then this note alone.
         return prep._replace(headings=[(2**70, "Bad", 0)]) if item.path == "Bad.md" else prep
 

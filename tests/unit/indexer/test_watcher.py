@@ -11,6 +11,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,9 +121,9 @@ async def test_own_writes_are_parsed_once_and_not_republished_as_external(
     parsed: list[str] = []
     original = rows.prepare
 
-    def counting(item: rows.NoteInput, paths: PathSet | None) -> rows.Prepared:
+    def counting(item: rows.NoteInput, paths: PathSet | None, *rest: Any) -> rows.Prepared:
         parsed.append(item.path)
-        return original(item, paths)
+        return original(item, paths, *rest)
 
     monkeypatch.setattr(rows, "prepare", counting)
     await vg.ok("create_note", path="Mine", content="# Mine\n\nwritten by an agent\n")
@@ -148,9 +149,9 @@ async def test_an_own_write_seen_while_its_round_runs_is_not_applied_again(
     parsed: list[str] = []
     original = rows.prepare
 
-    def counting(item: rows.NoteInput, paths: PathSet | None) -> rows.Prepared:
+    def counting(item: rows.NoteInput, paths: PathSet | None, *rest: Any) -> rows.Prepared:
         parsed.append(item.path)
-        return original(item, paths)
+        return original(item, paths, *rest)
 
     monkeypatch.setattr(rows, "prepare", counting)
     gate, running = asyncio.Event(), asyncio.Event()
@@ -203,7 +204,7 @@ async def test_an_event_during_a_write_of_ours_waits_for_it_and_is_left_to_its_r
     indexer = vg.indexer("main")
     parsed: list[str] = []
     original = rows.prepare
-    monkeypatch.setattr(rows, "prepare", lambda item, paths: parsed.append(item.path) or original(item, paths))
+    monkeypatch.setattr(rows, "prepare", lambda item, *rest: parsed.append(item.path) or original(item, *rest))
     found = await _watcher_waits_on(vg, monkeypatch, "Area/Topic.md")
     lock = vg.app.vaults["main"].files.lock("Area/Topic.md")
     await lock.acquire()  # as `VaultFiles.modify` holds it while it writes
