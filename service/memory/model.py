@@ -110,6 +110,7 @@ class Entity:
     observations: list[Observation] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
     preamble: str = ""  # the body before the first memory section (below the title)
+    title: str | None = None  # the `# title` line as read ("": none); None: a new entity's note, titled with its name
     extra_obs: list[str] = field(default_factory=list)  # lines under Observations without that shape
     # the Observations section as read: its observations and every other line (blank ones too), in order
     obs_layout: list[Observation | str] = field(default_factory=list)
@@ -289,6 +290,7 @@ def parse(text: str, stem: str = "") -> Entity:
         updated=str(data.get("updated") or ""),
         other_properties={k: v for k, v in data.items() if k not in known},
         newline=newline,
+        title="",
     )
     if fm.raw is not None and fm.error is None:
         entity.front_read = (fm.raw, frozenset(data), _memory_properties(entity))
@@ -314,6 +316,7 @@ def parse(text: str, stem: str = "") -> Entity:
         if section is None:
             if not titled and stripped.startswith("# "):
                 titled = True
+                entity.title = line
                 entity.name = entity.name or stripped[2:].strip()
             else:
                 pre.append(line)
@@ -387,7 +390,8 @@ def render(entity: Entity, over: str | None = None) -> str:
             props[key] = raw
     kept = entity.front_read and kept_front(*entity.front_read, _memory_properties(entity), _yaml_json)
     front = kept or "---\n" + "".join(f"{k}: {_yaml_json(v)}\n" for k, v in props.items()) + "---\n"
-    out = [f"# {one_line(entity.name)}", ""]
+    title = f"# {one_line(entity.name)}" if entity.title is None else entity.title  # as read, or none
+    out = [title, ""] if title else []
     if entity.preamble:
         out += [entity.preamble, ""]
     out.append(OBS_HEADING)
