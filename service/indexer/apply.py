@@ -188,7 +188,7 @@ async def _apply(
             # Built off the event loop: ~20 ms for 10k files.
             ix._paths = await asyncio.to_thread(partial(PathSet, ix._files.ordered(), ordered=True))
         paths = ix._paths
-        prepared, failed = await asyncio.to_thread(rows.prepare_each, items, paths)
+        prepared, failed = await asyncio.to_thread(rows.prepare_each, items, paths, ix.task_format)
         stored: list[FileIssue] = []
 
         # Many notes at once (a hub note's rename rewrites thousands): the trigram index is

@@ -23,6 +23,7 @@ from service.indexer.names import NoteNames
 from service.indexer.status import Counts, Token
 from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.writer_job import WriterJob
+from service.markdown.tasks import Style
 from service.storage.db import Database
 from service.vault.paths import VaultPaths
 
@@ -68,6 +69,7 @@ class IndexerState(Protocol):
     trigram: WriterJob  # the deferred trigram index's rebuild in the background (`writer_job.py`)
     word_merge: WriterJob  # the word index's merge in the background
     query_indexes: QueryIndexes  # a cold load's query indexes, built after ready (`bulk.py`)
+    task_format: Style | None  # the Tasks settings' format task fields are read in (`task_format.py`)
     _files: KnownFiles  # every vault file the index knows (notes and attachments)
     _paths: PathSet | None  # PathSet of _files, None after _files changed
     _apply_lock: asyncio.Lock
