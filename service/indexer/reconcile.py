@@ -2,7 +2,9 @@
 
 Guarantees:
 - the vault is compared with the index by mtime+size, then by content hash, so a warm restart
-  re-parses nothing that did not change; notes gone from disk are removed;
+  re-parses nothing that did not change; notes gone from disk are removed; a note moved while the
+  server was down (gone from its path, a new file of its name and text elsewhere) keeps its rows
+  and takes the new path (`relocate.py`), not parsed again;
 - from `bulk_threshold` changed notes on, the load runs in bulk-load mode (`bulk.py`) and parses
   in worker processes ahead of the single writer; a failed or cancelled load gets the query
   indexes back at once; a cold load's query indexes, then the trigram index, are built, and the
@@ -30,7 +32,7 @@ from service.activity import GiveWay
 from service.graph.address import NoteName
 from service.graph.linkpath import PathSet
 from service.graph.queries import alias_texts
-from service.indexer import parsepool, rows
+from service.indexer import parsepool, relocate, rows
 from service.indexer.bulk import bulk_mode, checkpoint_after_load, restore_indexes
 from service.indexer.canvas_facts import is_canvas
 from service.indexer.caps import kept_text, max_chars
@@ -83,6 +85,10 @@ async def reconcile_vault(
         changed, removed, added, etags = await ix.db.run_read(
             partial(compare, vault_id=ix.vault.id, disk=disk, full=full, pause=pause)
         )
+        moved = await relocate.moved_while_down(ix, removed, added, paths) if not full else []
+        if moved:  # notes moved while the server was down keep their rows: not parsed again
+            news = {r.item.path for r in moved}
+            changed = [p for p in changed if p not in news]
         ix.total, ix.done, ix.backlog = len(changed), 0, len(changed)
         indexed = touched = 0
         deferred = len(changed) >= bulk_threshold
@@ -209,7 +215,14 @@ async def reconcile_vault(
         # Merged once calls pause, when batches left it in many segments (after a cold load's
         # query indexes too: the merge would take the writer between two of them).
         ix.query_indexes.then(ix.word_merge.ask)
-        return {"indexed": indexed, "unchanged_content": touched, "removed": len(removed), "scanned": len(disk)}
+        gone, kept = len(removed) - len(moved), len(moved)  # a note moved meanwhile is not gone
+        return {
+            "indexed": indexed,
+            "unchanged_content": touched,
+            "removed": gone,
+            "relocated": kept,
+            "scanned": len(disk),
+        }
 
 
 async def name_capped(ix: IndexerState) -> None:

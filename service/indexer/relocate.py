@@ -21,21 +21,31 @@ name and hash a new file is paired with, the rows are those a parse of the new f
 A note the index holds with a recorded issue (capped, read with another encoding) is stored
 again as before, so its issue is found again at the new path.
 
-Runs inside `apply.py`'s writer transaction, before the batch's other notes are stored.
+Runs inside `apply.py`'s writer transaction, before the batch's other notes are stored; and at
+a start (`reconcile.py`), for the moves made while the server was down: a note the index holds
+that is gone from disk and a new file of its name and content hash (`arrivals`) are paired the
+same way, before the changed notes are parsed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from service.graph.linkpath import PathSet, base_name
-from service.indexer.reading import NoteInput
+from service.indexer.reading import NoteInput, read_note_file
 from service.indexer.unresolved import UnresolvedTargets
 from service.ocr import attached
 from service.storage.db import Database
+
+if TYPE_CHECKING:
+    from service.indexer.state import IndexerState
+    from service.indexer.status import Token
 
 _CHUNK = 500  # paths per statement, far below SQLite's variable limit
 
@@ -74,6 +84,49 @@ def pair(gone: Iterable[tuple[int, str, str]], items: Iterable[NoteInput], held:
         if olds:
             note_id, old = olds.pop(0)
             moved.append(Relocation(note_id, old, item))
+    return moved
+
+
+def arrivals(root: Path, gone: Collection[str], added: Iterable[str]) -> list[NoteInput]:
+    """The files of `added` (on disk, not in the index) named as a note of `gone` (in the index,
+    not on disk) is, read for their content hash: what `pair` matches. Their text is dropped (a
+    pair keeps the rows, and a folder's move may bring thousands). Blocks: a worker thread."""
+    names = {base_name(path) for path in gone}
+    found: list[NoteInput] = []
+    for rel in added:
+        if base_name(rel) in names and (item := read_note_file(root, rel)) is not None:
+            found.append(replace(item, text=""))
+    return found
+
+
+async def moved_while_down(ix: IndexerState, removed: list[str], added: list[str], paths: PathSet) -> list[Relocation]:
+    """Give the notes moved while the server was down (a note the index holds gone from disk, a
+    new file of its name and content hash: `pair`) their new paths, their rows kept, in
+    one write before the changed notes are parsed; returns them. The links to their old paths
+    are resolved again with the notes gone (`reconcile.finish`: the old paths stay in `removed`)."""
+    if not removed or not added:
+        return []
+    found = await asyncio.to_thread(arrivals, ix.vault.paths.root, removed, added)
+    if not found:
+        return []
+    held = ix._issues.paths("capped") | ix._issues.paths("encoding")
+    moved = pair(await indexed(ix.db, ix.vault.id, removed), found, held)
+    if not moved:
+        return []
+    touched = [*(r.old for r in moved), *(r.item.path for r in moved)]
+    counts, unresolved, vault_id = ix._counts, ix._unresolved, ix.vault.id
+
+    def write(conn: Any) -> Token | None:
+        before = counts.before(conn, touched)
+        store(conn, vault_id, moved, paths, unresolved)
+        return counts.after(conn, before, touched)
+
+    try:
+        counts.committed(await ix.db.run_write(write))
+    except BaseException:
+        ix._void_kept()
+        raise
+    await ix._bump(touched)
     return moved
 
 
