@@ -13,7 +13,14 @@ rule forms the plugin documents, with the same results:
   `every April and December on the 1st and 24th`;
 - any of them followed by `when done`: counted from the completion date instead.
 
-A rule outside these forms is `RecurrenceError`: refusing is better than a wrong date.
+Words as the plugin's rule reader (rrule.js `parseText`, English tokens) takes them: day and month
+names abbreviated (`mon`, `tues`, `thu`, `sept`, `jan`), any case; `first`, `second`, `third` as
+ordinals (`every month on the first Monday`, `… on the second last Friday`, `… on the first`);
+`in` for `on` (`every year in January`), `or` for `and`; `every year on January` is `every
+January`. What that reader refuses is refused here too: `every other week` (no `other` in its
+words: the plugin does not recur such a task). A rule outside these forms is `RecurrenceError`:
+refusing is better than a wrong date — also where rrule.js reads less than is written (`every year
+on January 5` is `every January` to it, the `5` dropped, the day the reference date's).
 """
 
 from __future__ import annotations
@@ -25,6 +32,23 @@ from datetime import date, timedelta
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = tuple(m.lower() for m in calendar.month_name[1:])
+# rrule.js' English tokens for the names (its nlp/i18n.ts): Monday is `mo`, `mon` or `monday`, …
+_WEEKDAY_WORDS = tuple(
+    re.compile(p)
+    for p in (
+        "mo(n(day)?)?", "tu(e(s(day)?)?)?", "we(d(n(esday)?)?)?", "th(u(r(sday)?)?)?", "fr(i(day)?)?",
+        "sa(t(urday)?)?", "su(n(day)?)?",
+    )
+)  # fmt: skip
+_MONTH_WORDS = tuple(
+    re.compile(p)
+    for p in (
+        "jan(uary)?", "feb(ruary)?", "mar(ch)?", "apr(il)?", "may", "june?", "july?", "aug(ust)?",
+        "sep(t(ember)?)?", "oct(ober)?", "nov(ember)?", "dec(ember)?",
+    )
+)  # fmt: skip
+_NTH_WORDS = {"first": 1, "second": 2, "third": 3}  # rrule.js has no word past 'third'
+_JOINS = ("and", "or")
 _UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month"}
 _UNITS |= {"year": "year", "years": "year"}
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)?$")
@@ -53,7 +77,17 @@ def _words(text: str) -> list[str]:
 
 
 def _weekday(word: str) -> int | None:
-    return WEEKDAYS.index(word) if word in WEEKDAYS else None
+    return next((i for i, p in enumerate(_WEEKDAY_WORDS) if p.fullmatch(word)), None)
+
+
+def _month(word: str) -> int | None:
+    """1..12 for a month's name (or rrule.js' abbreviation of it)."""
+    return next((i + 1 for i, p in enumerate(_MONTH_WORDS) if p.fullmatch(word)), None)
+
+
+def _ordinal(word: str) -> int | None:
+    m = _ORDINAL.match(word)
+    return int(m.group(1)) if m else _NTH_WORDS.get(word)
 
 
 def parse_rule(text: str) -> Rule:
@@ -72,8 +106,8 @@ def parse_rule(text: str) -> Rule:
         if interval < 1 or not rest:
             raise RecurrenceError(f"invalid interval in {text!r}")
     head, on = rest, []
-    if "on" in rest:
-        i = rest.index("on")
+    if "on" in rest or "in" in rest:
+        i = next(i for i, w in enumerate(rest) if w in ("on", "in"))
         head, on = rest[:i], rest[i + 1 :]
     try:
         rule = _rule(head, on, interval)
@@ -83,25 +117,27 @@ def parse_rule(text: str) -> Rule:
 
 
 def _rule(head: list[str], on: list[str], interval: int) -> Rule:
-    items = [w for w in head if w != "and"]
-    if items == ["weekday"] and not on:
+    items = [w for w in head if w not in _JOINS]
+    on = [w for w in on if w not in _JOINS]
+    if items in (["weekday"], ["weekdays"]) and not on:
         return Rule("week", interval, weekdays=(0, 1, 2, 3, 4))
     if items and all(_weekday(w) is not None for w in items) and not on:
-        return Rule("week", interval, weekdays=tuple(sorted({WEEKDAYS.index(w) for w in items})))
-    if items and all(w in MONTHS for w in items):
-        months = tuple(sorted({MONTHS.index(w) + 1 for w in items}))
+        return Rule("week", interval, weekdays=tuple(sorted({_weekday(w) or 0 for w in items})))
+    if items and all(_month(w) is not None for w in items):
+        months = tuple(sorted({_month(w) or 1 for w in items}))
         days, nth = _month_position(on) if on else ((), None)
         return Rule("year", interval, month_days=days, nth_weekday=nth, months=months)
+    if items in (["year"], ["years"]) and on and all(_month(w) is not None for w in on):  # `every year in June`
+        return Rule("year", interval, months=tuple(sorted({_month(w) or 1 for w in on})))
     if len(items) != 1 or items[0] not in _UNITS:
         raise ValueError(head)
     unit = _UNITS[items[0]]
     if not on:
         return Rule(unit, interval)
     if unit == "week":
-        names = [w for w in on if w != "and"]
-        if not names or any(_weekday(w) is None for w in names):
+        if not on or any(_weekday(w) is None for w in on):
             raise ValueError(on)
-        return Rule("week", interval, weekdays=tuple(sorted({WEEKDAYS.index(w) for w in names})))
+        return Rule("week", interval, weekdays=tuple(sorted({_weekday(w) or 0 for w in on})))
     if unit == "month":
         month_days, nth = _month_position(on)
         return Rule("month", interval, month_days=month_days, nth_weekday=nth)
@@ -111,28 +147,27 @@ def _rule(head: list[str], on: list[str], interval: int) -> Rule:
 def _month_position(on: list[str]) -> tuple[tuple[int, ...], tuple[int, int] | None]:
     """`the 1st and 24th`, `the last`, `the last Friday`, `the 2nd last Friday`, `the 2nd Wednesday`."""
     words = on[1:] if on[:1] == ["the"] else on
-    if words and _weekday(words[-1]) is not None:
-        weekday = WEEKDAYS.index(words[-1])
+    if words and (weekday := _weekday(words[-1])) is not None:
         spec = words[:-1]
         if spec == ["last"]:
             return (), (-1, weekday)
-        m = _ORDINAL.match(spec[0]) if spec else None
-        if m and spec[1:] == ["last"]:
-            return (), (-int(m.group(1)), weekday)
-        if m and len(spec) == 1 and 1 <= int(m.group(1)) <= 5:
-            return (), (int(m.group(1)), weekday)
+        n = _ordinal(spec[0]) if spec else None
+        if n is not None and spec[1:] == ["last"]:
+            return (), (-n, weekday)
+        if n is not None and len(spec) == 1 and 1 <= n <= 5:
+            return (), (n, weekday)
         raise ValueError(on)
     days: list[int] = []
     for w in words:
-        if w in ("and", "the"):
+        if w in ("and", "the", "day"):  # `on the first day`: rrule.js takes the word after an ordinal
             continue
         if w == "last":
             days.append(-1)
             continue
-        m = _ORDINAL.match(w)
-        if not m or not 1 <= int(m.group(1)) <= 31:
+        n = _ordinal(w)
+        if n is None or not 1 <= n <= 31:
             raise ValueError(on)
-        days.append(int(m.group(1)))
+        days.append(n)
     if not days:
         raise ValueError(on)
     return tuple(sorted(set(days))), None

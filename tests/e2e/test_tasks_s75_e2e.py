@@ -1,7 +1,7 @@
 """Session 75's tasks changes over real HTTP with the SDK client (both eras): set_task_status given a
 status type writes the status the Tasks plugin settings register for it; list_tasks reads the
 global filter's tag and filename dates as tasks_filter does; task fields are read in the plugin's
-task format only."""
+task format only; recurrence rules in rrule.js' words recur."""
 
 from __future__ import annotations
 
@@ -58,3 +58,14 @@ async def test_fields_in_the_plugins_task_format_over_http(make_vault: Callable[
             (root / PLUGIN).write_text(json.dumps({"taskFormat": "dataview"}), encoding="utf-8")
             out = await ok(client, "tasks_filter", query="has due date")
             assert [(t["description"], t["due"]) for t in out["items"]] == [("pay", "2026-12-01")]
+
+
+async def test_the_plugins_rule_words_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """`every month on the first Monday` (rrule.js' words) recurs, as in the plugin."""
+    note = "- [ ] pay 🔁 every month on the first Monday 📅 2026-12-07\n"
+    async with e2e(make_vault({"R.md": note})) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            args = {"path": "R", "line": 1, "expected_text": note[6:-1], "date": "2026-12-07"}
+            out = await ok(client, "set_task_status", status="x", **args)
+            assert out["next_occurrence"] == "pay 🔁 every month on the first Monday 📅 2027-01-04"
