@@ -10,7 +10,11 @@ Method (chosen on the SciFact training queries, see docs/search.md):
    (both lists are "higher is better" with 0 as the natural floor, so dividing by the maximum
    keeps how far apart the candidates are, unlike rank-based fusion).
 3. A note missing from one list gets that list's lowest normalised score (it was not among the
-   candidates, so it is at best as good as the last one).
+   candidates, so it is at best as good as the last one), except a note missing from a text list
+   that holds every note with one of the query's words (`text_complete`): it has none, so its text
+   score is 0. With the lowest score, a word only one note holds made that note's own score the
+   floor: every vector-only note got the full text share and the one note holding the word won
+   only ties.
 4. Fused score = `w * text + (1 - w) * vector`, in 0..1 (1: the best note of both lists). Ties
    break by a note the text list holds first, then by note id. `w` is `TEXT_WEIGHT` unless the
    caller passes one; `search_hybrid` passes `text_weight(specificity)`: the text list counts for
@@ -114,6 +118,7 @@ def fuse(
     *,
     text_weight: float = TEXT_WEIGHT,
     unembedded: Collection[int] = (),
+    text_complete: bool = False,
 ) -> list[Fused]:
     """Every note of either list, best first (see the module doc for the method)."""
     if not 0.0 <= text_weight <= 1.0:
@@ -121,7 +126,7 @@ def fuse(
     ranked_text, ranked_vec = _ranks(text, vector)
     text_score = _by_max({t.note_id: t.score for t in ranked_text})
     vec_score = _by_max({c.note_id: c.similarity for c in ranked_vec})
-    text_floor = min(text_score.values(), default=0.0)
+    text_floor = 0.0 if text_complete else min(text_score.values(), default=0.0)
     vec_floor = min(vec_score.values(), default=0.0)
     text_rank = {t.note_id: i for i, t in enumerate(ranked_text)}
     vec_rank = {c.note_id: i for i, c in enumerate(ranked_vec)}

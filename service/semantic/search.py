@@ -225,17 +225,19 @@ def specificity(conn: sqlite3.Connection, query: str, memo: dict[str, int]) -> f
     return out / len(words)
 
 
-def text_candidates(
-    conn: sqlite3.Connection, vault_id: str, query: str, keep: NoteFilter, depth: int
-) -> list[text.TextHit]:
+def text_candidates(conn: sqlite3.Connection, vault_id: str, query: str, keep: NoteFilter, depth: int) -> TextSide:
+    """The first `depth` BM25 candidates of the query's words OR-ed that pass `keep` (no
+    specificity), and whether they are every note that does (`TextSide.complete`)."""
     expr = or_query(query)
     if expr is None:
-        return []
+        return TextSide([], None, complete=True)
     if not (keep.tags or keep.after is not None or keep.before is not None or keep.exclude or keep.also):
-        return text.page(conn, vault_id, expr, keep.folders, "relevance", keep.can_read, 0, depth)[0]
-    hits = text.all_hits(conn, vault_id, expr, keep.folders, "relevance", keep.can_read)
-    rows = _note_rows(conn, [h.note_id for h in hits])
-    return [h for h in hits if h.note_id in rows and keep.accepts(rows[h.note_id])][:depth]
+        hits, more = text.page(conn, vault_id, expr, keep.folders, "relevance", keep.can_read, 0, depth)
+        return TextSide(hits, None, complete=not more)
+    found = text.all_hits(conn, vault_id, expr, keep.folders, "relevance", keep.can_read)
+    rows = _note_rows(conn, [h.note_id for h in found])
+    kept = [h for h in found if h.note_id in rows and keep.accepts(rows[h.note_id])]
+    return TextSide(kept[:depth], None, complete=len(kept) <= depth)
 
 
 def _note_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, ChunkRow]:
@@ -267,10 +269,13 @@ class HybridHit:  # not frozen, as ChunkRow
 
 @dataclass(frozen=True, slots=True)
 class TextSide:
-    """Hybrid's text half: the BM25 candidates and the query's `specificity`."""
+    """Hybrid's text half: the BM25 candidates, the query's `specificity`, and whether the
+    candidates are every note holding one of the words (`complete`: a note outside them holds
+    none, and `hybrid.fuse` gives it no text score)."""
 
     hits: list[text.TextHit]
     specificity: float | None
+    complete: bool = False
 
 
 def text_side(
@@ -278,7 +283,9 @@ def text_side(
 ) -> TextSide:
     """`depth` BM25 candidates of `query_text` that pass `keep`, and its specificity (`memo`: the
     engine's word counts, `ScanCache.doc_freq`)."""
-    return TextSide(text_candidates(conn, vault_id, query_text, keep, depth), specificity(conn, query_text, memo))
+    return dataclasses.replace(
+        text_candidates(conn, vault_id, query_text, keep, depth), specificity=specificity(conn, query_text, memo)
+    )
 
 
 def hybrid_rank(
@@ -313,6 +320,7 @@ def fused(
         [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
         text_weight=hybrid.text_weight(texts.specificity),
         unembedded=unembedded,
+        text_complete=texts.complete,
     )
     by_note = {t.note_id: t for t in texts.hits}  # a note found by its words only: the text hit has its fields
     out: list[HybridHit] = []

@@ -300,6 +300,7 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
     fused = hybrid.fuse(
         [hybrid.TextCandidate(t.note_id, t.score) for t in side.hits],
         [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in found],
+        text_complete=side.complete,
     )[:NOTES]
     notes = {f.note_id for f in fused}  # only the ranked notes' chunks are candidates: read their texts
 

@@ -111,7 +111,7 @@ async def hybrid_halves(
     def by_words(conn: sqlite3.Connection) -> sem.TextSide:
         allowed = words if guard is None else without_secrets(guard, conn, words)
         if not weigh:
-            return sem.TextSide(sem.text_candidates(conn, vid, query, allowed, depth), None)
+            return sem.text_candidates(conn, vid, query, allowed, depth)
         return sem.text_side(conn, vid, query, allowed, depth, engine.cache.doc_freq)
 
     def by_meaning(conn: sqlite3.Connection) -> list[sem.ChunkHit]:

@@ -181,10 +181,11 @@ async def test_the_hybrid_halves_run_at_once_and_rank_as_on_one_connection(
         def oracle(conn: Any) -> list[str]:
             texts = sem.text_candidates(conn, vid, QUESTION, keep, DEPTH)
             chunks = sem.nearest(engine, conn, vid, vector, DEPTH, keep, use.model, text=False)
-            paths = {t.note_id: t.path for t in texts} | {c.row.note_id: c.row.path for c in chunks}
+            paths = {t.note_id: t.path for t in texts.hits} | {c.row.note_id: c.row.path for c in chunks}
             fused = hybrid.fuse(
-                [hybrid.TextCandidate(t.note_id, t.score) for t in texts],
+                [hybrid.TextCandidate(t.note_id, t.score) for t in texts.hits],
                 [hybrid.ChunkCandidate(c.row.note_id, c.row.chunk_id, c.similarity) for c in chunks],
+                text_complete=texts.complete,
             )
             return [paths[f.note_id] for f in fused]
 
