@@ -27,7 +27,6 @@ from service.plans.texts import PlannedText
 from service.plans.tool_effects import ADDRESSED, TEXT_TARGETS
 from service.settings import MemorySettings
 from service.tools.models import PIPELINE_ARGS
-from service.tools.sessions.plan_texts import refused_by
 from service.types import PathGuard
 from service.vault.paths import normalize
 from service.vault.readonly import read_only, refuse_read_only
@@ -100,6 +99,10 @@ class WritePreview:
             raise AlreadyExists(f"a note already exists at {rel!r}", details={"path": rel})
         note = data.get("path")
         if spec.name in TEXT_TARGETS and isinstance(note, str) and exists(note):
+            # Imported at the first such preview: the plan tools' edit functions import most domain
+            # packages, which a server imports at each one's first call (`service.tools.registry`).
+            from service.tools.sessions.plan_texts import refused_by
+
             # a heading, block or task line the note lacks: the call's own answer, as a plan's check finds it
             refused_edit = await asyncio.to_thread(
                 refused_by, self.context_for(call), spec.name, given, note, PlannedText(note)
