@@ -324,14 +324,15 @@ async def _text_refusal(
 def _known_result(step: Step, builder: EffectsBuilder, paths: list[tuple[str, str]], moves: int) -> Any:
     """What a call's result is known to hold where its arguments decide it (all known, the call
     foreseen succeeding), the same values the run gives a later step's `$steps.<id>.…`: the
-    `path` a create_note, write_note, append_note, prepend_note, copy_note or apply_template answers (the file it
+    `path` a create_note, write_note, append_note, prepend_note, copy_note, apply_template or a periodic
+    tool answers (the file it
     makes or writes: the numbered name of `if_exists='unique'`, the note a bare name finds), the
     `path` of a move_note or rename_note (where the move puts the note, as its own dry run
     tells), and each `items[*].path` of a bulk_create_notes. A later step naming it is then
     checked and previewed as if the path were written out; its other fields are known only at
     run time. None: nothing is known."""
     writes = [rel for rel, op in paths if op == "write"]
-    if step.tool in CREATE_OR_MODIFY | {"copy_note", "apply_template"} and writes:
+    if step.tool in CREATE_OR_MODIFY | PERIODIC | {"copy_note", "apply_template"} and writes:
         return {"path": writes[0]}
     if step.tool in MOVES and len(builder.effects.files_moved) > moves:
         return {"path": builder.effects.files_moved[-1].to_path}

@@ -148,7 +148,8 @@ def tool_effect(
     elif tool in PERIODIC and periodic_path(b.root, args) is not None:
         rel = str(periodic_path(b.root, args))
         if tool == "create_periodic_note" and b.exists(rel):
-            b.touch(rel)  # there already: the call answers it and changes nothing
+            b.touch(rel)  # there already: the call answers it and changes nothing (still asks to write it)
+            b.paths.append((rel, "write"))
         else:
             b.write(rel)
     elif b.memory is not None and memory_effect(b, b.memory, tool, args, step_id):

@@ -128,7 +128,27 @@ PLANTED: dict[str, list[dict[str, Any]]] = {
          "args": {"path": "$steps.t.path", "heading": ["T", "S"], "content": "[[Home]]"}},
         {"id": "mv2", "tool": "move_note", "args": {"path": "$steps.t.path", "new_path": "Moved/"}, "captureAs": "m2"},
     ],
+    "a daily note made, a template applied into it by its result, then appended": [
+        {"id": "d", "tool": "create_periodic_note", "args": {"date": "2026-12-05"}},
+        {"id": "t", "tool": "apply_template",
+         "args": {"template": "Up", "path": "$steps.d.path", "heading": ["2026-12-05", "Log"]}},
+        {"id": "a", "tool": "append_to_periodic_note", "args": {"date": "2026-12-05", "content": f"x {LINK}"}},
+    ],
 }  # fmt: skip
+
+
+async def test_create_periodic_note_of_a_note_there_is_still_checked_against_the_path_acl(
+    make_vault: Callable[..., Path],
+) -> None:
+    """The call asks to write the note even when it is there already (and then changes nothing):
+    a path the ACL denies is its refusal, reported up front, never a change listed."""
+    acl = {"prefix_rules": [{"path": "Daily", "write": "deny"}]}
+    plan = {"goal": "today", "steps": [{"id": "d", "tool": "create_periodic_note", "args": {"date": "2026-12-01"}}]}
+    async with started(make_vault(VAULT), acl=acl) as vg:
+        await vg.err("create_periodic_note", "acl_denied", date="2026-12-01")
+        checked = await vg.ok("validate_plan", plan=plan)
+        assert [(p["step"], p["code"]) for p in checked["problems"]] == [("d", "acl_denied")], checked
+        assert checked["effects"]["files_modified"] == [], checked["effects"]
 
 
 @pytest.mark.parametrize("name", list(PLANTED))
