@@ -213,8 +213,11 @@ async def _plan(
     # a folder's walk and its files' ACL decisions (100,000 notes: a second or more) off the loop
     moves = await asyncio.to_thread(_moves, ctx, src, dst) if is_folder else _moves(ctx, src, dst, folder=False)
     at = move_confirmed.stamp(ctx)
-    if page is None and not confirming and (shown := move_confirmed.take(ctx, (src, dst, rename), at, moves)):
-        return shown, src, dst, is_folder
+    kept, shown = (
+        move_confirmed.take(ctx, (src, dst, rename), at, moves) if page is None and not confirming else (None, None)
+    )
+    if kept is not None:
+        return kept, src, dst, is_folder
     queries = GraphQueries(ctx.services.db)
     folder = (src, dst) if is_folder else None
     plan = await plan_move(
@@ -229,6 +232,7 @@ async def _plan(
     )
     if confirming:
         move_confirmed.keep(ctx, (src, dst, rename), at, plan)
+    move_confirmed.refuse_other_files(shown, plan, lambda: _preview(ctx, plan, src, dst))
     return plan, src, dst, is_folder
 
 
@@ -362,12 +366,12 @@ def _bookmarks(plan: MovePlan) -> int:
     return sum(s.changed for s in plan.settings if s.path == BOOKMARKS)
 
 
-def changed_files(plan: MovePlan) -> set[str]:
-    """Every file a move changes: each moved file at both ends, each note whose links it
-    rewrites, each settings file it repoints (bookmarks, the workspace)."""
-    files = set(plan.moves) | set(plan.moves.values())
-    files |= {e.path for e in plan.edits} | {e.new_path for e in plan.edits if e.new_path}
-    return files | {s.path for s in plan.settings if s.changed}
+def _preview(ctx: ToolContext, plan: MovePlan, src: str, dst: str) -> ChangePreview:
+    """What a human approves of a move: its files and bookmarks, each rewritten line, every file."""
+    marks = _bookmarks(plan)
+    also = f" and repoint {marks} bookmarks" if marks else ""
+    head = [f"Move {src!r} to {dst!r} ({len(plan.moves)} files){also}; rewrite links in {len(plan.edits)} notes:"]
+    return preview(head, edit_items(ctx, plan.edits), move_confirmed.changed_files(plan))
 
 
 def _confirm_move(rename: bool) -> ConfirmWhen:
@@ -379,10 +383,7 @@ def _confirm_move(rename: bool) -> ConfirmWhen:
         if folder_of(src) == folder_of(dst):
             return None
         plan, src, dst, _ = await _plan(ctx, args, rename, confirming=True)
-        marks = _bookmarks(plan)
-        also = f" and repoint {marks} bookmarks" if marks else ""
-        head = [f"Move {src!r} to {dst!r} ({len(plan.moves)} files){also}; rewrite links in {len(plan.edits)} notes:"]
-        return preview(head, edit_items(ctx, plan.edits), changed_files(plan))
+        return _preview(ctx, plan, src, dst)
 
     return confirm_when
 

@@ -73,27 +73,59 @@ async def test_a_vault_changed_after_the_confirmation_is_planned_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A note written between the confirmation's plan and the move (here inside the call, as
-    another program's write seen while a human is asked would be) makes the move plan again: the
-    new note's link is rewritten too."""
+    another program's write seen while a human is asked would be) makes the move plan again. A
+    note that does not link to the moved one leaves the files it changes as shown: it moves."""
     write_files(tmp_path, VAULT)
     made = _counting(monkeypatch)
-    real = moves._plan
     async with started(tmp_path) as vg:
         await vg.indexed()
-
-        async def meanwhile(*args: Any, **kwargs: Any) -> Any:
-            planned = await real(*args, **kwargs)
-            if kwargs.get("confirming") and armed:
-                (tmp_path / "Late.md").write_text("[[Hub/Target]]\n")  # another program's, seen by the watcher
-                await vg.indexer().apply([FileChange("created", "Late.md", origin="external")], only_if_changed=True)
-            return planned
-
-        monkeypatch.setattr(moves, "_plan", meanwhile)
-        armed = False
-        token = await vg.token_for("move_note", path="Hub/Target.md", new_path="Archive/Target.md")
+        args = {"path": "Hub/Target.md", "new_path": "Archive/Target.md"}
+        token = await vg.token_for("move_note", **args)
+        _meanwhile(vg, monkeypatch, "Unrelated.md", "no link\n")
         made.clear()
-        armed = True
-        out = await vg.ok("move_note", path="Hub/Target.md", new_path="Archive/Target.md", elicit_token=token)
+        out = await vg.ok("move_note", **args, elicit_token=token)
         assert made == [True, False]  # planned again: the vault changed since the confirmation's plan
-        assert vg.read("Late.md") == "[[Archive/Target]]\n"
-        assert out["notes_rewritten"] == 3
+        assert out["notes_rewritten"] == 2 and vg.read("Notes/a.md").startswith("[[Archive/Target]]")
+
+
+async def test_a_move_that_would_change_other_files_than_approved_is_a_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note linking to the moved one written between the confirmation's plan and the move: the
+    plan made again rewrites it too, a file the human did not approve. The move applied it (M8
+    s74 left it); now it answers `conflict` with what it would change now, changes nothing, and
+    a new confirmation lists that note."""
+    write_files(tmp_path, VAULT)
+    async with started(tmp_path) as vg:
+        await vg.indexed()
+        args = {"path": "Hub/Target.md", "new_path": "Archive/Target.md"}
+        token = await vg.token_for("move_note", **args)
+        _meanwhile(vg, monkeypatch, "Late.md", "[[Hub/Target]]\n")
+        before = snapshot(tmp_path)
+        error = await vg.err("move_note", "conflict", **args, elicit_token=token)
+        assert error["details"]["reason"] == "changed_since_confirmation"
+        assert error["details"]["added"] == ["Late.md"] and error["details"]["dropped"] == []
+        assert "- Late.md" in error["details"]["preview"] and error["details"]["files_changed"] == 5
+        after = snapshot(tmp_path)
+        assert {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)} == {"Late.md"}
+        monkeypatch.undo()
+        asked = await vg.err("move_note", "elicit_required", **args)
+        assert "Late.md" in asked["details"]["files"]
+        out = await vg.confirmed("move_note", **args)
+        assert out["notes_rewritten"] == 3 and vg.read("Late.md") == "[[Archive/Target]]\n"
+
+
+def _meanwhile(vg: Harness, monkeypatch: pytest.MonkeyPatch, path: str, text: str) -> None:
+    """Write `path` (as another program would, seen by the watcher) right after the next
+    confirmation's plan of a move, once."""
+    real = moves._plan
+    armed = [True]
+
+    async def meanwhile(*args: Any, **kwargs: Any) -> Any:
+        planned = await real(*args, **kwargs)
+        if kwargs.get("confirming") and armed and armed.pop():
+            (vg.root / path).write_text(text)
+            await vg.indexer().apply([FileChange("created", path, origin="external")], only_if_changed=True)
+        return planned
+
+    monkeypatch.setattr(moves, "_plan", meanwhile)
