@@ -50,3 +50,17 @@ async def test_a_canvas_or_a_base_in_path_bundle_and_lookup_tools(make_vault: Ca
         assert missing["code"] == "note_not_found" and missing["details"]["suggestions"] == ["Bases/Books.base"]
         bundle = await _ok(c, "bundle_files", paths=["Kyoto", "Trip board.canvas", "Books.base"])
         assert bundle["missing"] == [] and [f["kind"] for f in bundle["not_notes"]] == ["canvas", "base"]
+
+
+async def test_hints_say_what_helps_when_a_line_is_too_long(make_vault: Callable[..., Path], mode: str) -> None:
+    """read_note of one line longer than an answer may hold was told to "read a line range";
+    set_properties with an empty property name got the generic input-schema hint."""
+    vault = make_vault({"Line.md": "x" * 20_000 + "\n", "N.md": "# N\n"})
+    governor = {"max_response_bytes": 16384}
+    async with e2e(vault, index={"watch": False}, governor=governor) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        line = await _error(c, "read_note", path="Line", start_line=1, end_line=1)
+        assert line["code"] == "overflow" and line["details"]["reason"] == "line_too_long"
+        assert "bundle_files" in line["hint"]
+        name = await _error(c, "set_properties", path="N", properties={" ": 1})
+        assert name["details"]["reason"] == "invalid_property_name"

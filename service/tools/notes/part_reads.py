@@ -89,11 +89,32 @@ def too_long(
     return Overflow(
         f"result of at least {size} bytes exceeds the {limit}-byte limit{why}",
         details=details,
-        hint=hint or "Read a part: a line range (start_line, end_line), a heading section, or part='frontmatter'.",
+        hint=hint or _PART,
     )
 
 
-_WHOLE = "Read the note by a line range (read_note start_line, end_line)."
+_PART = (
+    "Read a part: a line range (start_line, end_line), a heading section, or part='frontmatter' (get_outline lists "
+    "the headings and their lines); bundle_files (paths=[the note]) sends a note in pages cut inside long lines."
+)
+
+
+def line_too_long(line: int, size: int, limit: int, tool: str = "read_note", why: str = "") -> Overflow:
+    """`overflow` of one line (1-based `line`) longer than an answer or a part may hold: a line range
+    cannot read it (details.reason 'line_too_long', details.line), so the hint says what can."""
+    error = too_long(size, limit, why or f": line {line} alone is more", "line_too_long", tool, _line_hint(line, tool))
+    error.details["line"] = line
+    return error
+
+
+def _line_hint(line: int, tool: str) -> str:
+    what = "no outline of the note can be read" if tool == "get_outline" else "no line range reads it"
+    return (
+        f"Line {line} alone is longer than an answer may hold: {what}. bundle_files with paths=[the note] sends the "
+        "note in pages cut inside long lines; read_note reads its other lines by a line range (start_line, end_line)."
+    )
+
+
 _UNREAD = (
     "A note this long is read by its lines, from UTF-8 and with frontmatter of at most [limits] "
     "max_indexed_note_chars characters; with a larger [governor] max_response_bytes it is read whole."
@@ -171,6 +192,8 @@ class _Kept:
             self.lines = None
 
     def held(self) -> list[tuple[str, str]]:
+        if self.lines is None and self.end is not None and self.end - self.first == 1:
+            raise line_too_long(self.first + 1, 2 * self.chars, self.limit)  # one line asked for: no range helps
         if self.lines is None:
             raise too_long(2 * self.chars, self.limit)
         return self.lines
@@ -224,9 +247,8 @@ def _read(fh: BinaryIO, wanted: Wanted, limit: int, cap: int, size: int, longest
         count = no + 1
         if structure:
             if line is None:
-                raise too_long(
-                    2 * last_length, limit, f": line {no + 1} alone is more, and the note is read by its lines"
-                )
+                why = f": line {no + 1} alone is more, and the note is read by its lines"
+                raise line_too_long(no + 1, 2 * last_length, limit, why=why)
             if no >= front.body_line:
                 outliner.feed(no, line)
             if block:
@@ -318,7 +340,7 @@ def each_line(fh: BinaryIO, limit: int, cap: int, take: Callable[[int, str, int]
             count = no + 1
             if line is None:
                 why = f": line {no + 1} alone is more, and the note is read by its lines"
-                raise too_long(2 * last_length, limit, why, None, tool, _WHOLE)
+                raise line_too_long(no + 1, 2 * last_length, limit, tool, why)
             take(no, line, front.body_line)
     except _NotUtf8:
         raise too_long(

@@ -31,6 +31,7 @@ from service.tools.notes import base_reads, part_reads
 from service.tools.notes.note_facts import note_facts
 from service.tools.notes.part_reads import HEADING_MATCHES
 from service.tools.notes.part_reads import heading_lines as _matches
+from service.tools.notes.part_reads import line_too_long as _line_too_long
 from service.tools.notes.part_reads import too_long as _too_long
 from service.tools.spec import ToolSpec
 from service.vault import offloop
@@ -181,7 +182,8 @@ async def _long_part(ctx: ToolContext, found: FoundNote, args: ReadNoteIn, limit
     read = partial(part_reads.read_part, wanted=_wanted(found, args), limit=limit, cap=cap)
     part = await offloop.sized(size, ctx.vault.files.scan, vp, read)
     if 2 * len(part.content) > limit:
-        raise _too_long(2 * len(part.content), limit)
+        size = 2 * len(part.content)
+        raise _line_too_long(part.first, size, limit) if part.first == part.last else _too_long(size, limit)
     stat = ctx.vault.files.stat(vp)
     facts = await note_facts(ctx, vp.rel, part.etag, part.start)
     if facts.frontmatter_error is not None:
@@ -221,8 +223,12 @@ def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tupl
         first, last = span.start + 1, span.start + content.count("\n")
     elif args.start_line is not None or args.end_line is not None:
         first, last, start, end = line_ends.line_range(text, total, args.start_line, args.end_line, "note")
-        if 2 * (end - start) > limit:
-            raise _too_long(2 * (end - start), limit)  # before the slice: a 50 MB line is not copied
+        if 2 * (end - start) > limit:  # before the slice: a 50 MB line is not copied
+            raise (
+                _line_too_long(first, 2 * (end - start), limit)
+                if first == last
+                else _too_long(2 * (end - start), limit)
+            )
         content = text[start:end] + "\n"
     elif args.part == "frontmatter":
         front = fm.split(text)

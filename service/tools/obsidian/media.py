@@ -130,7 +130,11 @@ def fit_image(
         raise _too_many_pixels(None, None, max_pixels, str(exc)) from None
     except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise ValidationFailed(
-            f"cannot decode the image: {_why(exc)}", details={"reason": "undecodable_image", "mime": mime}
+            f"cannot decode the image: {_why(exc)}",
+            details={"reason": "undecodable_image", "mime": mime},
+            hint="The file is no image this server decodes (damaged, cut short, or named with another format's "
+            "extension): retrying will not help. Look at it in Obsidian (open_in_obsidian) or replace the file; "
+            "list_attachments gives its size and the notes that embed it.",
         ) from None
 
 

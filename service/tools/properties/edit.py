@@ -159,7 +159,13 @@ async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, edit: Ed
 def _check_keys(keys: list[str]) -> None:
     for key in keys:
         if not key.strip() or "\n" in key:
-            raise ValidationFailed(f"invalid property name {key!r}", details={"field": "properties", "key": key})
+            raise ValidationFailed(
+                f"invalid property name {key!r}",
+                details={"field": "properties", "key": key, "reason": "invalid_property_name"},
+                hint="A property name needs a visible character and no line break (Obsidian's Properties view "
+                "takes no other): name it as Obsidian shows it; get_properties lists the note's, list_properties "
+                "the vault's. Nothing was written.",
+            )
 
 
 async def set_properties(ctx: ToolContext, args: SetPropertiesIn) -> EditOut:
