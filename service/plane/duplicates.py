@@ -14,8 +14,10 @@
   aside, or one's alias is the other's name. Kind `duplicate_entity`.
 
 The plan of a duplicate deletes the later observation by its block id (the first is kept, with
-its provenance); that of two entities copies the later one's observation lines into the first as
-written (`merge_observations`: block ids and provenance kept) and then deletes the later note
+its provenance) — of a near duplicate whose words are all in the other's, the shorter one (the
+other adds a detail: "Works at Acme" / "Works at Acme as a nurse"); that of two entities copies
+the later one's observation lines into the first as written (`merge_observations`: block ids and
+provenance kept) and then deletes the later note
 (its deletion asks a human, as `delete_entities` always does; with `missing_ok: false`, so a
 name that finds no note fails the run instead of deleting nothing); two notes with the same
 `name` get no plan: the memory tools, which take names, cannot tell them apart. A note whose
@@ -260,7 +262,11 @@ class Duplicates:
                 continue
             if differs_in_fact(a.text, b.text) or not same_time(a, b):
                 continue  # same words, another number, date, name or negation: not the same fact
-            pair = _which(a, b, cited)
+            # one says all the other says and more ("Works at Acme" / "Works at Acme as a nurse"):
+            # the shorter goes, whatever their order or dates, or the detail would be lost
+            shorter = a if bags[i] < bags[j] else b if bags[j] < bags[i] else None
+            longer = b if shorter is a else a
+            pair = (longer, shorter) if shorter is not None and shorter.block_id not in cited else _which(a, b, cited)
             if pair is None:
                 continue  # both named by a supersession: neither can go
             (taken.add(j) if pair[1] is b else gone.add(i))

@@ -370,6 +370,7 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
             "details_read_as_contradictions": len(claimed & truth["claim_details"]),
             "details_planted": len(truth["claim_details"]),
             "merged_as_duplicates": len(claims_merged),
+            "detail_deleted": sum(1 for i in claims_merged if _detailed(i, truth)),
         },
         "duplicate_entities": score(merged_entities, truth["same_entities"]),
         "look_alike_entities_merged": len(merged_entities & truth["look_alike"]),
@@ -385,6 +386,12 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
         ),
         "findings": len(items),
     }
+
+
+def _detailed(finding: dict[str, Any], truth: dict[str, Any]) -> bool:
+    """Whether a duplicate finding on a claim's entity deletes the claim that adds a detail."""
+    entity, deleted = finding["detail"]["entity"], finding["detail"]["duplicate"]
+    return any(e == entity and deleted == second for e, _, second in truth["claim_details"])
 
 
 def main() -> None:
