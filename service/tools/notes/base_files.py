@@ -82,17 +82,24 @@ async def note_or_file(ctx: ToolContext, address: str, op: Op, *, missing_ok: bo
     `not_a_note`; a name no file has keeps the note lookup's answer (its suggestions)."""
     if names_base(address):
         return await base_file(ctx, address, op, missing_ok=missing_ok)
+    name = link_target(address).rsplit("/", 1)[-1]
+    named = "." in name.strip(".") and not name.lower().endswith(".md")  # a name with an extension
     try:
-        return (await ctx.find_note(address, op, section="reject", missing_ok=missing_ok)).vp
+        found = (await ctx.find_note(address, op, section="reject", missing_ok=missing_ok)).vp
     except (NoteNotFound, NotANote) as exc:
-        name, kind = link_target(address).rsplit("/", 1)[-1], exc.details.get("kind")
-        named = "." in name.strip(".") and not name.lower().endswith(".md")  # a name with an extension
+        kind = exc.details.get("kind")
         if kind == "folder" or (kind != "attachment" and not named):  # 'attachment': its path, any name
             raise
         try:
             return await ctx.find_file(address, op)
         except NoteNotFound:
             raise exc from None
+    if missing_ok and named and not found.abs.is_file():  # no note: the file of that name, if any
+        try:
+            return await ctx.find_file(address, op)
+        except NoteNotFound:
+            pass
+    return found
 
 
 def file_copy(ctx: ToolContext, src: str, new_path: str) -> VaultPath:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from service.vault.etags import etag_of
 from tests.conftest import started, write_files
 
 BOARD = '{"nodes":[{"id":"a","type":"file","file":"Trips/Plan.md","x":0,"y":0,"width":10,"height":10}],"edges":[]}'
@@ -78,7 +79,11 @@ async def test_a_canvas_and_an_image_are_deleted_by_name_or_path(tmp_path: Path)
         step = {"id": "d", "tool": "delete_note", "args": {"path": "Trip board.canvas"}}
         effects = (await vg.ok("validate_plan", plan={"goal": "g", "steps": [step]}))["effects"]
         assert effects["files_deleted"] == ["Boards/Trip board.canvas"], effects
-        out = await vg.ok("delete_note", path="Trip board.canvas")
+        stale = await vg.call("delete_note", path="Trip board.canvas", expected_etag="0" * 16)
+        assert stale.is_error and stale.structured is not None
+        assert stale.structured["error"]["details"]["path"] == "Boards/Trip board.canvas", stale.structured
+        etag = etag_of(BOARD.encode())
+        out = await vg.ok("delete_note", path="Trip board.canvas", expected_etag=etag)
         assert out["path"] == "Boards/Trip board.canvas" and out["title"] == "Trip board"
         assert not (tmp_path / "Boards/Trip board.canvas").exists()
         assert (tmp_path / out["trash_path"]).read_text(encoding="utf-8") == BOARD
