@@ -126,6 +126,12 @@ def _masked(line: str) -> str:
     return _MASK.sub(lambda m: " " * len(m.group(0)), line)
 
 
+def prose(text: str) -> str:
+    """`text` with only the words a mention may be made of: the lines of its prose (no
+    frontmatter, no code), links, embeds, URLs, comments, tags and the like blanked out."""
+    return "\n".join(_masked(line) for _, line in _prose_lines(text))
+
+
 def mentions(source: str, text: str, names: NameIndex, linked: Iterable[str] = ()) -> list[Mention]:
     """Unlinked mentions in note `source` (whose file text is `text`) of the notes in `names`,
     leaving out `source` itself and the notes in `linked` (those it already links to); in file

@@ -4,14 +4,15 @@ collisions and unlinked mentions (link suggestions). Reads the index only.
 - `broken_link`: a link target no note (nor file: an image, a `.base`) resolves, with the note name
   it most likely meant (a close spelling of a note's name, title or alias); its plan rewrites every
   link to it (`rewrite_links`).
-- `orphan`: a note no link reaches and that links nowhere (the memory folder and the vault's own
-  folders aside).
+- `orphan`: a note no link reaches and that links nowhere (the memory folder, the vault's own
+  folders and the template folders of the Templates and Templater settings aside).
 - `tag_variant`: tags that differ only by case, `-`/`_`, or a plural `s` (`#ToDo`, `#todo`,
   `#to-do`, `#todos`); the plan renames the rarer spellings to the most used one (`rename_tag`).
 - `alias_collision`: one alias (or an alias and a note's name) shared by several notes: a link
   to it is ambiguous.
-- `unlinked_mention`: a note's text names another note's title (the very words, case-blind; a
-  note of the same name is a namesake, not a mention) without
+- `unlinked_mention`: a note's prose names another note's title (the very words, case-blind; a
+  note of the same name is a namesake, not a mention; the text of links, embeds and code is no
+  prose: `service.graph.mentions.prose`) without
   linking it; the most linked notes' titles are looked for first, then those of notes nothing
   links yet (`MENTION_TITLES` in all), through the full-text index.
 
@@ -37,11 +38,13 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from service.graph.analytics import Limit
+from service.graph.mentions import prose
 from service.plane.digest import FOLDER
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
 from service.plane.reader import readable
 from service.storage.db import DbOperationalError, schema_changed
+from service.vault.settings_files import template_folders
 
 MENTION_TITLES = 300  # titles looked for as unlinked mentions (the most linked notes first, then unlinked ones)
 MENTIONS_PER_TITLE = 20
@@ -173,15 +176,16 @@ class Audit:
             return sources, targets
 
         sources, targets = await ctx.read(linked)
-        memory = ctx.memory.folder.strip("/") + "/"
-        return await ctx.compute(lambda _: self._orphans(ctx, notes, sources, targets, memory))
+        # the memory folder and the template folders (nothing is meant to link a template note)
+        aside = (ctx.memory.folder.strip("/") + "/", *(f + "/" for f in template_folders(ctx.vault.paths.root)))
+        return await ctx.compute(lambda _: self._orphans(ctx, notes, sources, targets, aside))
 
     def _orphans(
-        self, ctx: JobContext, notes: list[Any], sources: set[int], targets: set[str], memory: str
+        self, ctx: JobContext, notes: list[Any], sources: set[int], targets: set[str], aside: tuple[str, ...]
     ) -> list[Finding]:
         out = []
         for nid, path, _, title, _, etag in notes:
-            if int(nid) in sources or path in targets or str(path).startswith(memory) or not str(path).endswith(".md"):
+            if int(nid) in sources or path in targets or str(path).startswith(aside) or not str(path).endswith(".md"):
                 continue
             out.append(
                 Finding(
@@ -300,7 +304,8 @@ class Audit:
                 exact = re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, named.split())) + r"(?!\w)", re.IGNORECASE)
                 marks = ",".join("?" * len(left))
                 bodies = dict(c.execute(f"SELECT note_id, body FROM note_text WHERE note_id IN ({marks})", left))
-                return [by_id[h] for h in left if exact.search(str(bodies.get(h, "")))]
+                # in the note's prose: the text of a link (`[[Evergreen notes]]`), an embed or code is no mention
+                return [by_id[h] for h in left if exact.search(prose(str(bodies.get(h, ""))))]
 
             return read
 

@@ -30,6 +30,23 @@ def read_json(root: Path, rel: str) -> Any | None:
     return _read(root, rel)
 
 
+def template_folders(root: Path) -> list[str]:
+    """The folders of the vault's template notes: the core Templates plugin's (`folder` of
+    `.obsidian/templates.json`) and Templater's (`templates_folder` of its `data.json`), without
+    slashes at either end; none when neither is set."""
+    out = []
+    for rel, key in (
+        (".obsidian/templates.json", "folder"),
+        (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"),
+    ):
+        data = read_json(root, rel)
+        value = data.get(key) if isinstance(data, dict) else None
+        folder = value.strip().strip("/") if isinstance(value, str) else ""
+        if folder and folder not in out:
+            out.append(folder)
+    return out
+
+
 def plugin_enabled(root: Path, plugin_id: str) -> bool:
     """Whether the community plugin is on: named in `community-plugins.json`, or that file is
     missing or unreadable (nothing says it is off, so its settings are taken as they are)."""
