@@ -47,3 +47,19 @@ async def test_templates_write_letters_that_are_no_token_as_moment_does(
         refused = await error(client, "create_periodic_note", date="2026-11-30")
         assert refused["code"] == "validation_error"
         assert refused["details"]["reason"] == "unsupported_date_format"
+
+
+async def test_a_period_past_the_calendars_end_is_a_validation_error(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """The week of 9999-12-31 ends in year 10000 and the week of 0001-01-01 starts in year 0: each
+    was an internal_error before 26d7f46b (R5 s75), now the date's validation_error."""
+    week = {"enabled": True, "format": "gggg-[W]ww", "folder": "Weeks"}
+    plugin = {"activeCalendarSet": "S", "calendarSets": [{"id": "S", "week": week}]}
+    files = {**FILES, ".obsidian/plugins/periodic-notes/data.json": json.dumps(plugin)}
+    async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        before = harness.snapshot()
+        for date in ("0001-01-01", "9999-12-31"):
+            refused = await error(client, "create_periodic_note", period="weekly", date=date)
+            assert refused["code"] == "validation_error" and refused["details"]["field"] == "date"
+        assert harness.snapshot() == before
