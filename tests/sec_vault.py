@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from service.security.scopes import parse_scopes
 from service.types import Principal
@@ -45,7 +45,8 @@ async def call_with_scope(url: str, scope: str, tool: str, args: dict[str, Any])
     granting `scope`; its structured content."""
     token = hs(claims(aud="vaultgate", scope=scope))
     async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+        # the SDK's own timeouts (30 s, 300 s to read), not httpx2's 5 s: a domain's first call imports it
+        create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
         Client(streamable_http_client(url, http_client=http)) as client,  # type: ignore[arg-type]
     ):
         out = await client.call_tool(tool, args)
