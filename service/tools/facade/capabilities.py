@@ -12,7 +12,8 @@ find_capability ranks the catalog with SQLite FTS5 BM25 (names weigh most, then 
 everyday words of `KEYWORDS`, tags and descriptions) over the tools that exist for callers
 (`service.policy.visibility`), then adds `NAME_BOOST` times the share of a tool's name words the
 query holds ("delete a note": delete_note before delete_property) and `PHRASE_BOOST` when the
-query holds one of the tool's `KEYWORDS` phrases. Measured on
+query holds one of the tool's `KEYWORDS` phrases; everyday verbs no tool's text uses
+("remember", "forget") are searched for in the catalog's words (`EVERYDAY`). Measured on
 tests/tools/facade/capability_phrasings.json (a test keeps top-3 at or above its floor).
 """
 
@@ -84,6 +85,16 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     "write_canvas": ("edit a canvas", "change a canvas", "add to a canvas"),
     "rewrite_links": ("fix links", "fix the links", "repair links", "repoint links"),
     "replace_text": ("find and replace", "search and replace", "replace a word", "replace text", "fix a typo"),
+}
+# Everyday verbs no tool's text uses, put in the catalog's own words: such a query word is searched
+# for as these words ("remember that Bob likes tea" asks to store a fact, "forget that ..." to
+# delete an observation). Words, not phrases: every query using them gains. Only these forms:
+# "remembered" stays itself (search_memory's "what I remembered").
+EVERYDAY: dict[str, tuple[str, ...]] = {
+    "remember": ("memory", "store", "fact"),
+    "memorize": ("memory", "store", "fact"),
+    "memorise": ("memory", "store", "fact"),
+    "forget": ("delete", "observation"),
 }
 NAME_BOOST = 6.0  # BM25 scores of the catalog run ~2..20: a full name match is worth a strong title hit
 PHRASE_BOOST = 10.0
@@ -195,6 +206,7 @@ class _Catalog:
     def search(self, query: str) -> list[tuple[str, float]]:
         words = [w for w in "".join(ch if ch.isalnum() else " " for ch in query.lower()).split() if len(w) > 1]
         words = [w for w in words if not is_stop_word(w)] or words  # a question's function words say nothing
+        words = list(dict.fromkeys(x for w in words for x in EVERYDAY.get(w, (w,))))
         if not words:
             return []
         match = " OR ".join('"' + w.replace('"', "") + '"*' for w in words[:32])

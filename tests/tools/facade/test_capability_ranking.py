@@ -81,3 +81,22 @@ async def test_finding_a_note_by_its_alias_ranks_read_note_first(make_vault: Cal
             assert found["items"][0]["name"] == "read_note", (query, [i["name"] for i in found["items"]])
         await vg.indexed()  # aliases are read from the index: its first build may still run at start
         assert (await vg.ok("read_note", path="AA"))["path"] == "A.md"
+
+
+async def test_asking_to_remember_or_forget_ranks_the_memory_writes_first(make_vault: Callable[..., Path]) -> None:
+    """No tool's text says "remember" or "forget" (U8 s75 #10): 'remember that Bob likes tea' listed
+    search_memory and read_attachment, with neither memory_store nor add_observations in the first
+    three, and 'forget that ...' only read_attachment. The verbs are searched for in the catalog's
+    own words (EVERYDAY); "remembered" still asks to recall."""
+    cases = (
+        ("remember that Bob likes tea", "memory_store"),
+        ("remember to buy milk", "memory_store"),
+        ("memorize my locker code", "memory_store"),
+        ("forget that Bob likes tea", "delete_observations"),
+        ("what have you remembered about Ann", "search_memory"),
+        ("store a fact about Ann", "memory_store"),
+    )
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        for query, tool in cases:
+            found = await vg.ok("find_capability", query=query, limit=3)
+            assert found["items"][0]["name"] == tool, (query, [i["name"] for i in found["items"]])
