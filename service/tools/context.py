@@ -221,10 +221,20 @@ class ToolContext:
         if denied is not None:
             raise denied
         rel = normalize(text)
+        named = "." in rel.rsplit("/", 1)[-1].strip(".")  # with an extension
+        if not named:  # perhaps a note's name ('kyoto')
+            note = await asyncio.to_thread(resolve_address, text, await self._note_names(), self._visible_note)
+            if note.path is not None:
+                raise NoteNotFound(
+                    f"no file at {rel!r}: it names the note {note.path!r}",
+                    details={"path": rel, "note": note.path, "suggestions": []},
+                    hint="This tool takes a file that is not a note, named with its extension ('cover.jpg'); "
+                    "read_note reads the note. list_attachments lists the note's attachments (for_note).",
+                )
         close = await asyncio.to_thread(suggestions, text, names, self._visible_note)  # files of its extension
         raise NoteNotFound(
             f"no file at {rel!r}" + (f"; closest: {', '.join(close)}" if close else ""),
-            details={"path": rel, "kind": kind_of(rel), "suggestions": close},
+            details={"path": rel, **({"kind": kind_of(rel)} if named else {}), "suggestions": close},
             hint="Pass one of details.suggestions as the path."
             if close
             else "No file has this name: check the name and its extension; list_attachments lists the vault's "

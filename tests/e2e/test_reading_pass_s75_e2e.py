@@ -64,3 +64,17 @@ async def test_hints_say_what_helps_when_a_line_is_too_long(make_vault: Callable
         assert "bundle_files" in line["hint"]
         name = await _error(c, "set_properties", path="N", properties={" ": 1})
         assert name["details"]["reason"] == "invalid_property_name"
+
+
+async def test_a_notes_bare_name_in_reading_tools(make_vault: Callable[..., Path], mode: str) -> None:
+    """A note's name alone, in another letter case and NFD, is found by the note tools;
+    read_attachment given it answered note_not_found with nothing to go on."""
+    vault = make_vault({"Places/Kyoto.md": "# Kyoto\n", "Food/Café Menu.md": "# Café\n[[Kyoto]]\n"})
+    async with e2e(vault, index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        back = await _ok(c, "get_backlinks", path="kyoto")
+        assert [i["path"] for i in back["items"]] == ["Food/Café Menu.md"]
+        out = await _ok(c, "get_outlinks", path="cafe\u0301 menu")  # NFD, as a macOS client may spell it
+        assert [i["path"] for i in out["items"]] == ["Places/Kyoto.md"]
+        error = await _error(c, "read_attachment", path="kyoto")
+        assert error["code"] == "note_not_found" and error["details"]["note"] == "Places/Kyoto.md"
