@@ -12,7 +12,7 @@ from service.graph.address import parse_address
 from service.plans.effects import EffectsBuilder
 from service.plans.notepaths import note_file
 from service.plans.planned_links import Rewriter, links_on_plan, move_on_plan, renamed_around
-from service.plans.texts import PlannedText
+from service.plans.texts import TARGETS, PlannedText
 from service.plans.tool_effects import BOOKMARKS_FILE
 
 MAX_PAGES = 5000  # pages of one dry run, at most (as many as a plan has calls)
@@ -105,6 +105,7 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
     preview, files, _moved, code = await _dry_run(host, tool, args)
     old = str(args.get("old_target", ""))
     planned: list[str] | None = None  # the notes it edits over the vault the earlier steps leave
+    targets: list[str] | None = None  # a rewrite_links' [old, new] paths, where the check knows them
     run_time = False  # its notes are known only at run time: it stays in bulk_changes
     if code == "note_not_found" and tool == "rewrite_links":  # its new target is no note on disk...
         target = parse_address(str(args.get("new_target", ""))).target
@@ -113,8 +114,12 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
             builder.absent.append(("", made or note_file(target)))
             return
         planned = await links_on_plan(host, builder, old, made)
+        literal = note_file(parse_address(old).target)  # the path as written, where a file is (as the tool takes it)
+        if builder.exists(literal) and builder.planned(parse_address(old).target) in (None, literal):
+            targets = [literal, made]
     elif preview is not None and tool == "rewrite_links":
         new = str(preview.get("new_target"))
+        resolved = str(preview.get("old_target"))
         if renamed_around(builder, {str(preview.get("old_target")), new}):
             # where the new target is once the earlier steps ran (moved: at its new path)
             made = builder.planned(parse_address(str(args.get("new_target", ""))).target)
@@ -126,8 +131,11 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
                 run_time = True
             else:
                 planned = await links_on_plan(host, builder, old, new)
+                targets = [resolved, new]
         elif not builder.exists(new):  # an earlier step deleted it: which note of its name (if any) the run
             run_time = True  # then finds is known only at run time, and so are the notes it edits
+        else:
+            targets = [resolved, new]
     if planned is None and preview is None and tool == "replace_text":  # its scope no vault holds now...
         planned = await _replaced_on_plan(host, builder, args)  # ...but one the earlier steps make
     if planned is not None:
@@ -142,8 +150,9 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
     # the texts it changes, for a later move's rewrites: those its dry run lists, and those earlier
     # steps wrote, which the run finds in the index (the tool layer tells which it edits how)
     written = {} if tool == "replace_text" and args.get("path") else builder.planned_texts()  # path=: that note only
+    recorded = args if targets is None else {**args, TARGETS: targets}
     for rel in sorted({*(f for f in files if builder.exists(f)), *written}):
-        builder.edited(rel, tool, args)
+        builder.edited(rel, tool, recorded)
 
 
 async def _replaced_on_plan(host: Reader, builder: EffectsBuilder, args: dict[str, Any]) -> list[str] | None:

@@ -21,6 +21,9 @@ UNFORESEEN = ""  # a call that changes the text as only the run knows (its conte
 # where a call's recorded arguments hold the template file it renders from, as the check found it
 # (apply_template, a periodic note made; absent or None: only the run finds it): no tool argument
 TEMPLATE = "$template"
+# where an applied rewrite_links' recorded arguments hold its targets as the check resolved them,
+# [old path, new path] (absent: only the run resolves them): no tool argument
+TARGETS = "$targets"
 WHOLE = frozenset({"create_note", "bulk_create_notes"})  # a note's whole text; write_note too, but in append mode
 
 

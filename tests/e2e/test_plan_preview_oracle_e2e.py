@@ -84,3 +84,36 @@ async def test_a_replace_in_a_folder_the_plan_makes_is_foreseen_over_http(
             result["notes_rewritten"],
         )
         assert set(ask["details"]["files"]) == _changed(before, snapshot(h.root))
+
+
+async def test_links_repointed_then_the_new_target_moved_is_foreseen_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """An applied rewrite_links before a move (until s75 an estimate that counted none of the
+    repointed links): the move's entry is its result, the confirmation's files are the changes."""
+    plan = {
+        "goal": "a second target, links to it, then file it",
+        "steps": [
+            {"id": "mk", "tool": "create_note", "args": {"path": "Hub/Target v2", "content": "# v2\n"}},
+            {"id": "rw", "tool": "rewrite_links",
+             "args": {"old_target": "Hub/Target", "new_target": "Hub/Target v2", "dry_run": False}},
+            {"id": "mv", "tool": "move_note", "args": {"path": "Hub/Target v2", "new_path": "Archive/"},
+             "captureAs": "m"},
+            BIN,
+        ],
+    }  # fmt: skip
+    async with e2e(make_vault(VAULT)) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        checked = await ok(c, "validate_plan", plan=plan)
+        [moved] = checked["effects"]["files_moved"]
+        assert moved["estimate"] is False and "Home.md" in moved["rewritten_in"], moved
+        ask = await error(c, "execute_plan", plan=plan)
+        before = snapshot(h.root)
+        run = await ok(c, "execute_plan", plan=plan, elicit_token=await _token(h, ask))
+        result = next(s for s in run["steps"] if s["id"] == "mv")["result"]
+        assert (moved["links_rewritten"], moved["files_changed"], moved["rewritten_in"]) == (
+            result["links_rewritten"],
+            result["notes_rewritten"],
+            sorted(i["path"] for i in result["items"]),
+        ), (moved, result)
+        assert set(ask["details"]["files"]) == _changed(before, snapshot(h.root))

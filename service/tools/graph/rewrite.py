@@ -28,7 +28,7 @@ from service.graph.moves import (
 )
 from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
-from service.graph.rewrite import link_names, rewrite_note
+from service.graph.rewrite import Rewrite, link_names, rewrite_note
 from service.policy.confirmations import ChangePreview
 from service.tools.change_pages import ChangeListIn, bounds, paged, start_of
 from service.tools.context import ToolContext
@@ -145,8 +145,6 @@ async def plan_rewrite(
     candidates.update(await property_sources(q.db, ctx.vault.id, link_names({old})))  # `up: "[[T]]"`
     candidates.update(await q.longer_than(ctx.vault.id, ctx.services.settings.limits.max_indexed_note_chars))
     plan = MovePlan(moves={})
-    targets = frozenset({old})
-    names = link_names(targets)  # a link that resolves to `old` names it
 
     def edit_of(path: str) -> FileEdit | None:
         if not ctx.can_read(path):  # left alone, never revealed (see service.tools.notes.moves)
@@ -156,18 +154,7 @@ async def plan_rewrite(
             note = ctx.vault.files.read(vp)
         except NoteNotFound:
             return None
-        result = rewrite_note(
-            note.content,
-            source_before=path,
-            source_after=path,
-            before=before,
-            after=after,
-            moved={old: new},
-            only_targets=targets,
-            names=names,
-        )
-        if is_canvas(path):
-            result = rewrite_canvas(result, {old: new})
+        result = repointed(note.content, path, old, new, before, after)
         if not result.changed:
             return None
         ctx.resolve(path, "write")
@@ -177,6 +164,24 @@ async def plan_rewrite(
 
     await scan(plan, sorted(candidates), edit_of, page=page, steps=steps)
     return plan
+
+
+def repointed(text: str, path: str, old: str, new: str, before: PathSet, after: PathSet) -> Rewrite:
+    """The note at `path` (`text`) with its links that resolve to `old` (over `before`: the vault's
+    paths with `old`) repointed at `new` (over `after`: as they are), as rewrite_links writes it (a
+    plan's check foresees the step's notes with it: `service.tools.sessions.plan_texts`)."""
+    targets = frozenset({old})
+    result = rewrite_note(
+        text,
+        source_before=path,
+        source_after=path,
+        before=before,
+        after=after,
+        moved={old: new},
+        only_targets=targets,
+        names=link_names(targets),  # a link that resolves to `old` names it
+    )
+    return rewrite_canvas(result, {old: new}) if is_canvas(path) else result
 
 
 async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksOut:

@@ -71,7 +71,7 @@ async def move_rewrites(
 ) -> tuple[Rewritten | None, str | None]:
     try:
         paths = await disk.paths_after(made, gone)
-        read, unforeseen = await asyncio.to_thread(planned_reads, ctx, texts, gone)
+        read, unforeseen = await asyncio.to_thread(planned_reads, ctx, texts, gone, paths)
         notes, plan = await rewritten_by(ctx, moves, folder, paths, read)
     except VaultgateError as exc:  # the move's refusal (vault_unwritable: a read-only note it would rewrite)
         return None, exc.code

@@ -8,7 +8,9 @@ and tag tools', set_task_status', append_to_periodic_note's, rename_tag's and re
 those tools' edits of it; apply_template's is the tool's `applied`, and a periodic note a periodic
 tool makes starts as `made_text` (empty, or from the template its settings name), with the template
 the check found for the call (`service.plans.texts.TEMPLATE`; None where only the run finds it).
-Any other call (a memory tool, a link rewrite, a call whose content waits for the run), and an
+An applied rewrite_links' is the tool's `repointed`, where the check resolved its targets
+(`service.plans.texts.TARGETS`), over the vault's files as a later move's check sees them.
+Any other call (a memory tool, a call whose content waits for the run), and an
 edit that fails on the text (a patch of a heading the note lacks), leaves the text as before it and
 the note is named unforeseen: the move's counts are then an estimate (docs/plans.md). A note the
 steps moved away or deleted is read as none (None).
@@ -23,9 +25,11 @@ from pydantic import BaseModel, ValidationError
 
 from service.errors import VaultgateError
 from service.graph.address import parse_address
+from service.graph.linkpath import PathSet
 from service.markdown import line_ends, sections
-from service.plans.texts import TEMPLATE, PlannedText
+from service.plans.texts import TARGETS, TEMPLATE, PlannedText
 from service.tools.context import ToolContext
+from service.tools.graph.rewrite import repointed
 from service.tools.notes.note_texts import yaml_block
 from service.tools.notes.replace import ReplaceTextIn, replaced_in
 from service.tools.notes.write import PatchNoteIn, added, patched, with_section
@@ -45,7 +49,7 @@ Edit = Callable[[ToolContext, Any, str, str], str]  # (ctx, the call's arguments
 
 
 def planned_reads(
-    ctx: ToolContext, texts: dict[str, PlannedText], gone: set[str]
+    ctx: ToolContext, texts: dict[str, PlannedText], gone: set[str], paths: PathSet | None = None
 ) -> tuple[dict[str, str | None], set[str]]:
     """Path -> the text a move's rewrites read there (None: no note there), for the notes of
     `texts` and those in `gone`; and the notes an edit the check cannot foresee changed (read as
@@ -53,7 +57,7 @@ def planned_reads(
     out: dict[str, str | None] = dict.fromkeys(gone)
     unforeseen: set[str] = set()
     for rel, planned in texts.items():
-        out[rel], foreseen = _composed(ctx, rel, planned)
+        out[rel], foreseen = _composed(ctx, rel, planned, paths)
         if not foreseen:
             unforeseen.add(rel)
     return out, unforeseen
@@ -103,7 +107,9 @@ def changed_by(ctx: ToolContext, tool: str, args: dict[str, Any], texts: dict[st
     return sorted(out)
 
 
-def _composed(ctx: ToolContext, rel: str, planned: PlannedText) -> tuple[str | None, bool]:
+def _composed(
+    ctx: ToolContext, rel: str, planned: PlannedText, paths: PathSet | None = None
+) -> tuple[str | None, bool]:
     text: str | None = None
     if planned.origin is not None:
         try:
@@ -112,7 +118,7 @@ def _composed(ctx: ToolContext, rel: str, planned: PlannedText) -> tuple[str | N
             return None, True
     foreseen = True
     for tool, args in planned.calls:
-        then = _then(ctx, rel, text, tool, args)
+        then = _then(ctx, rel, text, tool, args, paths)
         if then is None:
             foreseen = False
         else:
@@ -120,9 +126,12 @@ def _composed(ctx: ToolContext, rel: str, planned: PlannedText) -> tuple[str | N
     return text, foreseen
 
 
-def _then(ctx: ToolContext, rel: str, text: str | None, tool: str, given: dict[str, Any]) -> str | None:
+def _then(
+    ctx: ToolContext, rel: str, text: str | None, tool: str, given: dict[str, Any], paths: PathSet | None = None
+) -> str | None:
     """The text once `tool` ran with `given` over `text` (None: no note there yet); None when the
-    check cannot tell."""
+    check cannot tell. `paths`: the vault's files as the plan leaves them (a rewrite_links' links
+    resolve over them; None: not known here)."""
     template = given.get(TEMPLATE)  # the template file the check found for the call (None: not known)
     args = {k: v for k, v in given.items() if k != TEMPLATE}
     content = args.get("content", "")
@@ -135,6 +144,12 @@ def _then(ctx: ToolContext, rel: str, text: str | None, tool: str, given: dict[s
         return sections.keeping_crlf(lambda old: added(old, content, at_start=tool == "prepend_note"))(text)
     if tool == "apply_template":
         return _templated(ctx, args, template, text, rel)
+    if tool == "rewrite_links":
+        targets = given.get(TARGETS)
+        if paths is None or text is None or not isinstance(targets, list) or len(targets) != 2:
+            return None
+        old, new = (str(t) for t in targets)
+        return repointed(text, rel, old, new, paths.changed(added=[old]), paths).text
     if tool in _PERIODIC and text is None:  # a new periodic note: empty, or made from its template
         text = _periodic_made(ctx, tool, args, template, rel)
         if tool == "create_periodic_note" or text is None:

@@ -104,6 +104,17 @@ FORESEEN: dict[str, list[dict[str, Any]]] = {
         {"id": "mk", "tool": "apply_template", "args": {"template": "Templates/Up.md", "path": "Fresh"}},
         {"tool": "patch_note", "args": {"path": "$steps.mk.path", "heading": ["Fresh", "S"], "content": LINK}},
     ],
+    "links repointed by rewrite_links": [
+        {"tool": "rewrite_links", "args": {"old_target": "Hub/Target", "new_target": "P", "dry_run": False}}
+    ],
+    "links repointed by rewrite_links to a note the plan makes": [
+        {"tool": "create_note", "args": {"path": "Hub/Target v2", "content": "# v2\n"}},
+        {
+            "tool": "rewrite_links",
+            "args": {"old_target": "Hub/Target", "new_target": "Hub/Target v2", "dry_run": False},
+        },
+        {"tool": "append_note", "args": {"path": "A", "content": LINK}},
+    ],
     "a made note's text replaced, then its tag renamed": [
         {"tool": "create_note", "args": {"path": "Draft", "content": "#old none yet\n"}},
         {"tool": "replace_text", "args": {"find": "none yet", "replace": LINK, "dry_run": False}},
@@ -154,9 +165,6 @@ UNFORESEEN: dict[str, list[dict[str, Any]]] = {
     "a template an earlier step made": [
         {"tool": "create_note", "args": {"path": "Templates/Made", "content": f"{LINK}\n"}},
         {"tool": "apply_template", "args": {"template": "Made", "path": "A"}},
-    ],
-    "links repointed by rewrite_links": [
-        {"tool": "rewrite_links", "args": {"old_target": "Hub/Target", "new_target": "P", "dry_run": False}}
     ],
     "a text only the run makes": [
         {"id": "mk", "tool": "create_note", "args": {"path": "Made", "content": "x\n"}},
