@@ -91,12 +91,13 @@ def made_text(ctx: ToolContext, args: PeriodIn, rel: str, template: VaultPath | 
     return _rendered(ctx, config, rel, start, template)
 
 
-def _locate(ctx: ToolContext, args: PeriodIn, op: Op) -> tuple[PeriodConfig, date, VaultPath]:
+def _period(ctx: ToolContext, args: PeriodIn) -> tuple[PeriodConfig, date, str]:
+    """The settings of `args`' period, the first day of the period holding its date, and the path
+    of that period's note."""
     config = _config(ctx, args.period)
     day = iso_day(args.date) if args.date else date.today()
     try:
-        rel = config.path_for(day)
-        start = config.start_of(day)
+        return config, config.start_of(day), config.path_for(day)
     except MomentError as exc:
         raise ValidationFailed(
             str(exc),
@@ -104,6 +105,16 @@ def _locate(ctx: ToolContext, args: PeriodIn, op: Op) -> tuple[PeriodConfig, dat
         ) from None
     except (ValueError, OverflowError):  # the week of 0001-01-01 starts in year 0
         raise _past_the_calendar(day) from None
+
+
+async def period_check(ctx: ToolContext, args: PeriodIn) -> None:
+    """The date names a day and its period a note (`_period`): validate_plan and a dry-run vault's
+    preview refuse a date the call refuses (`ToolSpec.static_check`), before anything runs."""
+    _period(ctx, args)
+
+
+def _locate(ctx: ToolContext, args: PeriodIn, op: Op) -> tuple[PeriodConfig, date, VaultPath]:
+    config, start, rel = _period(ctx, args)
     if op == "write":  # the answer tells whether the note exists and its etag: reading is needed too
         ctx.resolve_note(rel, "read")
     return config, start, ctx.resolve_note(rel, op)
@@ -243,6 +254,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=PeriodIn,
         output_model=PeriodicOut,
         handler=get_periodic_note,
+        static_check=period_check,
     ),
     ToolSpec(
         name="create_periodic_note",
@@ -253,6 +265,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=PeriodIn,
         output_model=CreatePeriodicOut,
         handler=create_periodic_note,
+        static_check=period_check,
         scopes=("write:vault",),
         scope_class="write",
         mutating=True,
@@ -266,6 +279,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=AppendPeriodicIn,
         output_model=CreatePeriodicOut,
         handler=append_to_periodic_note,
+        static_check=period_check,
         scopes=("write:vault",),
         scope_class="write",
         mutating=True,

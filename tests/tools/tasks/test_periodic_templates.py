@@ -257,3 +257,36 @@ async def test_a_period_or_template_date_past_the_calendars_ends_is_a_validation
         assert vg.snapshot() == before
         made = await vg.ok("create_periodic_note", period="daily", date="9999-12-30")
         assert vg.read(made["path"]) == "next 9999-12-31\n"
+
+
+async def test_a_plan_or_a_dry_run_refuses_a_periodic_date_the_call_refuses(make_vault: Callable[..., Path]) -> None:
+    """validate_plan passed a create_periodic_note of 2026-02-30 (a day no calendar has) or of a
+    week reaching year 10000, and the run then failed at that step after the steps before it had
+    run (R5 s75); a dry-run vault previewed such a note being made. The periodic tools' static
+    check now resolves the date and its period's note as the call does."""
+    week = {"enabled": True, "format": "gggg-[W]ww", "folder": "Weeks"}
+    plugin = {"activeCalendarSet": "S", "calendarSets": [{"id": "S", "week": week}]}
+    root = make_vault(vault(**{".obsidian/plugins/periodic-notes/data.json": json.dumps(plugin)}))
+    bad = [("daily", "2026-02-30"), ("weekly", "9999-12-31"), ("weekly", "0001-01-01")]
+    async with started(root) as vg:
+        before = vg.snapshot()
+        for period, day in bad:
+            steps = [
+                {"id": "n", "tool": "create_note", "args": {"path": "Before", "content": "x\n"}},
+                {"id": "p", "tool": "create_periodic_note", "args": {"period": period, "date": day}},
+                {"id": "a", "tool": "append_to_periodic_note", "args": {"period": period, "date": day, "content": "x"}},
+            ]
+            checked = await vg.ok("validate_plan", plan={"goal": "week", "steps": steps})
+            assert [(p["step"], p["code"]) for p in checked["problems"]] == [
+                ("p", "validation_error"),
+                ("a", "validation_error"),
+            ], checked
+            assert checked["valid"] is False
+        ok = await vg.ok("validate_plan", plan={"goal": "day", "steps": [steps[0], {**steps[1], "args": {}}]})
+        assert ok["valid"], ok["problems"]
+        assert vg.snapshot() == before
+    async with started(root, vaults=[{"id": "main", "path": root, "write_mode": "dry-run"}]) as vg:
+        for period, day in bad:
+            error = await vg.err("create_periodic_note", "validation_error", period=period, date=day)
+            assert error["details"]["field"] == "date"
+        assert vg.snapshot() == before
