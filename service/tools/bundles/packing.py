@@ -178,7 +178,9 @@ class _Page:
         self.guard = guard
         self.mode = args.mode
         limit, self.unit = args.budget()
-        cap = max((ctx.services.settings.governor.max_response_bytes - RESERVE) // 2, 4096)
+        most = ctx.services.settings.governor.max_response_bytes
+        # a small limit keeps half for the rest (RESERVE alone is more than a 4 KB limit)
+        cap = max((most - min(RESERVE, most // 2)) // 2, 512)
         self.packer = Packer(limit, self.unit, cap)
         self.entries: list[BundleEntry] = []
         self.missing: list[str] = []
