@@ -8,11 +8,14 @@ rollback, no flush. What the process left on disk is then the test's to check.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
+from anyio.abc import Process
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -50,3 +53,23 @@ async def run_until_killed(module: str, *args: str) -> int:
             await proc.wait()
     assert proc.returncode is not None
     return proc.returncode
+
+
+@contextlib.asynccontextmanager
+async def held(module: str, root: Path, marker: Path, *more: str) -> AsyncIterator[Process]:
+    """`python -m module ROOT MARKER` held at its moment (MARKER written) while the block runs,
+    alive: the block may SIGKILL it (`proc.kill()`); it is killed at the block's end otherwise."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", module, str(root), str(marker), *more]
+    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
+    try:
+        with anyio.fail_after(120):
+            while not await anyio.Path(marker).exists():
+                assert proc.returncode is None, f"{module} ended before its hold"
+                await anyio.sleep(0.05)
+        yield proc
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+        with anyio.fail_after(30):
+            await proc.wait()

@@ -12,7 +12,9 @@ process killed mid-step leaves a journal that names every file it may have touch
 closes, its spool becomes `plan_journal` rows in the transaction that closes the run (one
 transaction per run instead of one per change). A run is recorded as `running` first; at
 start-up, runs still `running` belong to a process that died and become `interrupted`, their
-spool files imported the same way (their journal stays undoable). Any writer of many files can
+spool files imported the same way (their journal stays undoable); a run another live server
+sharing the data folder opened is its own (`service.plans.owners`: its owner's lock is held) and
+is left alone, its spool file too. Any writer of many files can
 share this journal: `recording(kind="bulk", ...)` around its commit (`kind` 'bulk' is the
 all-or-nothing tool calls', `bulk_create_notes`, `move_note`, `rename_note`: see
 `service.plans.recovery.journaled`) makes it undoable the same way.
@@ -35,7 +37,7 @@ from typing import Any
 
 import anyio
 
-from service.plans import spool
+from service.plans import owners, spool
 from service.storage.db import Database
 from service.vault.journal import RECORDER, PriorState
 
@@ -181,6 +183,7 @@ class Journal:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.spool = db.path.parent / "plan-spool"  # spool files of running runs
+        self.owner = owners.Owner(db.path.parent / "plan-owners")  # this server's runs and their held lock
         self._recovered = False
         self._recorders: dict[str, Recorder] = {}  # this process's open runs
         self._abandoned: set[str] = set()  # runs a stop closed under a running change (`close`)
@@ -217,6 +220,7 @@ class Journal:
             recorder.abandoned = True
             recorder.close()
         self._abandoned.update(self._recorders)
+        self.owner.release()  # the runs left open are a dead owner's to the next start
 
     def reopen(self) -> None:
         """Ready for a start after `close` (the same app object started again): not stopping, and
@@ -231,10 +235,10 @@ class Journal:
     ) -> str:
         await self.recover()
         run_id = uuid.uuid4().hex
-        row = (run_id, vault_id, caller, kind, goal[:1000], plan_hash, undoes, total, time.time())
+        row = (run_id, vault_id, caller, kind, goal[:1000], plan_hash, undoes, total, time.time(), self.owner.id)
         await self._write(
             "INSERT INTO plan_runs(id, vault_id, caller, kind, goal, plan_hash, status, undoes, steps_total, "
-            "started_at) VALUES (?,?,?,?,?,?, 'running', ?,?,?)",
+            "started_at, owner) VALUES (?,?,?,?,?,?, 'running', ?,?,?,?)",
             row,
         )
         return run_id
@@ -258,15 +262,20 @@ class Journal:
         recorder = self.recorder(run_id)
         recorder.step_id = kind
         token = RECORDER.set(recorder)
+        # The whole step shape `get_plan_run` answers (`calls`: the files changed).
+        step = {"id": kind, "tool": kind, "status": "ok", "calls": 0, "failed_calls": 0, "errors": []}
         try:
             yield run_id
-        except BaseException:
+        except BaseException as exc:
             RECORDER.reset(token)
+            code = str(getattr(exc, "code", "") or type(exc).__name__)
+            failed = {**step, "status": "failed", "calls": recorder.changes, "failed_calls": 1}
+            failed["errors"] = [{"code": code, "message": str(exc)[:300]}]
             with anyio.CancelScope(shield=True):
-                await self.close_run(run_id, "failed", [], 0)
+                await self.close_run(run_id, "failed", [failed], 0)
             raise
         RECORDER.reset(token)
-        await self.close_run(run_id, "done", [{"id": kind, "tool": kind, "calls": recorder.changes}], 1)
+        await self.close_run(run_id, "done", [{**step, "calls": recorder.changes}], 1)
 
     async def progress(self, run_id: str, done: int, total: int) -> None:
         await self._write("UPDATE plan_runs SET steps_done = ?, steps_total = ? WHERE id = ?", (done, total, run_id))
@@ -316,21 +325,31 @@ class Journal:
         await self._write("UPDATE plan_runs SET undone_by = ? WHERE id = ?", (undo_run, run_id))
 
     async def recover(self) -> None:
-        """Runs still `running` when this process first touches the journal died with their process."""
+        """Runs still `running` when this process first touches the journal died with their
+        process, unless their owner still lives (another server on this data folder)."""
         if self._recovered:
             return
         self._recovered = True
         now = time.time()
+        folder = self.owner.folder
 
         def work(conn: sqlite3.Connection) -> list[Path]:
             # One transaction, before any run of this process is opened: every spool file here is
-            # a dead process's (or an imported one whose removal did not happen).
-            conn.execute("UPDATE plan_runs SET status = 'interrupted', ended_at = ? WHERE status = 'running'", (now,))
-            files = spool.spool_files(self.spool)
-            for run_id, path in files.items():
-                if conn.execute("SELECT 1 FROM plan_runs WHERE id = ?", (run_id,)).fetchone() is not None:
+            # a dead process's, a live server's running run's (left alone), or an imported one
+            # whose removal did not happen.
+            running = conn.execute("SELECT id, owner FROM plan_runs WHERE status = 'running'").fetchall()
+            live = {owner for owner in {o for _, o in running} if owners.alive(folder, owner)}
+            dead = [(now, run_id) for run_id, owner in running if owner not in live]
+            conn.executemany("UPDATE plan_runs SET status = 'interrupted', ended_at = ? WHERE id = ?", dead)
+            gone: list[Path] = []
+            for run_id, path in spool.spool_files(self.spool).items():
+                row = conn.execute("SELECT status, owner FROM plan_runs WHERE id = ?", (run_id,)).fetchone()
+                if row is not None and row[0] == "running" and row[1] in live:
+                    continue  # a live server's run: it imports its spool when it closes
+                if row is not None:
                     _import(conn, run_id, path)
-            return list(files.values())
+                gone.append(path)
+            return gone
 
         for path in await self.db.run_write(work):
             with contextlib.suppress(FileNotFoundError):

@@ -288,6 +288,18 @@ async def _own_run(ctx: ToolContext, run_id: str) -> tuple[RunState | None, Any]
     return plans.live.get(run_id), row
 
 
+def _stored_step(outcome: dict[str, Any], run_status: str) -> StepItem:
+    """A stored step outcome; an undo or bulk run closed before s75 stored a short one
+    (`{id, tool, calls}`, written only for a run that ended `done`): the rest is filled in."""
+    short: dict[str, Any] = {
+        "status": "ok" if run_status == "done" else "failed",
+        "calls": 0,
+        "failed_calls": 0,
+        "errors": [],
+    }
+    return StepItem(**{**short, **outcome})
+
+
 async def get_plan_run(ctx: ToolContext, args: RunIdIn) -> RunOut:
     live, row = await _own_run(ctx, args.run_id)
     if live is not None:
@@ -295,7 +307,7 @@ async def get_plan_run(ctx: ToolContext, args: RunIdIn) -> RunOut:
             outcome = [o.as_dict() for o in live.outcomes]
             await ctx.services.plans.journal.checkpoint(live.run_id, live.done, live.total, outcome)
         return run_out(live, row.undone_by)
-    steps = [StepItem(**o) for o in row.outcome]
+    steps = [_stored_step(o, row.status) for o in row.outcome]
     return RunOut(
         run_id=row.id,
         status=row.status,

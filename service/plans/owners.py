@@ -1,0 +1,73 @@
+"""Which process owns a running plan run: a lock file held for the owner's life.
+
+Several servers may share one data folder (an HTTP daemon and a stdio instance on one vault):
+each opens its runs under an owner id of its own and holds `<data>/plan-owners/<owner>.lock` with
+`flock` while it lives. The kernel drops the lock when the process dies, a `kill -9` included,
+so at start-up a run still `running` whose owner's lock can be taken (or whose lock file is
+gone, or that has no owner: rows written before 0039) died with its process and is recovered;
+a run whose owner's lock is held belongs to a live server and is left alone, its spool file
+too. `flock` locks belong to an open file, so two servers in one process (tests) are two owners.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import uuid
+from pathlib import Path
+
+SUFFIX = ".lock"
+
+
+class Owner:
+    """This server's owner id and its held lock (taken at the first `id` read)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._id: str | None = None
+        self._fd: int | None = None
+
+    @property
+    def id(self) -> str:
+        if self._id is None:
+            owner = uuid.uuid4().hex
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.folder / f"{owner}{SUFFIX}", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new file: nobody else holds it
+            self._id, self._fd = owner, fd
+        return self._id
+
+    def release(self) -> None:
+        """Give the lock up (the server stopped): its runs still `running` are a dead owner's
+        to the next start; a later `id` is a new owner."""
+        if self._fd is not None:
+            with contextlib.suppress(FileNotFoundError):
+                (self.folder / f"{self._id}{SUFFIX}").unlink()
+            os.close(self._fd)
+        self._id = self._fd = None
+
+    def is_mine(self, owner: str | None) -> bool:
+        return owner is not None and owner == self._id
+
+
+def alive(folder: Path, owner: str | None) -> bool:
+    """Whether `owner`'s lock is held (by another open file than this check's). A dead owner's
+    lock file is removed."""
+    if not owner or "/" in owner or owner.startswith("."):
+        return False
+    path = folder / f"{owner}{SUFFIX}"
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return False
+    finally:
+        os.close(fd)
