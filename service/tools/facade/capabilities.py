@@ -54,7 +54,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
         "notes linking",
     ),
     "get_outlinks": ("does this note link to", "links from", "outgoing links", "links out"),
-    "copy_note": ("duplicate", "clone"),
+    "copy_note": ("duplicate a note", "duplicate this note", "duplicate the note", "duplicate note", "clone"),
     "create_note": ("make a new note", "new note"),
     "append_note": ("to the end", "at the end", "bottom of"),
     "prepend_note": ("at the top", "to the top", "beginning of", "insert"),

@@ -100,3 +100,19 @@ async def test_asking_to_remember_or_forget_ranks_the_memory_writes_first(make_v
         for query, tool in cases:
             found = await vg.ok("find_capability", query=query, limit=3)
             assert found["items"][0]["name"] == tool, (query, [i["name"] for i in found["items"]])
+
+
+async def test_merging_duplicates_in_memory_ranks_merge_observations_first(make_vault: Callable[..., Path]) -> None:
+    """copy_note's keyword 'duplicate' (the verb: 'duplicate a note') also took the adjective: 'merge
+    two duplicate people in memory' and 'merge duplicate entities' ranked copy_note first (U8 s75
+    #10). Its phrases now say the verb's object; 'duplicate a note' still finds copy_note."""
+    cases = (
+        ("merge two duplicate people in memory", "merge_observations"),
+        ("merge duplicate entities", "merge_observations"),
+        ("duplicate a note", "copy_note"),
+        ("duplicate my meeting note", "copy_note"),
+    )
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        for query, tool in cases:
+            found = await vg.ok("find_capability", query=query, limit=3)
+            assert found["items"][0]["name"] == tool, (query, [i["name"] for i in found["items"]])
