@@ -338,7 +338,7 @@ class Journal:
             # a dead process's, a live server's running run's (left alone), or an imported one
             # whose removal did not happen.
             running = conn.execute("SELECT id, owner FROM plan_runs WHERE status = 'running'").fetchall()
-            live = {owner for owner in {o for _, o in running} if owners.alive(folder, owner)}
+            live = owners.live_owners(folder)
             dead = [(now, run_id) for run_id, owner in running if owner not in live]
             conn.executemany("UPDATE plan_runs SET status = 'interrupted', ended_at = ? WHERE id = ?", dead)
             gone: list[Path] = []

@@ -71,3 +71,13 @@ def alive(folder: Path, owner: str | None) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+def live_owners(folder: Path) -> set[str]:
+    """The owners whose lock is held now; every other lock file in `folder` is removed (a
+    killed server that had no running run leaves its file too)."""
+    try:
+        names = [p.name[: -len(SUFFIX)] for p in folder.iterdir() if p.name.endswith(SUFFIX)]
+    except FileNotFoundError:
+        return set()
+    return {owner for owner in names if alive(folder, owner)}
