@@ -9,7 +9,9 @@
   name (a capitalised word inside the sentence) or a negation are never duplicates, however many
   words they share ("moved to Berlin in 2021" / "... in 2023"): left to the contradictions job.
   Nor are two whose words trade sides around a word that says which way — `over`, `than`, `to`,
-  `from`, `before`, `after`… ("prefers email over phone" / "prefers phone over email").
+  `from`, `before`, `after`… ("prefers email over phone" / "prefers phone over email"), nor two
+  whose words differ in one word each, the rest alike ("drinks tea every morning" / "drinks coffee
+  every morning": `one_word_swapped`).
 - **Entities that are one**: names equal once case, accents, a plural `s` and punctuation are set
   aside, or one's alias is the other's name. Kind `duplicate_entity`.
 
@@ -118,6 +120,15 @@ def turned_round(a: str, b: str) -> bool:
         if before_a & after_b and after_a & before_b:
             return True
     return False
+
+
+def one_word_swapped(a: set[str], b: set[str]) -> bool:
+    """Each says one word the other does not, the rest alike ("Drinks tea every morning" /
+    "Drinks coffee every morning", "Plays the piano" / "Plays the guitar", "CEO of Obsidian" /
+    "Designer of Obsidian"): most often another thing, so another fact, which a near duplicate's
+    plan would delete; a synonym ("Lives in" / "Resides in") is left as two lines rather than risk
+    that. Words are compared stemmed, so another form of one word is no swap."""
+    return len(a - b) == 1 and len(b - a) == 1
 
 
 def overlap(a: set[str], b: set[str]) -> float:
@@ -260,8 +271,8 @@ class Duplicates:
                     continue
             elif share < WORDS_SHARE:
                 continue
-            if differs_in_fact(a.text, b.text) or not same_time(a, b):
-                continue  # same words, another number, date, name or negation: not the same fact
+            if differs_in_fact(a.text, b.text) or one_word_swapped(bags[i], bags[j]) or not same_time(a, b):
+                continue  # same words, another number, date, name, negation or thing: not the same fact
             # one says all the other says and more ("Works at Acme" / "Works at Acme as a nurse"):
             # the shorter goes, whatever their order or dates, or the detail would be lost
             shorter = a if bags[i] < bags[j] else b if bags[j] < bags[i] else None

@@ -20,7 +20,9 @@ hard negatives merged <= 2 %, contradictions precision >= 0.90 and recall >= 0.8
 orphans and tag variants exact. Beside them, entities of their own state a claim and then, in
 other words, one that contradicts it or one that only adds a detail to it (`CLAIMS`, split as the
 families): `claims_in_other_words` scores the contradictions found there and counts the details
-read as contradictions (none should be) and the pairs merged as duplicates. Prints JSON.
+read as contradictions (none should be) and the pairs merged as duplicates; and entities whose
+second fact is the first's words about another thing (`SWAPS`: "Plays the piano" / "Plays the
+guitar"), none of which may be merged (`one_thing_swapped`). Prints JSON.
 """
 
 from __future__ import annotations
@@ -105,6 +107,24 @@ CLAIMS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("Works for {company}", "Is employed by {company2}", "Works for {company} from home"),
     ),
 }
+# One thing swapped for another: (a fact, the same words about another thing), dated later; two
+# facts, never near duplicates (whose plan deletes one). Entities of their own ("Swap 0000"),
+# from a random stream of their own; split as the families.
+SWAPS: dict[str, tuple[tuple[str, str], ...]] = {
+    "tune": (
+        ("Likes {food} for dinner", "Likes {food2} for dinner"),
+        ("Plays the {thing} every weekend", "Plays the {thing2} every weekend"),
+        ("Drinks {drink} every morning", "Drinks {drink2} every morning"),
+    ),
+    "report": (
+        ("Favorite color is {color}", "Favorite color is {color2}"),
+        ("Plays the {thing}", "Plays the {thing2}"),
+        ("Orders {food} at lunch", "Orders {food2} at lunch"),
+        ("Has a {drink} allergy", "Has a {drink2} allergy"),
+    ),
+}
+DRINKS = ["tea", "coffee", "juice", "milk", "cocoa", "lemonade"]
+COLORS = ["green", "blue", "red", "yellow", "purple", "orange"]
 ROLES = ["designer", "nurse", "teacher", "lawyer", "pilot", "chef", "editor", "engineer", "baker", "tailor"]
 
 
@@ -220,6 +240,7 @@ def plant(entities: int, seed: int, families: str) -> tuple[dict[str, str], dict
         files[f"Memory/{name}.md"] = entity_note(name, lines, source=source)
     plant_entities(files, truth)
     plant_claims(files, truth, entities // 2, seed, families)
+    plant_swaps(files, truth, entities // 2, seed, families)
     # the vault beside the memory
     notes = [f"Topic {i:03d}" for i in range(60)]
     broken = set()
@@ -267,6 +288,23 @@ def plant_claims(files: dict[str, str], truth: dict[str, Any], entities: int, se
         second = (contradicting if contradicts else detailed).format(**values)
         files[f"Memory/{name}.md"] = entity_note(name, [(first, "2021-03-01"), (second, "2023-06-01")])
         truth["claim_contradictions" if contradicts else "claim_details"].add((name, first, second))
+
+
+def plant_swaps(files: dict[str, str], truth: dict[str, Any], entities: int, seed: int, families: str) -> None:
+    """Per entity a fact, then (dated later) the same words about another thing: two facts."""
+    rng = random.Random(seed + 2)
+    chosen = [*SWAPS["tune"], *SWAPS["report"]] if families == "all" else list(SWAPS[families])
+    truth["swaps"] = entities
+    for e in range(entities):
+        first, second = rng.choice(chosen)
+        food, food2 = rng.sample(FOODS, 2)
+        thing, thing2 = rng.sample(THINGS, 2)
+        drink, drink2 = rng.sample(DRINKS, 2)
+        color, color2 = rng.sample(COLORS, 2)
+        fill = {"food": food, "food2": food2, "thing": thing, "thing2": thing2}
+        fill |= {"drink": drink, "drink2": drink2, "color": color, "color2": color2}
+        lines = [(first.format(**fill), "2020-01-01"), (second.format(**fill), "2024-01-01")]
+        files[f"Memory/Swap {e:04d}.md"] = entity_note(f"Swap {e:04d}", lines)
 
 
 async def plant_stale(vg: Any) -> set[str]:
@@ -336,7 +374,8 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
                     break
     claims = [i for i in items if i["kind"] == "contradiction" and i["detail"]["entity"].startswith("Claim ")]
     claims_merged = [i for i in items if i["kind"].endswith("duplicate") and i["detail"]["entity"].startswith("Claim ")]
-    items = [i for i in items if not i["detail"].get("entity", "").startswith("Claim ")]
+    swaps_merged = [i for i in items if i["kind"].endswith("duplicate") and i["detail"]["entity"].startswith("Swap ")]
+    items = [i for i in items if not i["detail"].get("entity", "").startswith(("Claim ", "Swap "))]
     by = lambda kind: [i for i in items if i["kind"] == kind]  # noqa: E731
     claimed = {(i["detail"]["entity"], i["detail"]["older"], i["detail"]["newer"]) for i in claims}
     dups = {
@@ -365,6 +404,7 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
             "merged_share": round(merged_negatives / max(1, len(truth["hard_negatives"])), 4),
         },
         "contradictions": score(contradictions, truth["contradictions"]),
+        "one_thing_swapped": {"planted": truth["swaps"], "merged_as_duplicates": len(swaps_merged)},
         "claims_in_other_words": {
             "contradictions": score(claimed, truth["claim_contradictions"]),
             "details_read_as_contradictions": len(claimed & truth["claim_details"]),
