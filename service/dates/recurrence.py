@@ -203,12 +203,13 @@ def next_date(rule: Rule, base: date) -> date:
     if rule.unit == "week":
         if not rule.weekdays:
             return base + timedelta(weeks=rule.interval)
-        week0 = base - timedelta(days=base.weekday())  # RRULE weeks start on Monday
-        for offset in range(1, 7 * rule.interval + 8):
-            d = base + timedelta(days=offset)
-            weeks = ((d - timedelta(days=d.weekday())) - week0).days // 7
-            if d.weekday() in rule.weekdays and weeks % rule.interval == 0:
+        # RRULE weeks start on Monday: the rest of the week of `base`, else the series' next week
+        # (`interval` weeks on; a day by day walk there took seconds for 'every 99999999 weeks')
+        for d in (base + timedelta(days=k) for k in range(1, 7 - base.weekday())):
+            if d.weekday() in rule.weekdays:
                 return d
+        week = base - timedelta(days=base.weekday()) + timedelta(weeks=rule.interval)
+        return week + timedelta(days=min(rule.weekdays))
     if rule.unit == "month":
         if not rule.month_days and rule.nth_weekday is None:
             return _add_months(base, rule.interval)

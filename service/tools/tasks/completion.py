@@ -131,10 +131,18 @@ def _next_occurrence(
     days = {name: iso_day_or_none(getattr(fields, name) or "") for name in ("due", "scheduled", "start")}
     reference = next((d for d in days.values() if d is not None), None)
     if reference is not None:
-        shift: timedelta = next_date(rule, today if rule.when_done else reference) - reference
-        for name, day in days.items():
-            if day is not None:
-                body = tk.set_field(body, name, (day + shift).isoformat(), style, settings.style)
+        try:
+            shift: timedelta = next_date(rule, today if rule.when_done else reference) - reference
+            moved = {name: (day + shift).isoformat() for name, day in days.items() if day is not None}
+        except OverflowError:  # 'every 99999999 days', or a date near 9999-12-31
+            raise ValidationFailed(
+                f"the next occurrence of {fields.recurrence!r} falls past the year 9999",
+                details={"reason": "recurrence_out_of_range", "recurrence": fields.recurrence},
+                hint="Nothing was changed; give the rule a smaller interval or complete the task with a status "
+                "that is not done.",
+            ) from None
+        for name, value in moved.items():
+            body = tk.set_field(body, name, value, style, settings.style)
     created = today.isoformat() if settings.set_created_date else None
     body = tk.set_field(body, "created", created, style, settings.style)
     after = table.get(done_status, ("done", " "))[1]
