@@ -394,11 +394,8 @@ def render(entity: Entity, over: str | None = None) -> str:
     out = [title, ""] if title else []
     if entity.preamble:
         out += [entity.preamble, ""]
-    out.append(OBS_HEADING)
-    out += _observation_lines(entity)
-    out += ["", REL_HEADING]
-    out += [rel.render() for rel in entity.relations]
-    out += entity.extra_rel
+    out += [OBS_HEADING, *_observation_lines(entity), "", REL_HEADING]
+    out += [*(rel.render() for rel in entity.relations), *entity.extra_rel]
     if entity.tail:
         out += ["", entity.tail]
     body = "\n".join(out) + "\n"
