@@ -57,9 +57,9 @@ def alive(folder: Path, owner: str | None) -> bool:
     if not owner or "/" in owner or owner.startswith("."):
         return False
     path = folder / f"{owner}{SUFFIX}"
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
-    except FileNotFoundError:
+    try:  # never through a symbolic link, nor a folder or another stray file of that name
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:  # gone, a folder, a link, not ours to open: no live owner's lock
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

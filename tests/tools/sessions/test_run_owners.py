@@ -115,3 +115,20 @@ async def test_a_stopped_servers_running_run_is_recovered_by_the_next_start(
         row = await b.app.services.plans.journal.run(run_id)
         assert row is not None and row.status == "interrupted" and row.undone_by is not None
         assert not (root / "Left.md").exists()
+
+
+async def test_stray_entries_named_like_locks_neither_stop_a_start_nor_are_followed(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """A folder named 'x.lock' in plan-owners stopped every start (IsADirectoryError from the
+    owners' sweep), and a 'y.lock' symbolic link was opened and locked through (R5, s75)."""
+    root = make_vault({"Home.md": "# Home\n"})
+    owners = settings_for(root).data_dir() / "plan-owners"
+    owners.mkdir(parents=True, exist_ok=True)
+    (owners / "x.lock").mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("kept\n")
+    (owners / "y.lock").symlink_to(outside)
+    async with started(root) as vg:
+        await vg.ok("create_note", path="Made.md", content="# Made\n")
+    assert outside.read_text() == "kept\n" and (owners / "x.lock").is_dir()
