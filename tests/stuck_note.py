@@ -19,11 +19,11 @@ from service.settings import load_settings
 def hold_stuck_notes() -> None:
     original = rows.prepare
 
-    def held(item: rows.NoteInput, paths: Any) -> rows.Prepared:
+    def held(item: rows.NoteInput, paths: Any, *rest: Any) -> rows.Prepared:  # rest: the task format
         if item.path.startswith("Stuck"):
             print(f"preparing {item.path}", flush=True)
             threading.Event().wait()  # forever, as CPU work no one can interrupt
-        return original(item, paths)
+        return original(item, paths, *rest)
 
     rows.prepare = held  # type: ignore[assignment]
 
