@@ -1,5 +1,6 @@
 """The words of memory observations, as the recall index (`service.memory.recall`) counts them:
-lower-cased, common function words dropped and each word stemmed by the Snowball English
+lower-cased, accents on Latin letters taken off ("crêpes" is "crepes", as the note index reads
+them), common function words dropped and each word stemmed by the Snowball English
 stemmer (`paints`, `painted`, `painting` are `paint`; `lives` and `live` are `live`; `bake` and
 `baked`, `studies` and `study` fold together), the same at index and at query time and for the
 near-duplicate checks (`word_set`, the consolidation plane's duplicates); each observation's own
@@ -11,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,10 +39,24 @@ _STEMMER: Any = None  # made at the first word stemmed: importing snowballstemme
 _STEMMER_LOCK = threading.Lock()  # a stemmer object keeps its word while it works: one at a time
 
 
+def _without_accents(word: str) -> str:
+    """`word` with the marks on Latin letters taken off ("crêpes" is "crepes", "zürich" "zurich"),
+    as the note index's tokenizer reads them (`remove_diacritics`); other scripts' marks are kept."""
+    out: list[str] = []
+    for ch in unicodedata.normalize("NFD", word):
+        if unicodedata.category(ch) == "Mn" and out and ord(out[-1]) < 0x250:
+            continue
+        out.append(ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
 @lru_cache(maxsize=65_536)
 def fold(word: str) -> str:
-    """`word` (lower-cased) stemmed; a conversation's words repeat, so most are a cache hit."""
+    """`word` (lower-cased) without accents and stemmed; a conversation's words repeat, so most
+    are a cache hit."""
     global _STEMMER
+    if not word.isascii():
+        word = _without_accents(word)
     if len(word) > STEM_MAX:
         return word
     with _STEMMER_LOCK:
