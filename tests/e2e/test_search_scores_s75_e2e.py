@@ -36,3 +36,12 @@ async def test_common_word_scores_and_a_one_note_word_first(make_vault: Callable
         assert rag["items"][0]["path"] == RECEIPT
         context = await _ok(c, "context_for_query", query="feline", max_tokens=2000)
         assert context["passages"][0]["path"] == RECEIPT
+
+
+async def test_search_memory_reads_accents_as_search_text(make_vault: Callable[..., Path], mode: str) -> None:
+    """'crepes' finds the observation 'Serves crêpes' with embeddings off (73037c65)."""
+    async with e2e(make_vault({"Home.md": "# Home\n"})) as (url, _h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        entity = {"name": "Chez Lou", "entityType": "place", "observations": ["Serves crêpes near the station"]}
+        await _ok(c, "create_entities", entities=[entity])
+        out = await _ok(c, "search_memory", query="crepes")
+        assert out["items"] and out["items"][0]["entity"] == "Chez Lou"
