@@ -28,6 +28,7 @@ FILES: dict[str, str | bytes] = {
 
 async def test_shortest_path_takes_a_canvas_or_a_base_at_an_end(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(FILES)) as vg:
+        await vg.indexed()  # the graph of a first index still being built is partial
         out = await vg.ok("shortest_path", source="Trip board.canvas", target="Osaka")
         assert out["found"] is True and out["length"] == 2
         assert [n["path"] for n in out["notes"]] == ["Boards/Trip board.canvas", "Places/Kyoto.md", "Places/Osaka.md"]
@@ -47,6 +48,7 @@ async def test_a_missing_base_or_canvas_is_not_found_with_the_closest_files(
     make_vault: Callable[..., Path], tool: str
 ) -> None:
     async with started(make_vault(FILES)) as vg:
+        await vg.indexed()  # the graph of a first index still being built is partial
         base = await vg.err(tool, "note_not_found", path="Book.base")
         assert base["details"]["path"] == "Book.base" and base["details"]["kind"] == "base"
         assert base["details"]["suggestions"] == ["Bases/Books.base"]
@@ -59,12 +61,14 @@ async def test_a_missing_base_or_canvas_is_not_found_with_the_closest_files(
 
 async def test_shortest_path_of_a_missing_base_is_not_found(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(FILES)) as vg:
+        await vg.indexed()  # the graph of a first index still being built is partial
         error = await vg.err("shortest_path", "note_not_found", source="Book.base", target="Kyoto")
         assert error["details"]["kind"] == "base"
 
 
 async def test_bundle_files_lists_a_canvas_or_a_base_apart_from_missing_names(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(FILES)) as vg:
+        await vg.indexed()  # the graph of a first index still being built is partial
         out = await vg.ok("bundle_files", paths=["Kyoto", "Trip board.canvas", "[[Books.base]]", "Nope", "Nope.base"])
         assert [e["path"] for e in out["entries"]] == ["Places/Kyoto.md"]
         assert out["missing"] == ["Nope", "Nope.base"]
