@@ -21,22 +21,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 async def kill_when_held(module: str, root: Path, marker: Path, *more: str) -> None:
-    """`more`: further arguments, after MARKER."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", module, str(root), str(marker), *more]
-    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
-    try:
-        with anyio.fail_after(120):
-            while not await anyio.Path(marker).exists():
-                assert proc.returncode is None, f"{module} ended before its hold"
-                await anyio.sleep(0.05)
-        proc.kill()  # SIGKILL
-        with anyio.fail_after(30):
-            await proc.wait()
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+    """`more`: further arguments, after MARKER. SIGKILLed once held (`held`)."""
+    async with held(module, root, marker, *more) as proc:
+        proc.kill()
 
 
 async def run_until_killed(module: str, *args: str) -> int:
