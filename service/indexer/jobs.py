@@ -3,9 +3,12 @@
 A job runs `VaultIndexer.reconcile` (kind `sync`: only notes whose mtime/size/hash changed;
 kind `full`: every note re-parsed and every row rewritten) as a background task, recording
 queued → running → done | failed with progress counters and timestamps. Asking for a job while
-one runs returns the running job (`already_running`) instead of starting a second one. Rows a
-previous process left `queued`/`running` are marked `failed` ("interrupted") at start, so the
-table never claims work nobody is doing.
+one runs returns the running job (`already_running`) instead of starting a second one. Each job
+row names the server process that runs it (`owner`, `service.storage.owners`: a lock file in
+`<cache>/job-owners` held for the process's life): rows a dead process left `queued`/`running`
+(killed, or stopped before its last write) are marked `failed` ("interrupted") at start, so the
+table never claims work nobody is doing, while another live server's job on the same cache (an
+HTTP daemon and a stdio instance on one vault) is left as it is.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from service.indexer.runner import VaultIndexer
+from service.storage import owners
 from service.storage.db import Database
 from service.tasks import cancel_and_wait
 
@@ -95,6 +99,7 @@ class IndexJobs:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.owner = owners.Owner(db.path.parent / "job-owners")  # this server's jobs and their held lock
         self._active: dict[str, Job] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._ending: dict[str, Job] = {}  # job id -> a job that ended and whose row is being written
@@ -108,15 +113,22 @@ class IndexJobs:
             log.warning("marked %d interrupted reindex job(s) as failed", recovered)
 
     async def recover(self) -> int:
-        """Mark jobs a previous process did not finish as failed; returns how many."""
+        """Mark the jobs a dead process did not finish as failed; returns how many. A job whose
+        owner still lives (another server on this cache) is left alone."""
+        now, folder = time.time(), self.owner.folder
 
         def work(conn: Any) -> int:
-            cur = conn.execute(
+            # Rows read before the locks are tried: a live server takes its lock before it
+            # writes a job row, so every row read here has its owner's lock held already.
+            active = conn.execute("SELECT id, owner FROM jobs WHERE status IN ('queued', 'running')").fetchall()
+            live = owners.live_owners(folder)
+            dead = [(now, job_id) for job_id, owner in active if owner not in live]
+            conn.executemany(
                 "UPDATE jobs SET status = 'failed', error = 'interrupted: the server stopped during the job',"
-                " finished_at = ? WHERE status IN ('queued', 'running')",
-                (time.time(),),
+                " finished_at = ? WHERE id = ?",
+                dead,
             )
-            return int(cur.rowcount or 0)
+            return len(dead)
 
         return await self.db.run_write(work)
 
@@ -227,11 +239,12 @@ class IndexJobs:
 
     async def _save(self, job: Job) -> None:
         message = json.dumps(job.result) if job.result is not None else None
+        owner = self.owner.id  # held from the first row on
 
         def work(conn: Any) -> None:
             conn.execute(
                 "INSERT INTO jobs(id, vault_id, kind, status, progress, total, message, created_at, started_at,"
-                " finished_at, error) VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
+                " finished_at, error, owner) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
                 " status = excluded.status, progress = excluded.progress, total = excluded.total,"
                 " message = excluded.message, started_at = excluded.started_at,"
                 " finished_at = excluded.finished_at, error = excluded.error",
@@ -247,6 +260,7 @@ class IndexJobs:
                     job.started_at,
                     job.finished_at,
                     job.error,
+                    owner,
                 ),
             )
 
@@ -255,3 +269,4 @@ class IndexJobs:
     async def stop(self) -> None:
         for task in list(self._tasks.values()):
             await cancel_and_wait(task)
+        self.owner.release()  # a row the stop could not end is a dead owner's to the next start

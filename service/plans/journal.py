@@ -13,7 +13,7 @@ closes, its spool becomes `plan_journal` rows in the transaction that closes the
 transaction per run instead of one per change). A run is recorded as `running` first; at
 start-up, runs still `running` belong to a process that died and become `interrupted`, their
 spool files imported the same way (their journal stays undoable); a run another live server
-sharing the data folder opened is its own (`service.plans.owners`: its owner's lock is held) and
+sharing the data folder opened is its own (`service.storage.owners`: its owner's lock is held) and
 is left alone, its spool file too. Any writer of many files can
 share this journal: `recording(kind="bulk", ...)` around its commit (`kind` 'bulk' is the
 all-or-nothing tool calls', `bulk_create_notes`, `move_note`, `rename_note`: see
@@ -37,7 +37,8 @@ from typing import Any
 
 import anyio
 
-from service.plans import owners, spool
+from service.plans import spool
+from service.storage import owners
 from service.storage.db import Database
 from service.vault.journal import RECORDER, PriorState
 

@@ -1,12 +1,15 @@
-"""Which process owns a running plan run: a lock file held for the owner's life.
+"""Which server process owns a row of shared state: a lock file held for the owner's life.
 
-Several servers may share one data folder (an HTTP daemon and a stdio instance on one vault):
-each opens its runs under an owner id of its own and holds `<data>/plan-owners/<owner>.lock` with
-`flock` while it lives. The kernel drops the lock when the process dies, a `kill -9` included,
-so at start-up a run still `running` whose owner's lock can be taken (or whose lock file is
-gone, or that has no owner: rows written before 0039) died with its process and is recovered;
-a run whose owner's lock is held belongs to a live server and is left alone, its spool file
-too. `flock` locks belong to an open file, so two servers in one process (tests) are two owners.
+Several servers may share one data or cache folder (an HTTP daemon and a stdio instance on one
+vault): each opens its plan runs (`<data>/plan-owners`, `service.plans.journal`) and its reindex
+jobs (`<cache>/job-owners`, `service.indexer.jobs`) under an owner id of its own and holds
+`<folder>/<owner>.lock` with `flock` while it lives. The kernel drops the lock when the process
+dies, a `kill -9` included, so at start-up a row still `running` whose owner's lock can be taken
+(or whose lock file is gone, or that has no owner: rows written before the owner column) died
+with its process and is recovered; a row whose owner's lock is held belongs to a live server and
+is left alone. `flock` locks belong to an open file, so two servers in one process (tests) are
+two owners. A lock file is taken under a hidden name and then renamed into place, so another
+start's sweep never finds it before it is held.
 """
 
 from __future__ import annotations
@@ -33,8 +36,12 @@ class Owner:
         if self._id is None:
             owner = uuid.uuid4().hex
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.folder / f"{owner}{SUFFIX}", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            # Held before it has its name: a sweep (`live_owners`) that opened a lock file between
+            # its creation and its flock took it for a dead owner's and removed it.
+            hidden = self.folder / f".{owner}.new"
+            fd = os.open(hidden, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new file: nobody else holds it
+            os.rename(hidden, self.folder / f"{owner}{SUFFIX}")
             self._id, self._fd = owner, fd
         return self._id
 
