@@ -11,9 +11,10 @@ macros may run scripts), so they hold `execute:plugin`, whose confirmation floor
 approve every call (their specs say `confirm="always"` too, as execute_command's does), and
 `write:vault`, since both write notes. `execute_template` checks its paths before anything is
 asked or sent: the template must be a note the caller may read, the note to
-create a path the caller may write (its folder is always sent, so Templater's own default
-location never decides where a note lands); the same checks, and a configured bridge, are the
-spec's `static_check`, so a dry-run vault's preview and validate_plan refuse as the call does.
+create a path the caller may write (its folder is always sent, the root as "/": `VAULT_ROOT`, so
+Templater's own default location never decides where a note lands); the same checks, and a
+configured bridge, are the spec's `static_check`, so a dry-run vault's preview and validate_plan
+refuse as the call does.
 `trigger_quickadd` reads QuickAdd's choices before anyone is asked (its precheck): a Multi or an
 unknown name is refused there, so no human confirms a call that cannot run.
 Listed paths the caller may not read are left out; `makemd_query` leaves them out before it cuts
@@ -95,6 +96,13 @@ class ExecuteTemplateOut(ToolOutput):
     template: str = Field(description="The template used.")
 
 
+# The vault's root as Templater's create_new_note_from_template takes it: a folder that is falsy
+# in JavaScript, "" included, means "none given" there (`if (!folder)`), and the note then lands
+# where Obsidian's "Default location for new notes" says (the active note's folder, a set folder),
+# not at the path checked here. "/" is truthy and normalizes to the root (`normalizePath`).
+VAULT_ROOT = "/"
+
+
 async def _template_paths(ctx: ToolContext, args: ExecuteTemplateIn) -> tuple[VaultPath, VaultPath, str]:
     """(template, the note to create, its folder), each checked: nothing is sent otherwise."""
     template = (await ctx.find_note(args.template, "read", section="reject")).vp
@@ -111,7 +119,9 @@ async def execute_template_precheck(ctx: ToolContext, args: ExecuteTemplateIn) -
 
 async def execute_template(ctx: ToolContext, args: ExecuteTemplateIn) -> ExecuteTemplateOut:
     template, _, folder = await _template_paths(ctx, args)
-    created = await _companion(ctx).templater_create(template.rel, folder, args.filename, open_note=args.open)
+    created = await _companion(ctx).templater_create(
+        template.rel, folder or VAULT_ROOT, args.filename, open_note=args.open
+    )
     rel = visible_path(ctx, created.get("path")) or ""
     return ExecuteTemplateOut(
         path=rel,

@@ -123,6 +123,11 @@ class Obsidian:
             {"path": "spaces://#idea", "name": "idea", "type": "tag"},
         ]
     )
+    # Obsidian's "Default location for new notes" (`vault.getConfig("newFileLocation")`: root,
+    # current, folder) and its folder, which Templater's create_new_note_from_template uses when
+    # it is given no folder, or an empty one (`if (!folder)`)
+    new_file_location: str = "root"
+    new_file_folder: str = ""
     created: list[dict[str, Any]] = field(default_factory=list)
     quickadd_runs: list[dict[str, Any]] = field(default_factory=list)
     hold: bool = False
@@ -252,10 +257,7 @@ class Obsidian:
                 payload = {"message": "no template file", "errorCode": 40461, "error": "template_not_found"}
                 return JSONResponse(payload, status_code=404)
             self.created.append(body)
-            folder, name = body.get("folder"), body.get("filename") or "Untitled"
-            return JSONResponse(
-                {"path": f"{folder}/{name}.md" if folder else f"{name}.md", "template": body["template"]}
-            )
+            return JSONResponse({"path": self.templater_path(body), "template": body["template"]})
         if route.startswith("quickadd/"):
             if self.choices is None:
                 return missing("quickadd")
@@ -279,6 +281,21 @@ class Obsidian:
             and body.get("type") in (None, sp["type"])
         ]
         return JSONResponse({"spaces": found[:limit], "truncated": len(found) > limit})
+
+    def templater_path(self, body: dict[str, Any]) -> str:
+        """Where Templater's create_new_note_from_template(template, folder, filename) puts the
+        note (src/core/Templater.ts): a folder that is falsy in JavaScript (absent, null, "") is
+        replaced by Obsidian's default location for new notes; then
+        `normalizePath(`${folder}/${filename || "Untitled"}`)` (slashes collapsed, none at either
+        end) with the template's extension."""
+        folder = body.get("folder")
+        if not folder:
+            if self.new_file_location == "current" and self.active is not None:
+                folder = self.active["path"].rpartition("/")[0]
+            elif self.new_file_location == "folder":
+                folder = self.new_file_folder
+        joined = f"{folder or ''}/{body.get('filename') or 'Untitled'}"
+        return "/".join(part for part in joined.split("/") if part) + ".md"
 
 
 class _Server(uvicorn.Server):
