@@ -171,7 +171,8 @@ async function createFromTemplate(app, body) {
   if (!template || template.children !== void 0) {
     throw new RouteError(404, 40461, "template_not_found", `no template file at ${templatePath}`);
   }
-  const created = await create.call(plugin.templater, template, folder, filename, open);
+  const where = folder !== void 0 && normaliseFolder(folder) === "" ? "/" : folder;
+  const created = await create.call(plugin.templater, template, where, filename, open);
   if (!created || typeof created.path !== "string") {
     throw new RouteError(500, 50061, "plugin_failed", "Templater did not create a note (see Obsidian's console)", TEMPLATER_ID);
   }

@@ -149,8 +149,11 @@ export async function createFromTemplate(app: AnyApp, body: Record<string, unkno
     throw new RouteError(404, 40461, "template_not_found", `no template file at ${templatePath}`);
   }
   // Templater: create_new_note_from_template(template, folder?, filename?, open_new_note = true);
-  // an absent folder means Templater's own default location for new notes.
-  const created = await create.call(plugin.templater, template, folder, filename, open);
+  // an absent folder means Templater's own default location for new notes. A folder given as ""
+  // (or "/") is the vault's root, sent as "/": Templater reads a falsy folder as none given
+  // (`if (!folder)`) and would put the note where Obsidian's "Default location for new notes" says.
+  const where = folder !== undefined && normaliseFolder(folder) === "" ? "/" : folder;
+  const created = await create.call(plugin.templater, template, where, filename, open);
   if (!created || typeof created.path !== "string") {
     throw new RouteError(500, 50061, "plugin_failed", "Templater did not create a note (see Obsidian's console)", TEMPLATER_ID);
   }

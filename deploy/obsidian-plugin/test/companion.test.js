@@ -81,6 +81,18 @@ test("create without a folder leaves the location to Templater and does not open
   assert.deepEqual(calls.templater, [{ template: "Templates/Meeting/Agenda.md", folder: undefined, filename: undefined, open: false }]);
 });
 
+test("create with the root as folder (\"\" or \"/\") makes the note in the root, not Obsidian's default location", async () => {
+  const { rest, calls } = await loadedCompanion({ newNoteFolder: "Notes" });
+  for (const folder of ["", "/"]) {
+    const res = await rest.call("post", `${P}/templater/create/`, { template: "Templates/Daily.md", folder, filename: "Root" });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.body.path, "Root.md");
+  }
+  assert.deepEqual(calls.templater.map((call) => call.folder), ["/", "/"]);
+  const absent = await rest.call("post", `${P}/templater/create/`, { template: "Templates/Daily.md", filename: "Default" });
+  assert.equal(absent.body.path, "Notes/Default.md"); // no folder at all: Templater's default location, as before
+});
+
 test("create with an unknown template is template_not_found and Templater is not called", async () => {
   const { rest, calls } = await loadedCompanion();
   const res = await rest.call("post", `${P}/templater/create/`, { template: "Templates/Nope.md" });

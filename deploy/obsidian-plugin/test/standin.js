@@ -82,7 +82,14 @@ function file(p) {
   return { path: p, name: p.split("/").pop() };
 }
 
-function makeApp({ templater = true, quickadd = true, makemd = true, restApi = true } = {}) {
+// Obsidian's normalizePath: slashes collapsed, none at either end.
+function normalizePath(p) {
+  return p.replace(/\/+/g, "/").replace(/^\/+|\/+$/g, "");
+}
+
+// newNoteFolder: where Obsidian's "Default location for new notes" puts a note ("" = the root),
+// which Templater's create_new_note_from_template uses when its folder is falsy (`if (!folder)`).
+function makeApp({ templater = true, quickadd = true, makemd = true, restApi = true, newNoteFolder = "" } = {}) {
   const files = [
     "Templates/Daily.md",
     "Templates/Meeting/Agenda.md",
@@ -106,8 +113,8 @@ function makeApp({ templater = true, quickadd = true, makemd = true, restApi = t
         async create_new_note_from_template(template, folder, filename, open) {
           calls.templater.push({ template: template.path, folder, filename, open });
           if (filename === "explode") throw new Error("template syntax error at line 3");
-          const dir = folder ? `${folder}/` : "";
-          return file(`${dir}${filename ?? "Untitled"}.md`);
+          const where = folder ? folder : newNoteFolder;
+          return file(`${normalizePath(`${where}/${filename || "Untitled"}`)}.md`);
         },
       },
     };
