@@ -103,6 +103,7 @@ class Columns:
         self.all = np.arange(self.n, dtype=np.int64)
         self.headings_placed = False  # set by whoever places every record's heading
         self.properties_placed = False  # … and its note's properties
+        self.links_placed = False  # … and its note's links (`links.NoteLinks`)
         self.heading_notes: set[int] = set()  # notes whose tasks have their headings placed
         self._cache: dict[Hashable, Any] = {}
 

@@ -23,10 +23,12 @@ from service.obsidian.tasks_query.expression_values import (
     _Obj,
     call_method,
     en_week,
+    js_str,
     same,
     truthy,
 )
 from service.obsidian.tasks_query.js_numbers import to_fixed, to_integer
+from service.obsidian.tasks_query.links import TaskLink
 
 _NUMBER = (int, float)
 
@@ -83,7 +85,19 @@ def _call(target: Any, name: str, args: list[Any], column: int) -> Any:
             return found is not None
         hold(len(json.dumps(found, default=str)) if isinstance(found, (list, dict)) else 0)
         return found
+    if isinstance(target, TaskLink) and name == "linksTo":
+        return _links_to(target, args, column)
     return call_method(target, name, args, column)
+
+
+def _links_to(link: TaskLink, args: list[Any], column: int) -> bool:
+    """`link.linksTo('name')` (the destination as written, with or without '.md' and its folders)
+    or `link.linksTo(task.file)` (the resolved path is the file's)."""
+    if len(args) == 1 and isinstance(args[0], str):
+        return link.links_to(args[0])
+    if len(args) == 1 and isinstance(args[0], _Obj) and args[0].kind == "file":
+        return link.destination_path == args[0].task.path
+    raise ExpressionError("linksTo() takes a note's name or path, or task.file", column)
 
 
 _MORE_DAY = ("isBetween", "day", "isoWeekday", "date", "month", "year", "dayOfYear", "week", "isoWeek", "startOf",
@@ -142,7 +156,7 @@ def _span(day: date, unit: str) -> tuple[date, date]:
 
 
 _MORE_STR = ("split", "slice", "substring", "toLocaleLowerCase", "toLocaleUpperCase", "padStart", "padEnd", "indexOf")
-_MORE_LIST = ("find", "filter", "some", "every", "map", "slice", "indexOf", "pop")
+_MORE_LIST = ("find", "filter", "some", "every", "map", "slice", "indexOf", "pop", "sort")
 
 
 def _ints(args: list[Any], most: int, column: int, name: str) -> list[int]:
@@ -220,6 +234,9 @@ def _more_list(target: list[Any], name: str, args: list[Any], column: int) -> An
         return next((i for i, v in enumerate(target) if same(v, args[0])), -1)
     if name == "pop" and not args:
         return target[-1] if target else None
+    if name == "sort" and not args:  # JavaScript's: by the items' texts in UTF-16 order (undefined: last)
+        hold(len(target))
+        return sorted(target, key=lambda v: js_str(v).encode("utf-16-be"))
     raise ExpressionError(f"cannot call .{name}() on an array with these arguments", column)
 
 

@@ -15,6 +15,9 @@ from typing import Any
 from service.budget import check_chars, current, hold
 from service.dates import iso_day_or_none
 from service.obsidian.tasks_query.js_numbers import js_number, number_text, to_integer
+from service.obsidian.tasks_query.links import FIELDS as LINK_FIELDS
+from service.obsidian.tasks_query.links import FILE_FIELDS as FILE_LINK_FIELDS
+from service.obsidian.tasks_query.links import TaskLink
 from service.obsidian.tasks_query.record import FILE_MEMBERS, OPEN_TYPES, TaskRecord
 
 _PRIORITY_NAMES = ("Highest", "High", "Medium", "Normal", "Low", "Lowest")
@@ -22,15 +25,16 @@ DATES = ("due", "scheduled", "start", "created", "done", "cancelled", "happens")
 TASK_FIELDS = ("description", "status", "isDone", "priorityNumber", "priorityName", "priorityNameGroupText", "urgency",
                "tags", "heading",
                "hasHeading", "isRecurring", "recurrenceRule", "file", "id", "dependsOn", "descriptionWithoutTags",
-               "onCompletion", "lineNumber", "originalMarkdown", "listMarker", *DATES)  # fmt: skip
-FILE_FIELDS = tuple(FILE_MEMBERS)
+               "onCompletion", "lineNumber", "originalMarkdown", "listMarker", "outlinks", *DATES)  # fmt: skip
+FILE_FIELDS = (*FILE_MEMBERS, *FILE_LINK_FIELDS)
+ANYWHERE = ("length", *LINK_FIELDS)  # read on any value: a text's or an array's length, a link's (`links.py`)
 STATUS_FIELDS = ("type", "symbol", "name", "nextSymbol", "typeGroupText")
 DATE_FIELDS = ("moment", "category")
 CATEGORY_FIELDS = ("name", "sortOrder", "groupText")
 METHODS = {
     "str": ("includes", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "trim", "replace", "split", "slice",
             "substring", "toLocaleLowerCase", "toLocaleUpperCase", "padStart", "padEnd", "indexOf"),
-    "list": ("includes", "join", "find", "filter", "some", "every", "map", "slice", "indexOf", "pop"),
+    "list": ("includes", "join", "find", "filter", "some", "every", "map", "slice", "indexOf", "pop", "sort"),
     "number": ("toFixed",),
     "day": ("isBefore", "isAfter", "isSame", "isSameOrBefore", "isSameOrAfter", "format", "diff", "add", "subtract",
             "isBetween", "day", "isoWeekday", "date", "month", "year", "dayOfYear", "week", "isoWeek", "startOf",
@@ -38,12 +42,12 @@ METHODS = {
     "taskdate": ("formatAsDate", "formatAsDateAndTime", "format"),
     "file": ("property", "hasProperty"),  # task.file's (its note's properties): expression_methods
     "task": ("isBlocked", "isBlocking"),  # with query.allTasks: expression_methods
+    "link": ("linksTo",),  # a TaskLink's (`links.py`): expression_methods
 }  # fmt: skip
 ALL_METHODS = frozenset(m for ms in METHODS.values() for m in ms)
 
 
-_NUMBER = (int, float)  # isinstance tuples: built once, not a union per call
-_SIZED = (str, list)
+_NUMBER, _SIZED = (int, float), (str, list)  # isinstance tuples: built once, not a union per call
 
 
 class ExpressionError(Exception):
@@ -127,6 +131,7 @@ _FIELDS: dict[str, Callable[[TaskRecord, Scope], Any]] = {
     "lineNumber": lambda t, s: t.line,  # 0-based, as the plugin's taskLocation.lineNumber
     "originalMarkdown": lambda t, s: t.original_markdown,
     "listMarker": lambda t, s: t.list_marker,
+    "outlinks": lambda t, s: _counted(t.outlinks),
     **{name: (lambda t, s, n=name: _Obj(n, t)) for name in (*DATES, "file", "status")},  # type: ignore[misc]
 }
 
@@ -146,8 +151,8 @@ def _json_list(text: str) -> list[str]:
     return [str(x) for x in found] if isinstance(found, list) else []
 
 
-def _counted(items: list[str]) -> list[str]:
-    hold(len(items) + sum(map(len, items)))
+def _counted(items: list[Any]) -> list[Any]:
+    hold(len(items) + sum(len(i) if isinstance(i, str) else 1 for i in items))
     return items
 
 
@@ -169,12 +174,14 @@ def member_of(value: Any, name: str, column: int) -> Any:
         if value.kind == "task":
             raise AssertionError("task fields are read by _task_field")
         if value.kind == "file":
-            return FILE_MEMBERS[name](t.path)
+            return FILE_MEMBERS[name](t.path) if name in FILE_MEMBERS else _counted(t.file_links(name))
         if value.kind == "status":
             return t.status_member(name)
         return _day_of(value)  # .moment
     if isinstance(value, _SIZED) and name == "length":
         return len(value)
+    if isinstance(value, TaskLink):
+        return value.member(name)
     if isinstance(value, dict) and name in value:  # a date's category
         return value[name]
     raise ExpressionError(f"cannot read .{name} of {_js_type(value)}", column)
@@ -195,20 +202,11 @@ def _day_of(value: _Obj) -> date | None:
 def _js_type(value: Any) -> str:
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, _NUMBER):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, date):
-        return "a date"
-    return "an object"
+    kinds = ((bool, "a boolean"), (_NUMBER, "a number"), (str, "a string"), (list, "an array"), (date, "a date"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), "an object")
 
 
-_ALWAYS_TRUE = (_Obj, list, date)
+_ALWAYS_TRUE = (_Obj, list, date, TaskLink)
 
 
 def truthy(value: Any) -> bool:
@@ -228,8 +226,8 @@ def js_str(value: Any) -> str:
         return ",".join(js_str(v) for v in value)
     if isinstance(value, date):
         return value.isoformat()
-    if isinstance(value, _Obj):  # the plugin's Task.toString(): its line's text; a TasksDate, a status: none
-        return value.task.text if value.kind == "task" else "[object Object]"
+    if isinstance(value, _Obj | TaskLink):  # the plugin's Task.toString(): its line's text; a TasksDate, a Link: none
+        return value.task.text if isinstance(value, _Obj) and value.kind == "task" else "[object Object]"
     return str(value)
 
 

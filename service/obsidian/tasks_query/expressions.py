@@ -23,6 +23,7 @@ from service.obsidian.tasks_query.dependencies import ALL_TASKS
 from service.obsidian.tasks_query.expression_methods import Arrow, call, size_of
 from service.obsidian.tasks_query.expression_values import (
     ALL_METHODS,
+    ANYWHERE,
     CATEGORY_FIELDS,
     DATE_FIELDS,
     DATES,
@@ -258,9 +259,8 @@ class _Reader:
         if path is not None and path.removeprefix("task.") in DATES and name not in DATE_FIELDS:
             raise ExpressionError(f"{path} has .moment, .category, .format(), .formatAsDate() and "
                                   ".formatAsDateAndTime() here", column)  # fmt: skip
-        if path not in objects and (path is None or path.removeprefix("task.") not in DATES) and name != "length":
-            raise ExpressionError(f"cannot read .{name} here (strings and arrays have .length)", column)
-
+        if path not in objects and (path is None or path.removeprefix("task.") not in DATES) and name not in ANYWHERE:
+            raise ExpressionError(f"cannot read .{name} here (only {', '.join(ANYWHERE)})", column)
         of_date = name == "category" and path is not None and path.removeprefix("task.") in DATES
 
         def read(s: Scope) -> Any:

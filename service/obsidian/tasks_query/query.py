@@ -61,6 +61,7 @@ class Query:
     explain: bool = False
     ignored: list[str] = field(default_factory=list)
     functions: dict[str, Function] = field(default_factory=dict)  # `sort|group by function` keys by name
+    unreadable: frozenset[str] = frozenset()  # link targets the caller may not read (`links.hiding`)
 
     @property
     def reads_headings(self) -> bool:
@@ -77,6 +78,12 @@ class Query:
         """An expression reads the notes' properties (`task.file.property('x')`, `hasProperty`)."""
         sources = [f.explain for f in self.filters] + [f.source for f in self.functions.values()]
         return any("property(" in s or "Property(" in s for s in sources)
+
+    @property
+    def reads_links(self) -> bool:
+        """An expression reads links (`task.outlinks`, `task.file.outlinks…`)."""
+        sources = [f.explain for f in self.filters] + [f.source for f in self.functions.values()]
+        return any("outlinks" in s for s in sources)
 
     def sql(self) -> tuple[list[str], list[Any]]:
         clauses: list[str] = []

@@ -12,6 +12,7 @@ from typing import Any
 
 from service.markdown import tasks as tk
 from service.obsidian.task_status import OPEN_TYPES as OPEN_TYPES  # what `not done` keeps
+from service.obsidian.tasks_query.links import NO_LINKS, NoteLinks, TaskLink
 
 DATE_FIELDS = ("due", "scheduled", "start", "done", "created", "cancelled")
 PRIORITY_RANK = {p: i for i, p in enumerate(tk.PRIORITIES)}  # 0 = highest
@@ -48,6 +49,19 @@ class TaskRecord:
     properties: dict[str, Any] | None = field(default=None, repr=False)  # its note's, when a query reads them
     global_filter: str = ""  # the plugin's: not among the tags, not searched by `description includes`
     task_format: tk.Style | None = None  # the format its fields are read in (the plugin's taskFormat; None: both)
+    links: NoteLinks | None = field(default=None, repr=False)  # its note's, when a query reads them (`links.py`)
+
+    @property
+    def outlinks(self) -> list[TaskLink]:
+        """`task.outlinks`: the links on its line (a new list a read)."""
+        return list((self.links or NO_LINKS).by_line.get(self.line, ()))
+
+    def file_links(self, name: str) -> list[TaskLink]:
+        """`task.file.outlinks` (properties' then body's), `outlinksInBody`, `outlinksInProperties`."""
+        found = self.links or NO_LINKS
+        if name == "outlinksInBody":
+            return list(found.body)
+        return found.properties + found.body if name == "outlinks" else list(found.properties)
 
     def file_property(self, name: str) -> Any:
         """`task.file.property(name)` as the plugin reads it: by name in any case, null when absent,

@@ -22,6 +22,7 @@ from service.obsidian.tasks_query.dependencies import SEEN, all_tasks
 from service.obsidian.tasks_query.expression_methods import size_of
 from service.obsidian.tasks_query.expressions import Function, js_str
 from service.obsidian.tasks_query.filters import evaluate
+from service.obsidian.tasks_query.links import hiding
 from service.obsidian.tasks_query.query import BASE_ORDER, Query
 from service.obsidian.tasks_query.record import PRIORITY_RANK, TYPE_RANK, TaskRecord
 
@@ -70,7 +71,7 @@ def run_columns(query: Query, cols: Columns, idx: Ints | None = None) -> Answer:
     budget = current()
     mark = budget.held
     try:
-        with all_tasks(cols, idx):  # `query.allTasks` in an expression
+        with all_tasks(cols, idx), hiding(query.unreadable):  # `query.allTasks`, links' destinationPath
             return _run(query, cols, idx)
     finally:
         budget.held = mark

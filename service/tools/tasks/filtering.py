@@ -70,7 +70,9 @@ from service.tools.tasks.task_records import (
     cached_columns,
     filename_dates_of,
     index_task_format,
+    link_targets,
     place_all_headings,
+    place_all_links,
     place_all_properties,
     place_headings,
     to_records,
@@ -279,6 +281,10 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
         await place_all_headings(ctx, cols)
     if query.reads_properties:
         await place_all_properties(ctx, cols)
+    if query.reads_links:
+        await place_all_links(ctx, cols)
+        if not can_read.everything:  # a link to a note the caller may not read is unresolved to them
+            query.unreadable = frozenset(p for p in link_targets(cols) if not can_read(p))
     idx = None if can_read.everything else cols.all[cols.note_mask(can_read, cols.all)]
     try:
         answer = await _answer(ctx, query, cols, idx)

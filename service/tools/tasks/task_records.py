@@ -28,6 +28,7 @@ from service.markdown import tasks as tk
 from service.obsidian.task_status import StatusTable, task_format
 from service.obsidian.tasks_query import Columns, Query, TaskRecord, order_sql
 from service.obsidian.tasks_query.filename_dates import FilenameDates
+from service.obsidian.tasks_query.links import NO_LINKS, Row, note_links
 from service.tools.context import ToolContext
 from service.tools.search_common import run
 from service.tools.tasks.completion import status_names_of
@@ -183,6 +184,39 @@ async def place_all_properties(ctx: ToolContext, columns: Columns) -> None:
     for t in columns.records:
         t.properties = by_path.get(t.path, {})
     columns.properties_placed = True
+
+
+async def place_all_links(ctx: ToolContext, columns: Columns) -> None:
+    """Every task's note's links, for a query whose expressions read them (once per set of columns;
+    the index's link rows, embeds left out as Obsidian's cache leaves them; `links.note_links`)."""
+    if columns.links_placed:
+        return
+    vault_id = ctx.vault.id
+
+    def fetch(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+        return conn.execute(
+            "SELECT n.path, l.target_raw, l.target_path, l.subpath, l.alias, l.kind, l.line, l.property"
+            " FROM links l JOIN notes n ON n.id = l.src_id WHERE l.vault_id = ? AND l.embed = 0"
+            " AND l.src_id IN (SELECT note_id FROM tasks WHERE vault_id = ?) ORDER BY l.src_id, l.id",
+            [vault_id, vault_id],
+        ).fetchall()
+
+    rows: dict[str, list[Row]] = {}
+    for path, *row in await run(ctx, fetch):
+        rows.setdefault(str(path), []).append(tuple(row))
+    lines: dict[str, dict[int, str]] = {}
+    for t in columns.records:
+        lines.setdefault(t.path, {})[t.line] = t.original_markdown
+    found = {path: note_links(path, found, lines.get(path, {})) for path, found in rows.items()}
+    for t in columns.records:
+        t.links = found.get(t.path, NO_LINKS)
+    columns.links_placed = True
+
+
+def link_targets(columns: Columns) -> set[str]:
+    """The resolved targets of the links placed on `columns`' tasks (`place_all_links`)."""
+    notes = {id(t.links): t.links for t in columns.records if t.links is not None}
+    return {k.target_path for n in notes.values() for k in (*n.properties, *n.body) if k.target_path is not None}
 
 
 async def place_all_headings(ctx: ToolContext, columns: Columns) -> None:

@@ -1,0 +1,31 @@
+"""Session 76's tasks changes over real HTTP with the SDK client (both eras): links in
+`… by function` expressions (Tasks 7.21.0: task.outlinks, task.file.outlinks*, Link members)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import ok
+
+
+async def test_task_links_in_expressions_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    files = {
+        "Plan.md": '---\nup: "[[Hub]]"\n---\n- [ ] call [[Ann|Ann B]] and [[Gone]]\n- [ ] rest\n',
+        "People/Ann.md": "# Ann\n",
+        "Hub.md": "# Hub\n",
+    }
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            query = (
+                "filter by function task.outlinks.some(link => link.destinationPath === null)\n"
+                "group by function task.outlinks.map(l => `${l.displayText}=${l.destinationPath}`).sort().join(' ')"
+            )
+            out = await ok(client, "tasks_filter", query=query)
+            assert [g["names"] for g in out["groups"]] == [["Ann B=People/Ann.md Gone=null"]]
+            query = "filter by function task.file.outlinksInProperties.some(l => l.linksTo('Hub'))"
+            assert (await ok(client, "tasks_filter", query=query))["total"] == 2
