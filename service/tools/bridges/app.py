@@ -4,7 +4,9 @@ Both ask the Obsidian that has the vault open, through its Local REST API plugin
 (`service.bridges`). `open_in_obsidian` opens an existing file only: the path goes through the
 same resolution and path ACL as every note tool before anything is sent (a path outside the
 vault, or one the caller may not read, sends nothing), and a file that does not exist is
-`note_not_found` rather than a request (the plugin would create the note). `get_active_note`
+`note_not_found` rather than a request (the plugin would create the note); so is a file whose path
+holds '#' (`validation_error`, `hash_in_path`: the plugin reads the path as link text, where '#'
+starts a heading, and would open, and create, another note). `get_active_note`
 shows the active file only when the caller may read its path (else it answers as if none were
 open, as get_workspace hides such a file).
 Touches: nothing on disk; the plugin's `POST /open/{path}` and `GET /active/`.
@@ -15,6 +17,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from service.bridges.rest_api import LocalRestApi
+from service.errors import ValidationFailed
 from service.markdown.parse import note_title
 from service.tools.context import ToolContext
 from service.tools.graph.links import linked_file
@@ -48,8 +51,22 @@ async def _target(ctx: ToolContext, path: str) -> VaultPath:
     return await linked_file(ctx, path)
 
 
+def _openable(rel: str) -> None:
+    """The plugin opens a path as link text (`workspace.openLinkText`), where the first '#' starts
+    a heading: `Notes/C# tips.md` would open `Notes/C`, which Obsidian creates. Link text has no
+    escape for it, so such a file is refused before anything is sent."""
+    if "#" in rel:
+        raise ValidationFailed(
+            f"{rel!r} cannot be opened through the Local REST API: its '#' would be read as a heading, "
+            f"and Obsidian would open (and create) {rel.split('#', 1)[0]!r} instead",
+            details={"field": "path", "reason": "hash_in_path", "path": rel},
+            hint="Open it in Obsidian by hand, or rename it without '#' (rename_note) and open it then.",
+        )
+
+
 async def open_in_obsidian(ctx: ToolContext, args: OpenIn) -> OpenOut:
     vp = await _target(ctx, args.path)  # outside the vault, unreadable or missing: nothing is sent
+    _openable(vp.rel)
     await client_of(ctx).open_file(vp.rel, new_leaf=args.new_leaf)
     return OpenOut(
         path=vp.rel,
