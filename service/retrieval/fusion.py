@@ -7,6 +7,9 @@ matching tags and property filters.
 - `full_text` with metadata: the text ranking, restricted to the notes the metadata matches;
 - hybrid: reciprocal rank fusion (k = 60) of both lists (their union): notes found by both rank
   first; scores normalised to 0..1.
+`rank` also says whether its text ranking holds every note the query's words find in any pass
+(`complete`): the hybrid modes' fusion with the vector ranking (`retrieval.hybrid.fuse`) then
+gives a note outside it text score 0 rather than the ranking's lowest.
 Every candidate is filtered by `can_read` before any fusion, as in the other engines. `snippets`
 gives a page's excerpts: FTS5 snippets where the text query matched, else the note's lead.
 """
@@ -38,10 +41,11 @@ def rank(
     can_read: Callable[[str], bool],
     relaxed_expr: str | None = None,
     want: int = 0,
-) -> list[text.TextHit]:
+) -> tuple[list[text.TextHit], bool]:
     """Every readable hit, best first: `match_expr` is the FTS5 expression of the text query
     (None: no text), `relaxed_expr` its relaxed form, run when the strict one finds fewer than
-    `want` notes; `wanted` normalised tags; mode full_text or hybrid (see the module doc)."""
+    `want` notes; `wanted` normalised tags; mode full_text or hybrid (see the module doc). And
+    whether the hits hold every note the text query finds in any pass (`complete`)."""
     text_hits = (
         text.two_pass_all(conn, vault_id, match_expr, relaxed_expr, folders, "relevance", can_read, want)
         if match_expr is not None
@@ -63,13 +67,21 @@ def rank(
             ids = fids if ids is None else (ids & fids if match == "all" else ids | fids)
         meta = sorted((rows[i] for i in ids or set()), key=lambda h: (-h.mtime, h.path))
     if text_hits is None:
-        return meta or []
+        return meta or [], True
+    whole = complete(text_hits, relaxed_expr, want)
     if meta is None:
-        return normalised(text_hits)
+        return normalised(text_hits), whole
     if mode == "full_text":
         keep = {h.note_id for h in meta}
-        return normalised([h for h in text_hits if h.note_id in keep])
-    return rrf(text_hits, meta)
+        return normalised([h for h in text_hits if h.note_id in keep]), whole
+    return rrf(text_hits, meta), whole
+
+
+def complete(hits: list[text.TextHit], relaxed_expr: str | None, want: int) -> bool:
+    """Whether `hits` (`text.two_pass_all`'s) hold every note the query's words find in any
+    pass: the query has no relaxed form, or the relaxed pass ran (the strict one found fewer
+    than `want`). Not when the strict pass found enough: a note outside may hold some words."""
+    return relaxed_expr is None or sum(h.match == "all" for h in hits) < want
 
 
 def match_groups(

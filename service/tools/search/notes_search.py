@@ -151,6 +151,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
             restrict=restrict,
             vector_only=args.mode == "semantic",
             window=window,
+            text_complete=base is None or base.complete,
         )
     ranked = [h for h in ranked if _in_scope(h.path, prefixes) and (window is None or window.holds(h.mtime))]
     if args.sort == "mtime":

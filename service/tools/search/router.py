@@ -257,6 +257,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
             tags=args.tags if args.match == "all" else None,
             restrict={h.note_id for h in result.ranked} if args.filters else None,
             window=dates,
+            text_complete=result.complete,
         )
     result.ranked = await drop_gone(ctx, result.ranked, offset, args.limit)
     page = result.ranked[offset : offset + args.limit]
@@ -312,10 +313,14 @@ def pass_limit(query: str | None, limit: int) -> int | None:
 
 
 class Fused:
-    """A complete ranking (every readable hit, best first) plus snippet lookup for a page."""
+    """A complete ranking (every readable hit, best first) plus snippet lookup for a page;
+    `complete`: its text half holds every note the query's words find (`fusion.complete`)."""
 
-    def __init__(self, ranked: list[text.TextHit], match: str | None, relaxed: str | None = None) -> None:
+    def __init__(
+        self, ranked: list[text.TextHit], match: str | None, relaxed: str | None = None, *, complete: bool = True
+    ) -> None:
         self.ranked = ranked
+        self.complete = complete
         relaxed_used = relaxed is not None and any(h.match == "any" for h in ranked)
         self.text_match: Literal["all", "any"] | None = None if match is None else "any" if relaxed_used else "all"
         self.match = relaxed if relaxed_used else match
@@ -345,7 +350,7 @@ async def fused_ranking(
     can_read = readable(ctx)
     vault_id = ctx.vault.id
 
-    def compute(conn: sqlite3.Connection) -> list[text.TextHit]:
+    def compute(conn: sqlite3.Connection) -> tuple[list[text.TextHit], bool]:
         return fusion.rank(
             conn,
             vault_id,
@@ -360,7 +365,8 @@ async def fused_ranking(
             want=limit,
         )
 
-    return Fused(await run(ctx, compute), match_expr, relaxed_expr)
+    ranked, whole = await run(ctx, compute)
+    return Fused(ranked, match_expr, relaxed_expr, complete=whole)
 
 
 # -- search_notes ---------------------------------------------------------------------------------

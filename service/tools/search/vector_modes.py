@@ -49,10 +49,13 @@ async def fuse_with_vectors(
     restrict: set[int] | None = None,
     vector_only: bool = False,
     window: Window | None = None,
+    text_complete: bool,
 ) -> tuple[list[text.TextHit], dict[int, ChunkRow]]:
     """A text ranking (already filtered by the caller's permissions and filters) fused with the
     vector ranking of `query` under the same folder/tag/date filters (`retrieval.hybrid.fuse`);
-    `vector_only`: the vector ranking alone. Also returns each note's best chunk."""
+    `vector_only`: the vector ranking alone. `text_complete`: the text ranking holds every note
+    the query's words find (`fusion.complete`), so a note outside it gets text score 0, as in
+    search_hybrid. Also returns each note's best chunk."""
     engine = engine_of(ctx)
     keep = sem.NoteFilter(can_read=readable(ctx), folders=folders, tags=sem.normalise_tags(tags))
     if window is not None:
@@ -86,6 +89,7 @@ async def fuse_with_vectors(
         [hybrid.TextCandidate(h.note_id, h.score) for h in ranked],
         [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
         unembedded=pending,
+        text_complete=text_complete,
     )
     out: list[text.TextHit] = []
     for f in fused:
