@@ -387,12 +387,16 @@ async def _nothing() -> None:
 
 
 def memory_notes(
-    memory: MemorySettings, root: Path | None = None, readable: Callable[[str], bool] | None = None
+    memory: MemorySettings,
+    root: Path | None = None,
+    readable: Callable[[str], bool] | None = None,
+    may: Callable[[str, str], bool] | None = None,
 ) -> MemoryNotes:
     """Where the memory tools write, for previews and plan effects (`service.plans.effects`):
     in the vault at `root`, the note `EntityStore.path_of` finds (a note renamed by hand too, a
     note or folder the disk names in NFD), by its vault path (NFC); as there, a note renamed by
-    hand that the caller may not read (`readable`) is not the entity's."""
+    hand that the caller may not read (`readable`) is not the entity's. `may(path, op)`: the
+    caller's path ACL, as the store's resolve applies it (`MemoryNotes.may`)."""
     folder = memory.folder.strip().strip("/")
     inbox = inbox_key(memory.inbox)
 
@@ -419,4 +423,4 @@ def memory_notes(
         )
         return rel if other is None else f"{folder}/{other}"
 
-    return MemoryNotes(note_of=note_of, inbox=memory.inbox)
+    return MemoryNotes(note_of=note_of, inbox=memory.inbox, may=may)

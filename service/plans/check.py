@@ -30,6 +30,7 @@ from service.plans.addresses import found_args, made_late_name, name_problems
 from service.plans.dry_runs import preview_move, preview_rewrite
 from service.plans.effects import EffectsBuilder
 from service.plans.host import Host, ToolInfo
+from service.plans.memory_effects import MEMORY_FAILS, MEMORY_WRITES, relation_targets
 from service.plans.model import Plan, Step
 from service.plans.notepaths import new_note
 from service.plans.params import Problem, bind_params
@@ -145,7 +146,7 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
         )
     if not late_params:  # a macro being saved meets the vault only when it runs
         checked.problems += [
-            Problem(f.step, f.code, f"{f.tool} {_FAILS[f.code].format(f.path)}: the call fails and the plan stops")
+            Problem(f.step, f.code, f"{f.tool} {_fails(f).format(f.path)}: the call fails and the plan stops")
             for f in builder.effects.failures
             if f.stops and f.path not in refused  # a path the call refuses first (acl_denied...): that problem
         ]
@@ -249,6 +250,8 @@ async def _check_step(
                     checked.problems.append(Problem(where, *refused))
                 earlier, moves = len(builder.paths), len(builder.effects.files_moved)
                 given = await _given(step.tool, args, host, builder)
+                if step.tool == "create_relations" and builder.memory is not None:  # a target found nowhere
+                    await relation_targets(builder, builder.memory, args, host.resolve)
                 builder.refuses = None if refused else await _text_refusal(step.tool, found, given, host, builder)
                 touched = builder.step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id, given=given
@@ -358,6 +361,12 @@ _FAILS: defaultdict[str, str] = defaultdict(
         "ambiguous_note": "of {}, a name several notes fit once the earlier steps ran",
     },
 )
+
+
+def _fails(f: Failure) -> str:
+    """How a failing call is told: a memory call's failures say what is missing (an entity)."""
+    memory = f.tool in MEMORY_WRITES or f.tool == "delete_entities"
+    return MEMORY_FAILS[f.code] if memory and f.code in MEMORY_FAILS else _FAILS[f.code]
 
 
 def _failures(builder: EffectsBuilder, since: tuple[int, int, int, int, int], step: Step, where: str) -> None:

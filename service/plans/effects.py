@@ -254,7 +254,7 @@ class EffectsBuilder:
         listed in `absent` and not written (its path stays under the ACL check); likewise, in
         `failing`, where the note's text as the steps leave it refuses the edit (`refuses`: a patch
         of a heading the note lacks)."""
-        if self._is_file is not None and not self.exists(rel) and (rel in self._stepped or not self._is_file(rel)):
+        if self.lacks(rel):
             self.absent.append((step_id, rel))
         elif self.refuses is not None:  # its own refusal of the note's text as the steps leave it
             self.failing.append((self.refuses, rel))
@@ -263,6 +263,12 @@ class EffectsBuilder:
             return
         self.paths.append((rel, "write"))
         self._touch(rel)
+
+    def lacks(self, rel: str) -> bool:
+        """Whether no file is at `rel` after the steps seen so far, as a call finds it (one moved
+        away or deleted by an earlier step, or none on disk at all: one the caller may not read is
+        left to the call); False when not known (a single call's preview: `is_file` not given)."""
+        return self._is_file is not None and not self.exists(rel) and (rel in self._stepped or not self._is_file(rel))
 
     def delete(self, rel: str, *, trash: bool = False) -> None:
         """A note deleted; `trash`: moved to the vault's trash, which gets a new file (at the first

@@ -1,10 +1,21 @@
 """The files a memory tool changes, for a plan's effects or a call's preview (`EffectsBuilder`,
 given where memory tools write): the entity notes its arguments name, the capture inbox, and
-the note process_capture files a capture into."""
+the note process_capture files a capture into.
+
+In a plan's check (`MemoryNotes.may` known), a call that needs its entity (add_observations,
+delete_observations, create_relations and delete_relations of their source, delete_entities with
+missing_ok false) and meets none after the plan's earlier steps is the call's refusal
+(`note_not_found`), and a create_relations whose target is neither an entity nor a note then is
+its `validation_error` (`relation_targets`): listed in the effects' failures, so validate_plan
+refuses the plan before any step runs. The entity is found as the tool finds it — the note
+`note_of` names (a note the caller may not read is no entity's), under the caller's path ACL
+first (`may`: the call answers `acl_denied` before looking), so a hidden entity and an absent one
+get the same answer.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -21,10 +32,14 @@ class NoteOf(Protocol):
 
 @dataclass(frozen=True)
 class MemoryNotes:
-    """Where memory tools write: the note of an entity by its name, and the capture inbox."""
+    """Where memory tools write: the note of an entity by its name, and the capture inbox;
+    `may(path, op)`: whether the caller's path ACL lets a call use `path` for `op` (read, write,
+    delete), as the store's resolve asks it before looking for the note (None: not known, as in a
+    single call's preview, whose call checks it itself)."""
 
     note_of: NoteOf
     inbox: str
+    may: Callable[[str, str], bool] | None = None
 
 
 class Builder(Protocol):
@@ -41,6 +56,25 @@ class Builder(Protocol):
     def unknown(self, step_id: str) -> None: ...
 
     def touch(self, rel: str) -> None: ...
+
+    def lacks(self, rel: str) -> bool: ...
+
+    def stepped(self) -> tuple[list[str], set[str]]: ...
+
+    absent: list[tuple[str, str]]
+    failing: list[tuple[str, str]]
+    paths: list[tuple[str, str]]
+    late_writes: bool
+
+
+# (made, gone) -> (the note an address names, how many fit): `service.plans.host.Host.resolve`
+Resolve = Callable[[str, list[str], set[str]], Awaitable[tuple[str | None, int]]]
+
+# The problem a plan's check reports for a memory call it finds failing (`check._FAILS`' own).
+MEMORY_FAILS = {
+    "note_not_found": "of {}, no memory entity there",
+    "validation_error": "to {}, neither a memory entity nor a note",  # create_relations' target
+}
 
 
 # Memory tools: (list argument, field naming the entity whose note the item changes).
@@ -70,7 +104,10 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
         rows = [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
         rels = [note(row.get(key, row.get(f"{key}_"))) for row in rows]  # `from` is `from_` in a dump
         for rel in dict.fromkeys(r for r in rels if r is not None):
-            if not (tool == "create_entities" and b.exists(rel)):  # an existing one is only reported
+            if tool == "create_entities":
+                if not b.exists(rel):  # an existing one is only reported
+                    b.write(rel)
+            elif there(b, memory, rel, "write", step_id):
                 b.write(rel)
         if tool == "create_relations":  # each target must be there: read, so a step making it runs first
             targets = [str(row["to"]) for row in rows if isinstance(row.get("to"), str) and row["to"].strip()]
@@ -80,7 +117,11 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
     if tool == "delete_entities" and isinstance(args.get("entityNames"), list):
         names = [n.strip() for n in args["entityNames"] if isinstance(n, str) and n.strip()]
         for rel in dict.fromkeys(memory.note_of(n, by_alias=False) for n in names):
-            if b.exists(rel):
+            if not b.exists(rel) and memory.may is not None:  # asked of the ACL first, there or not
+                b.paths.append((rel, "delete"))
+                if args.get("missing_ok") is False:  # else a missing name is only reported
+                    there(b, memory, rel, "delete", step_id)
+            elif b.exists(rel):
                 b.delete(rel, trash=True)  # to the vault's trash, as delete_note does
                 for ws in b.recent_files_of(rel):  # Obsidian's recent files forget it
                     b.write(ws, acl=False)
@@ -102,6 +143,46 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
         _process_capture(b, args, note, step_id)
         return True
     return False
+
+
+def there(b: Builder, memory: MemoryNotes, rel: str, op: str, step_id: str) -> bool:
+    """Whether the entity note `rel` a call needs is there for it after the plan's earlier steps;
+    where it is not, and the caller may use `rel` for `op` (else the call answers `acl_denied`
+    first, whatever is there: the ACL check reports that) and read it (else a note there is a
+    drop box's, which the caller is not told of), the call's `note_not_found`, listed in `absent`.
+    True when not known: a single call's preview, or a plan with a step whose files only the run
+    knows (it may make the entity)."""
+    if memory.may is None or b.late_writes or not (memory.may(rel, op) and memory.may(rel, "read")):
+        return True
+    if not b.lacks(rel):  # there now, or made by an earlier step
+        return True
+    b.absent.append((step_id, rel))
+    b.paths.append((rel, op))
+    b.touch(rel)
+    return False
+
+
+async def relation_targets(b: Builder, memory: MemoryNotes, args: dict[str, Any], resolve: Resolve) -> None:
+    """A create_relations' targets that name neither an entity nor a note after the plan's
+    earlier steps, found as the call finds them (`service.tools.memory.names.relation_link`: the
+    entity's note, read under the caller's ACL, else a note of the vault by name): each is the
+    call's `validation_error`, listed in `failing` under the entity's note path. A target several
+    notes fit is left to the call (`ambiguous_note`)."""
+    if memory.may is None or b.late_writes:
+        return
+    rows = args.get("relations")
+    targets = [r["to"].strip() for r in rows or () if isinstance(r, dict) and isinstance(r.get("to"), str)]
+    for target in dict.fromkeys(t for t in targets if t):
+        try:
+            rel = memory.note_of(target)
+        except Exception:  # noqa: BLE001 - several entities fit (ambiguous_note): the call answers it
+            continue
+        if not memory.may(rel, "read"):  # the call's acl_denied: the ACL check reports it
+            b.paths.append((rel, "read"))
+        elif not b.exists(rel):
+            found, fits = await resolve(target, *b.stepped())
+            if found is None and fits == 0:
+                b.failing.append(("validation_error", rel))
 
 
 def _process_capture(b: Builder, args: dict[str, Any], note: Callable[[object], str | None], step_id: str) -> None:

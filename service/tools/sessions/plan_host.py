@@ -84,7 +84,8 @@ class PlanHost:
 
     @property
     def memory(self) -> MemoryNotes:
-        return memory_notes(self.ctx.services.settings.memory, self.ctx.vault.paths.root, self.ctx.can_read)
+        settings, root = self.ctx.services.settings.memory, self.ctx.vault.paths.root
+        return memory_notes(settings, root, self.ctx.can_read, lambda rel, op: self.path_problem(rel, op) is None)
 
     def tool(self, name: str) -> ToolInfo | None:
         spec = self.registry.get(name)

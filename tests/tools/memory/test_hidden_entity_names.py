@@ -28,11 +28,14 @@ async def test_a_hidden_entity_name_answers_as_an_absent_one(make_vault: Callabl
                 result = await vg.call(tool, **args)
                 text = json.dumps(result.structured)
                 assert result.is_error and "Boss" not in text and "acl_denied" not in text, (tool, text)
-        for name in ("Chief", "Nobody"):  # a plan's effects and a dry run's preview: the caller's own note
+        for name in ("Chief", "Nobody"):  # a plan's check: the caller's own note, refused as the call is
             step = {"id": "a", "tool": "add_observations"}
             step["args"] = {"observations": [{"entityName": name, "contents": ["x"]}]}
             checked = await vg.ok("validate_plan", plan={"goal": "g", "steps": [step]})
-            assert checked["valid"] and checked["effects"]["files_created"] == [f"Memory/{name}.md"], checked
+            assert [(p["code"], f"Memory/{name}.md" in p["message"]) for p in checked["problems"]] == [
+                ("note_not_found", True)
+            ], checked
+            assert checked["effects"]["files_created"] == [] and "Boss" not in json.dumps(checked), checked
         before = vg.read("Memory/Boss.md")
         made = await vg.ok("create_entities", entities=[{"name": "Chief", "entityType": "person"}])
         assert [e["path"] for e in made["created"]] == ["Memory/Chief.md"]

@@ -61,10 +61,10 @@ async def test_delete_entities_missing_ok_false_deletes_nothing_when_a_name_is_n
                 },
             ],
         }
-        run = await vg.ok("execute_plan", plan=plan)  # deletes nothing: no human asked
-        assert run["status"] == "failed", run
-        [remove] = [s for s in run["steps"] if s["id"] == "remove"]
-        assert remove["status"] != "ok", run
+        # refused before any step runs (it ran its first step and failed at `remove` before s76)
+        refused = await vg.err("execute_plan", "validation_error", plan=plan)  # deletes nothing: no human asked
+        assert [(p["step"], p["code"]) for p in refused["details"]["problems"]] == [("remove", "note_not_found")]
+        assert (vg.root / "Memory/Zed.md").read_text() == ZED  # not even the first step ran
         kept = await vg.confirmed("delete_entities", entityNames=["Zed", "Ghost"])  # the default: as before
         assert kept["deleted"] == ["Zed"] and kept["missing"] == ["Ghost"], kept
 
