@@ -18,6 +18,7 @@ checks its `Limit`'s stop flag every few thousand rows (`Stopped`: its caller is
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from service.gcpause import paused
 from service.graph.csr import csr
 from service.graph.expand import Direction
+from service.obsidian.canvas import is_canvas_path
 
 if TYPE_CHECKING:
     import numpy as np
@@ -124,6 +126,11 @@ class LinkGraph:
     def size(self) -> int:
         """Distinct links."""
         return int(self.out_idx.size)
+
+    @functools.cached_property
+    def canvases(self) -> list[str]:
+        """The canvases among `paths` (a link starts or ends at each), by path."""
+        return [p for p in self.paths if is_canvas_path(p)]
 
     def numbered(self) -> tuple[list[str], IntArray, IntArray]:
         """(paths, source numbers, target numbers) of every link, by source then target."""

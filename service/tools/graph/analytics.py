@@ -25,7 +25,16 @@ from service.tools.graph.links import linked_file
 from service.tools.graph.views import VIEWS, View, computed
 from service.tools.graph_common import LINE_TEXT_DESCRIPTION, LineText, NoteItem, note_item
 from service.tools.models import FILE_ADDRESS, NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
-from service.tools.search_common import FOLDER_FIELD, FolderArg, Partial, drop_gone, missing, partial, scope
+from service.tools.search_common import (
+    FOLDER_FIELD,
+    FolderArg,
+    Partial,
+    drop_gone,
+    missing,
+    partial,
+    readable,
+    scope,
+)
 from service.tools.spec import ToolSpec
 
 if TYPE_CHECKING:
@@ -204,15 +213,17 @@ async def _hop(ctx: ToolContext, step: Step) -> HopItem:
     return HopItem(source=step.source, target=step.target, direction=step.direction, line=line, text=text)
 
 
-async def _links_of_files(ctx: ToolContext, view: View, ends: list[str]) -> list[tuple[str, str]]:
+async def _links_of_files(
+    ctx: ToolContext, view: View, ends: list[str], crossed: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
     """The links (linking, linked) of the path's ends that are no notes (a canvas, a base, an
-    image): their own links out to notes of the view (a canvas's), and the view's notes (or the
-    other end) linking to them."""
+    image): their own links out to notes of the view (a canvas's), and the view's notes, the
+    canvases `crossed` joins (or the other end) linking to them."""
     files = [p for p in dict.fromkeys(ends) if not ga.is_note(p)]
     if not files:
         return []
     q = GraphQueries(ctx.services.db)
-    known = set(view.graph.index) | set(ends)
+    known = set(view.graph.index) | set(ends) | {p for link in crossed for p in link}
     links = [(e.source, e.target_path) for e in await q.backlinks(ctx.vault.id, files)]
     for f in files:
         links += [(f, e.target_path) for e in await q.outlinks(ctx.vault.id, f)]
@@ -225,7 +236,8 @@ async def shortest_path(ctx: ToolContext, args: PathBetweenIn) -> PathBetweenOut
     view = await VIEWS.get(ctx)
     g = view.graph
     steps = None
-    extra = await _links_of_files(ctx, view, [start, end])
+    crossed = paths.canvas_links(await VIEWS.links(ctx), g, readable(ctx))  # canvases in the middle
+    extra = crossed + await _links_of_files(ctx, view, [start, end], crossed)
     if (start in g.index or extra) and (end in g.index or extra):
         steps = await computed(lambda _: paths.shortest_path(g, start, end, args.directed, extra))
     if steps is not None and await missing(ctx, {s.target for s in steps}):
@@ -326,8 +338,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="graph",
         title="Shortest link path",
         description="The fewest links joining two notes (either way, or along links only), each hop with its "
-        "linking line; found=false when none joins them. An end may be a canvas, a base or an attachment: the "
-        "path goes through its links (a canvas's cards, the notes embedding it).",
+        "linking line; found=false when none joins them. A path crosses canvases (as Obsidian's graph view: a "
+        "canvas's cards and the notes embedding it); an end may also be a base or an attachment.",
         input_model=PathBetweenIn,
         output_model=PathBetweenOut,
         handler=shortest_path,
