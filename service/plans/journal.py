@@ -92,6 +92,14 @@ _INSERT = (
     "VALUES (?,?,?,?,?,?,?,?,?)"
 )
 _CLOSE = "UPDATE plan_runs SET status = ?, outcome = ?, steps_done = ?, ended_at = ? WHERE id = ?"
+_OPEN = (
+    "INSERT INTO plan_runs(id, vault_id, caller, kind, goal, plan_hash, status, undoes, steps_total, "
+    "started_at, owner) VALUES (?,?,?,?,?,?, 'running', ?,?,?,?)"
+)
+# An interrupted run still to roll back: no undo run, or one that did not end (killed: interrupted; failed).
+_NOT_UNDONE = (
+    "(undone_by IS NULL OR undone_by IN (SELECT u.id FROM plan_runs u WHERE u.status IN ('interrupted', 'failed')))"
+)
 
 
 class Recorder:
@@ -237,12 +245,34 @@ class Journal:
         await self.recover()
         run_id = uuid.uuid4().hex
         row = (run_id, vault_id, caller, kind, goal[:1000], plan_hash, undoes, total, time.time(), self.owner.id)
-        await self._write(
-            "INSERT INTO plan_runs(id, vault_id, caller, kind, goal, plan_hash, status, undoes, steps_total, "
-            "started_at, owner) VALUES (?,?,?,?,?,?, 'running', ?,?,?,?)",
-            row,
-        )
+        await self._write(_OPEN, row)
         return run_id
+
+    async def claim_rollback(self, row: RunRow, caller: str, goal: str) -> str | None:
+        """Open the undo run that rolls back the interrupted run `row` and name it in `row`'s
+        `undone_by`, in one transaction, unless another server claimed `row` since it was read
+        (two starts after a crash: only one rolls it back); the undo run's id, or None. The undo
+        run is then written under `recording(..., opened=...)`."""
+        await self.recover()
+        undo_id = uuid.uuid4().hex
+        opened = (undo_id, row.vault_id, caller, "undo", goal[:1000], "", row.id, 1, time.time(), self.owner.id)
+
+        def work(conn: sqlite3.Connection) -> bool:
+            claimed = conn.execute(
+                "UPDATE plan_runs SET undone_by = ? WHERE id = ? AND status = 'interrupted' AND undone_by IS ?",
+                (undo_id, row.id, row.undone_by),
+            )
+            if claimed.rowcount != 1:
+                return False
+            conn.execute(_OPEN, opened)
+            return True
+
+        return undo_id if await self.db.run_write(work) else None
+
+    async def release_claim(self, run_id: str, undo_id: str) -> None:
+        """`claim_rollback`'s undo run failed (all or nothing: nothing restored): `run_id` is to
+        be rolled back again."""
+        await self._write("UPDATE plan_runs SET undone_by = NULL WHERE id = ? AND undone_by = ?", (run_id, undo_id))
 
     def recorder(self, run_id: str) -> Recorder:
         recorder = self._recorders.get(run_id)
@@ -252,12 +282,20 @@ class Journal:
 
     @contextlib.asynccontextmanager
     async def recording(
-        self, vault_id: str, caller: str, *, kind: str, goal: str, plan_hash: str = "", undoes: str | None = None
+        self,
+        vault_id: str,
+        caller: str,
+        *,
+        kind: str,
+        goal: str,
+        plan_hash: str = "",
+        undoes: str | None = None,
+        opened: str | None = None,
     ) -> AsyncIterator[str]:
         """One journaled change of many files as a run of its own (an undo; `bulk_create_notes`):
         every file change inside the block is journaled; the run ends `done`, or `failed` when
-        the block raises. Yields the run id."""
-        run_id = await self.open_run(
+        the block raises. Yields the run id (`opened`: a run opened already, `claim_rollback`)."""
+        run_id = opened or await self.open_run(
             vault_id, caller, kind=kind, goal=goal, plan_hash=plan_hash, total=1, undoes=undoes
         )
         recorder = self.recorder(run_id)
@@ -357,9 +395,11 @@ class Journal:
                 path.unlink()  # imported, or the spool of a run pruned meanwhile
 
     async def interrupted(self, *, kind: str) -> list[RunRow]:
-        """Runs of `kind` a dead process left (`interrupted`) and nobody undid yet, oldest first."""
+        """Runs of `kind` a dead process left (`interrupted`) and nobody undid yet, oldest first:
+        not undone, or claimed by a rollback that did not end (`claim_rollback`: its process died
+        in it, or it failed), which the caller rolls back first (newest first)."""
         rows = await self.db.fetchall(
-            f"SELECT {_RUN_COLUMNS} FROM plan_runs WHERE kind = ? AND status = 'interrupted' AND undone_by IS NULL "
+            f"SELECT {_RUN_COLUMNS} FROM plan_runs WHERE kind = ? AND status = 'interrupted' AND {_NOT_UNDONE} "
             "ORDER BY started_at, rowid",
             (kind,),
         )

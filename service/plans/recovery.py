@@ -12,6 +12,10 @@ the same way, so the run it was undoing is whole again and still undoable. Runs 
 newest first: a rollback that was itself killed is reversed before the run it was rolling back. A
 file someone changed since is left as it is and named in the log. A rollback is itself a journaled
 run (kind `undo`): undoing it with `undo_last_plan` re-applies the changes that were made.
+Several servers may start together after a crash: each claims a run before rolling it back
+(`Journal.claim_rollback`: its undo run opened and named in the run's `undone_by` in one
+transaction, only while no other start did), so one of them rolls it back; a claim whose rollback
+was killed or failed is taken up again by the next start.
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Mapping
 
+import anyio
+
 from service.plans.journal import Journal, RunRow
-from service.plans.undo import apply_undo, plan_undo
+from service.plans.undo import UndoPlan, apply_undo, plan_undo
 from service.vault import case_renames
 from service.vault.journal import RECORDER
 from service.vault.vault import Vault
@@ -49,6 +55,21 @@ async def _interrupted(journal: Journal) -> list[RunRow]:
     return sorted(rows, key=lambda r: r.started_at, reverse=True)
 
 
+async def _plan(journal: Journal, vault: Vault, row: RunRow) -> UndoPlan:
+    """What rolling `row` back restores: every file it touched but those changed since (logged)."""
+    entries = await journal.entries(row.id)
+    plan = plan_undo(vault.files, entries)
+    if plan.conflicts:
+        log.warning(
+            "interrupted %s (%s): left as they are, changed since: %s",
+            row.goal,
+            row.id,
+            ", ".join(str(c["path"]) for c in plan.conflicts),
+        )
+        plan = plan_undo(vault.files, entries, skip={str(c["path"]) for c in plan.conflicts})
+    return plan
+
+
 async def roll_back_interrupted_bulk(journal: Journal, vaults: Mapping[str, Vault]) -> list[str]:
     """Roll back every interrupted, not yet undone bulk or undo run of the served vaults, newest
     first; their ids. A case-only rename a crash cut in two is whole again first
@@ -61,21 +82,18 @@ async def roll_back_interrupted_bulk(journal: Journal, vaults: Mapping[str, Vaul
         vault = vaults.get(row.vault_id)
         if vault is None:
             continue  # a vault no longer served keeps its journal for when it is
-        entries = await journal.entries(row.id)
-        plan = plan_undo(vault.files, entries)
-        if plan.conflicts:
-            log.warning(
-                "interrupted %s (%s): left as they are, changed since: %s",
-                row.goal,
-                row.id,
-                ", ".join(str(c["path"]) for c in plan.conflicts),
-            )
-            plan = plan_undo(vault.files, entries, skip={str(c["path"]) for c in plan.conflicts})
-        async with journal.recording(
-            row.vault_id, ROLLBACK_CALLER, kind="undo", goal=f"roll back of interrupted {row.goal}", undoes=row.id
-        ) as undo_id:
-            await apply_undo(vault.files, plan)
-        await journal.mark_undone(row.id, undo_id)
+        goal = f"roll back of interrupted {row.goal}"
+        undo_id = await journal.claim_rollback(row, ROLLBACK_CALLER, goal)
+        if undo_id is None:
+            continue  # another server starting meanwhile claimed it: it rolls it back
+        try:
+            async with journal.recording(row.vault_id, ROLLBACK_CALLER, kind="undo", goal=goal, opened=undo_id):
+                plan = await _plan(journal, vault, row)  # read once claimed: nobody else restores it now
+                await apply_undo(vault.files, plan)
+        except BaseException:
+            with anyio.CancelScope(shield=True):  # nothing restored (all or nothing): the next start tries again
+                await journal.release_claim(row.id, undo_id)
+            raise
         log.warning(
             "rolled back an interrupted %s in vault %r: %d change(s) reversed",
             row.goal,

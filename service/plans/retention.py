@@ -8,7 +8,8 @@ pruned at start-up and after each run (`PlanRuns`). The rule, per vault:
 - never pruned, whatever its age or rank: a `running` run; each caller's newest undoable run in
   the vault (finished, journaled changes, not undone — exactly what `undo_last_plan` without a
   `run_id` would reverse for that caller); and an `interrupted` run nobody has undone (a killed
-  process left the vault half changed, and its journal is the way back).
+  process left the vault half changed, and its journal is the way back), or one whose start-up
+  rollback did not end (`Journal.claim_rollback`: its undo run was killed, or failed).
 
 Pruning a run deletes its row and its journal entries in one transaction. A kept run may name
 a pruned one in `undone_by`/`undoes`; that only says it was undone, which stays true.
@@ -23,7 +24,8 @@ from service.storage.db import Database
 
 _PROTECTED = """
 SELECT id FROM plan_runs WHERE status = 'running'
-   OR (status = 'interrupted' AND undone_by IS NULL)
+   OR (status = 'interrupted' AND (undone_by IS NULL
+       OR undone_by IN (SELECT u.id FROM plan_runs u WHERE u.status IN ('interrupted', 'failed'))))
 UNION
 SELECT (SELECT r.id FROM plan_runs r
          WHERE r.vault_id = c.vault_id AND r.caller = c.caller AND r.status != 'running'
