@@ -7,7 +7,7 @@ coddingtonbear/obsidian-local-rest-api) and its behaviour:
 |---|---|---|
 | `server_info` | `GET /` (no key needed) | {status, manifest, versions: {obsidian, self}, service, authenticated} |
 | `open_file` | `POST /open/{path}` (`?newLeaf=true`) | 200, empty body |
-| `active_note` | `GET /active/`, Accept: NoteJson | {path, content, frontmatter, tags, stat}; 404: none open |
+| `active_note` | `GET /active/`, Accept: NoteJson (+5 s) | {path, content, frontmatter, tags, stat}; 404: none open |
 | `commands` | `GET /commands/` | {commands: [{id, name}]} |
 | `execute` | `POST /commands/{id}/` | 204; 404: no such command |
 | `companion_probe` | `GET /vaultgate/v1/probe/` (the companion) | {companion, plugins, routes}; 404: none |
@@ -44,6 +44,10 @@ COMPANION = "vaultgate-companion"
 COMPANION_PREFIX = "/vaultgate/v1"
 MAX_BODY = 64 * 1024 * 1024  # an answer larger than this is refused before it is parsed
 MAX_DEPTH = 64  # nested arrays/objects an answer may hold (a note's frontmatter included)
+# The plugin's NoteJson first waits this long for Obsidian's metadata of the file
+# (`waitForFileCache(file, 5000)`, src/vaultOperations.ts), which never comes for a file Obsidian
+# keeps none of (a canvas, a PDF, an image): `GET /active/` gets it on top of `timeout_s`.
+METADATA_WAIT_S = 5.0
 
 
 def encode_path(rel: str) -> str:
@@ -160,29 +164,38 @@ class LocalRestApi:
         params: Mapping[str, str] | None = None,
         json_body: Any = None,
         authenticated: bool = True,
+        slack_s: float = 0.0,
     ) -> Answer:
         """One request; answers any HTTP status (the caller decides what a 404 means), raises
         the bridge errors for everything that is not an answer. `timeout_s` bounds the whole
         request (certificate check, connect, send, and the answer read to its end), not each read:
-        a plugin that trickles its answer is `plugin_unreachable` (`reason: timeout`) too."""
+        a plugin that trickles its answer is `plugin_unreachable` (`reason: timeout`) too.
+        `slack_s` is added to it for a route the plugin answers only after a wait of its own."""
         headers = {"Accept": accept}
         if authenticated:
             headers["Authorization"] = f"Bearer {self._key()}"
+        bound = self.settings.timeout_s + slack_s
         try:
-            with anyio.fail_after(self.settings.timeout_s):
-                return await self._exchange(method, path, headers, params, json_body)
+            with anyio.fail_after(bound):
+                return await self._exchange(method, path, headers, params, json_body, bound)
         except TimeoutError as exc:
-            raise self._timed_out(method, path) from exc
+            raise self._timed_out(method, path, bound) from exc
 
-    def _timed_out(self, method: str, path: str) -> PluginUnreachable:
+    def _timed_out(self, method: str, path: str, bound: float) -> PluginUnreachable:
         return PluginUnreachable(
-            f"Obsidian did not answer {method} {path} within {self.settings.timeout_s} s",
+            f"Obsidian did not answer {method} {path} within {bound} s",
             details=self._details("timeout", route=path),
             hint="Obsidian may be busy or closed; try again.",
         )
 
     async def _exchange(
-        self, method: str, path: str, headers: dict[str, str], params: Mapping[str, str] | None, json_body: Any
+        self,
+        method: str,
+        path: str,
+        headers: dict[str, str],
+        params: Mapping[str, str] | None,
+        json_body: Any,
+        bound: float,
     ) -> Answer:
         import httpx2  # at the first request: a server that never calls out never loads it
 
@@ -190,9 +203,7 @@ class LocalRestApi:
             verify = await self._verify()
             try:
                 async with (
-                    httpx2.AsyncClient(
-                        verify=verify, timeout=self.settings.timeout_s, trust_env=False, follow_redirects=False
-                    ) as client,
+                    httpx2.AsyncClient(verify=verify, timeout=bound, trust_env=False, follow_redirects=False) as client,
                     client.stream(method, self.base_url + path, headers=headers, params=params, json=json_body) as resp,
                 ):
                     body = bytearray()
@@ -205,7 +216,7 @@ class LocalRestApi:
                             )
                     return Answer(resp.status_code, bytes(body))
             except httpx2.TimeoutException as exc:
-                raise self._timed_out(method, path) from exc
+                raise self._timed_out(method, path, bound) from exc
             except httpx2.HTTPError as exc:
                 if _verify_failed(exc):
                     if self._pinned is not None and attempt == 1:
@@ -282,8 +293,9 @@ class LocalRestApi:
             raise self.failure(resp, "/open/{path}")
 
     async def active_note(self) -> dict[str, Any] | None:
-        """The active file as the plugin's NoteJson, or None when no file is open."""
-        resp = await self.send("GET", "/active/", accept=NOTE_JSON)
+        """The active file as the plugin's NoteJson, or None when no file is open; given
+        `METADATA_WAIT_S` more than `timeout_s` (a canvas or a PDF in focus is answered after it)."""
+        resp = await self.send("GET", "/active/", accept=NOTE_JSON, slack_s=METADATA_WAIT_S)
         if resp.status_code == 404:
             return None
         body = self.read_json(resp, "/active/")

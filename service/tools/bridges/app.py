@@ -8,7 +8,9 @@ vault, or one the caller may not read, sends nothing), and a file that does not 
 holds '#' (`validation_error`, `hash_in_path`: the plugin reads the path as link text, where '#'
 starts a heading, and would open, and create, another note). `get_active_note`
 shows the active file only when the caller may read its path (else it answers as if none were
-open, as get_workspace hides such a file).
+open, as get_workspace hides such a file); an image, audio, video or PDF in focus has no
+`content` (the plugin reads its bytes as text), and the request waits out the plugin's own wait
+for metadata such a file (or a canvas) never gets (`rest_api.METADATA_WAIT_S`).
 Touches: nothing on disk; the plugin's `POST /open/{path}` and `GET /active/`.
 """
 
@@ -19,6 +21,7 @@ from pydantic import BaseModel, Field
 from service.bridges.rest_api import LocalRestApi
 from service.errors import ValidationFailed
 from service.markdown.parse import note_title
+from service.obsidian.attachments import kind_of
 from service.tools.context import ToolContext
 from service.tools.graph.links import linked_file
 from service.tools.models import NOTE_ADDRESS, JsonValue, ToolInput, ToolOutput
@@ -98,6 +101,9 @@ class ActiveOut(ToolOutput):
     stat: NoteStat | None = Field(description="Times and size.")
 
 
+BINARY = ("image", "audio", "video", "pdf")  # kinds whose bytes are no text (`attachments.kind_of`)
+
+
 def _none() -> ActiveOut:
     return ActiveOut(
         active=False, path=None, title=None, obsidian_url=None, content=None, frontmatter={}, tags=[], stat=None
@@ -127,7 +133,7 @@ async def get_active_note(ctx: ToolContext, args: ActiveIn) -> ActiveOut:
         path=rel,
         title=note_title(rel),
         obsidian_url=ctx.vault.url(rel),
-        content=note["content"] if args.include_content else None,
+        content=note["content"] if args.include_content and kind_of(rel) not in BINARY else None,
         frontmatter=frontmatter if isinstance(frontmatter, dict) else {},
         tags=[str(t) for t in tags] if isinstance(tags, list) else [],
         stat=_stat(note.get("stat")),

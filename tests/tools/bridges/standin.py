@@ -126,6 +126,10 @@ class Obsidian:
     # Obsidian's "Default location for new notes" (`vault.getConfig("newFileLocation")`: root,
     # current, folder) and its folder, which Templater's create_new_note_from_template uses when
     # it is given no folder, or an empty one (`if (!folder)`)
+    # How long the plugin's NoteJson waits for Obsidian's metadata of a file that has none (a
+    # canvas, a PDF, an image: Obsidian caches metadata for Markdown files only):
+    # `waitForFileCache(file, timeoutMs = 5000)` in src/vaultOperations.ts
+    metadata_wait_s: float = 5.0
     new_file_location: str = "root"
     new_file_folder: str = ""
     created: list[dict[str, Any]] = field(default_factory=list)
@@ -190,6 +194,8 @@ class Obsidian:
         if self.active is None:
             return JSONResponse({"message": "Not Found", "errorCode": 40400}, status_code=404)
         if request.headers.get("accept") == NOTE_JSON:
+            if not self.active["path"].endswith(".md"):
+                await asyncio.sleep(self.metadata_wait_s)  # no metadata will come: the plugin's wait runs out
             return JSONResponse(self.active, media_type=NOTE_JSON)
         return Response(self.active["content"], media_type="text/markdown")
 
