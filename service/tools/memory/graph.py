@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import re
+from typing import Any
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 
 from service.errors import AlreadyExists, ValidationFailed
 from service.memory.model import Entity, Observation, normalize_text, tags_of
@@ -34,8 +35,19 @@ from service.vault.casing import CaseTwin
 # -- read_memory_graph -------------------------------------------------------------------------
 
 
+def entity_type_field() -> Any:
+    """The entity-type filter, `entityType` as the other memory tools and the MCP memory server's
+    shapes spell it (the schema shows it); `entity_type`, its name before s76, is still taken."""
+    return Field(
+        default=None,
+        max_length=100,
+        validation_alias=AliasChoices("entityType", "entity_type"),
+        description="Only entities of this type (entity_type is taken too).",
+    )
+
+
 class ReadGraphIn(ToolInput):
-    entity_type: str | None = Field(default=None, max_length=100, description="Only entities of this type.")
+    entity_type: str | None = entity_type_field()
     updated_since: str | None = Field(
         default=None, max_length=40, description="Only entities updated at or after this ISO date/time."
     )
@@ -103,7 +115,7 @@ async def read_memory_graph(ctx: ToolContext, args: ReadGraphIn) -> ReadGraphOut
 class SearchMemoryIn(ToolInput):
     query: str = Field(min_length=1, max_length=2000, description="What to find, in words.")
     limit: int = Field(default=10, ge=1, le=100, description="Observations to return.")
-    entity_type: str | None = Field(default=None, max_length=100, description="Only entities of this type.")
+    entity_type: str | None = entity_type_field()
     since: str | None = Field(default=None, max_length=40, description="Only observations dated (or recorded) from.")
     until: str | None = Field(default=None, max_length=40, description="Only observations dated (or recorded) until.")
 
