@@ -5,7 +5,8 @@ note is gone.
   plan discards it (`process_capture`), which a person may prefer to replace by filing it.
 - An experience recorded that long ago and never promoted (kind `stale_experience`): to read.
 - An observation whose `source` names a note of the vault (a `[[link]]` or a path ending in
-  `.md`) that no longer exists (kind `orphaned_observation`): to read. A note the vault's path ACL
+  `.md`) that no longer exists (kind `orphaned_observation`): to read. A link may name any file
+  (`[[Contract.pdf]]`): one the index knows is there. A note the vault's path ACL
   keeps from a reader counts as gone (`service.plane.reader`): the finding does not tell a hidden
   source from an absent one.
 """
@@ -15,12 +16,18 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from service.indexer.runner import indexer_of
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
 from service.plane.reader import readable
 
 _LINK = re.compile(r"^\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]$")
 DAY = 86_400.0
+
+
+def _name(rel: str) -> str:
+    """A file's name as a link names it (`[[Contract.pdf]]`), any letter case."""
+    return rel.rsplit("/", 1)[-1].lower()
 
 
 def _day(seconds: float) -> str:
@@ -97,6 +104,9 @@ class Stale:
         rows = [(p, n) for p, n in rows if can_read(str(p))]
         known = {str(p).lower() for p, _ in rows} | {str(p).lower().removesuffix(".md") for p, _ in rows}
         known |= {str(n) for _, n in rows}
+        indexer = indexer_of(ctx.vault)  # the files that are no note (a PDF, an image) a link may name too
+        files = indexer.files() if indexer is not None else []
+        known |= await ctx.compute(lambda _: {k for f in files if can_read(f) for k in (f.lower(), _name(f))})
         out = []
         for target, uses in sorted(wanted.items()):
             key = target.lower()
