@@ -21,6 +21,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.conftest import Harness, e2e
 from tests.keys import SECRET, claims, hmac_with_public_key, hs, jwks, keys, sign, tampered, unsigned
@@ -111,7 +112,7 @@ async def test_a_forged_token_cannot_change_the_vault(server: tuple[str, Harness
 
 @contextlib.asynccontextmanager
 async def client(url: str, token: str) -> AsyncIterator[Client]:
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
     async with http, Client(streamable_http_client(url, http_client=http), mode="legacy") as c:
         yield c
 

@@ -15,6 +15,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.conftest import Harness, e2e
 from tests.keys import SECRET, claims, hs, jwks, keys, sign
@@ -43,7 +44,7 @@ async def server(make_vault: Callable[..., Path], tmp_path: Path) -> AsyncIterat
 
 @contextlib.asynccontextmanager
 async def client(url: str, token: str, mode: str) -> AsyncIterator[Client]:
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
         transport = streamable_http_client(url, http_client=http)
         async with Client(transport, mode=mode) as c:  # type: ignore[arg-type]
             yield c

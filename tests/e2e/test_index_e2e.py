@@ -14,6 +14,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from service.indexer import rows
 from service.vault.events import FileChange
@@ -152,7 +153,7 @@ async def test_the_server_answers_while_the_start_up_reconcile_runs(
 @contextlib.asynccontextmanager
 async def _client(url: str, token: str, mode: str) -> AsyncIterator[Client]:
     async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+        create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
         Client(streamable_http_client(url, http_client=http), mode=mode) as c,  # type: ignore[arg-type]
     ):
         yield c

@@ -22,6 +22,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from service.app import VaultgateApp
 from service.serve import serving
@@ -56,7 +57,9 @@ class Answers:
 
 @contextlib.asynccontextmanager
 async def client(url: str, answers: Answers, mode: str, **options: Any) -> AsyncIterator[Client]:
-    async with httpx2.AsyncClient(event_hooks={"response": [answers]}) as http:
+    http = create_mcp_http_client()  # the SDK's timeouts (30 s, 300 s to read), not httpx2's 5 s
+    http.event_hooks = {"response": [answers]}
+    async with http:
         transport = streamable_http_client(url, http_client=http)
         async with Client(transport, mode=mode, **options) as connected:  # type: ignore[arg-type]
             yield connected

@@ -20,6 +20,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.inbound import encode_header_value
 
 from tests.conftest import e2e
@@ -89,7 +90,7 @@ async def _post_all(http: httpx2.AsyncClient, url: str, posts: list[tuple[dict[s
 
 
 async def _run(root: Path, posts: list[tuple[dict[str, Any], dict[str, str]]], *, fast: bool, **settings: Any) -> Any:
-    async with e2e(root, protocol={"fast_calls": fast}, **settings) as (url, harness), httpx2.AsyncClient() as http:
+    async with e2e(root, protocol={"fast_calls": fast}, **settings) as (url, harness), create_mcp_http_client() as http:
         await harness.indexed()
         return await _post_all(http, url, posts)
 
@@ -152,7 +153,7 @@ async def test_a_duplicated_routing_header_is_the_sdks_refusal(
     for fast, name in ((False, "slow/vault"), (True, "fast/vault")):
         async with e2e(make_vault(name=name), protocol={"fast_calls": fast}) as (url, harness):
             await harness.indexed()
-            async with httpx2.AsyncClient() as http:
+            async with create_mcp_http_client() as http:
                 answer = await http.post(url, content=json.dumps(READ), headers=headers)
                 answers.append((answer.status_code, answer.content))
     assert answers[0] == answers[1] and answers[1][0] == 400 and b"more than once" in answers[1][1]
@@ -170,7 +171,7 @@ async def test_a_token_whose_scope_does_not_cover_the_tool_is_refused_as_the_sdk
     for fast, name in ((False, "slow/vault"), (True, "fast/vault")):
         async with (
             e2e(make_vault(name=name), protocol={"fast_calls": fast}, auth=auth) as (url, harness),
-            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+            create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
         ):
             await harness.indexed()
             answers.append(await _post_all(http, url, posts))
@@ -189,7 +190,10 @@ async def test_the_sdk_client_in_auto_mode_is_answered_here(
     for fast, name in ((False, "slow/vault"), (True, "fast/vault")):
         async with e2e(make_vault(name=name), protocol={"fast_calls": fast}) as (url, harness):
             await harness.indexed()
-            async with httpx2.AsyncClient() as http, Client(streamable_http_client(url, http_client=http)) as client:
+            async with (
+                create_mcp_http_client() as http,
+                Client(streamable_http_client(url, http_client=http)) as client,
+            ):
                 read = await client.call_tool("read_note", {"path": "Welcome"})
                 missing = await client.call_tool("read_note", {"path": "Nope"})
                 made = await client.call_tool("create_note", {"path": "Inbox/Fresh", "content": "# Fresh\n"})

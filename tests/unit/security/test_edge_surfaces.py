@@ -9,11 +9,11 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import Harness, e2e
@@ -32,7 +32,7 @@ async def server(make_vault: Callable[..., Path]) -> AsyncIterator[tuple[str, Ha
 
 @contextlib.asynccontextmanager
 async def client(url: str, token: str, mode: str) -> AsyncIterator[Client]:
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
     async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as c:  # type: ignore[arg-type]
         yield c
 
@@ -90,7 +90,7 @@ async def test_no_client_changes_the_process_log_level(server: tuple[str, Harnes
         async with client(url, hs(claims(scope="admin")), "legacy") as c:
             await c.set_logging_level("error")
         assert logger.level == logging.INFO
-        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {hs(claims(scope='admin'))}"})
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {hs(claims(scope='admin'))}"})
         transport = streamable_http_client(url, http_client=http)
         async with http, Client(transport, log_level="debug") as c:  # type: ignore[arg-type]
             await c.call_tool("read_note", {"path": "Welcome"})
