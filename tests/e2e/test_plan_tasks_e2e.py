@@ -24,6 +24,7 @@ import pytest
 from mcp import Client
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ConfigDict, Field, TypeAdapter
 
@@ -36,6 +37,9 @@ PLAN = {"goal": "two notes", "steps": [{"id": "a", "tool": "create_note", "args"
 OTHER_PLAN = {"goal": "again", "steps": [{"id": "a", "tool": "create_note", "args": {"path": "T/A2", "content": "a"}}]}
 WRITER = "read:vault write:vault delete:vault"
 ANY = TypeAdapter(dict[str, Any])
+# A task-augmented call answers its run's status at that moment: PLAN's one create_note can end
+# between execute_plan's answer and the handle being built (seen at load 15 on 2 cores).
+ENDS_OR_WORKS = ("working", "completed")
 
 
 class TaskParams(types.RequestParams):
@@ -102,7 +106,7 @@ class Tasks(ClientExtension):
 
 @contextlib.asynccontextmanager
 async def client(url: str, token: str, mode: str, *extensions: ClientExtension) -> AsyncIterator[Client]:
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
         transport = streamable_http_client(url, http_client=http)
         async with Client(transport, mode=mode, extensions=list(extensions)) as c:  # type: ignore[arg-type]
             yield c
@@ -139,7 +143,9 @@ async def test_a_plan_runs_as_a_task_with_the_extension(make_vault: Callable[...
             assert not result.is_error and result.structured_content is not None
             assert result.structured_content["status"] == "done" and (root / "T/A.md").is_file()
             [handle] = tasks.handles  # answered with a task handle, finished by polling tasks/get
-            assert handle.status == "working" and handle.task_id == result.structured_content["run_id"]
+            # The handle carries the run's status when the answer was built: a one-step run may have
+            # ended by then under load (a held run reads "working": tests/tools/sessions/test_plan_tasks.py).
+            assert handle.status in ENDS_OR_WORKS and handle.task_id == result.structured_content["run_id"]
             ack = await alice.session.send_request(CancelTask(params=TaskParams(taskId=handle.task_id)), ANY)
             assert ack.get("resultType", "complete") == "complete"  # acknowledged; the task had ended
             with pytest.raises(MCPError) as no_input:
@@ -177,7 +183,7 @@ async def test_core_tasks_of_protocol_2025_11_25(make_vault: Callable[..., Path]
             # task-augmented call goes as a raw request (same caller, its own session).
             created = await raw_legacy_call(url, token("alice"), {"name": "execute_plan", "arguments": {"plan": PLAN}})
             task = created["task"]
-            assert task["status"] == "working" and "pollInterval" in task
+            assert task["status"] in ENDS_OR_WORKS and "pollInterval" in task  # as the handle above
             final = await alice.session.send_request(TaskResult(params=TaskParams(taskId=task["taskId"])), ANY)
             assert final["structuredContent"]["status"] == "done" and (root / "T/A.md").is_file()
             assert final["_meta"]["io.modelcontextprotocol/related-task"]["taskId"] == task["taskId"]
@@ -271,7 +277,7 @@ async def test_the_end_of_a_task_is_notified_with_its_status(make_vault: Callabl
                 params = {"name": "execute_plan", "arguments": {"plan": PLAN}, "task": {"ttl": 60_000}}
                 call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
                 task = _message(await http.post(url, json=call, headers=session))["result"]["task"]
-                assert task["status"] == "working"
+                assert task["status"] in ENDS_OR_WORKS  # ended already or not, the notification follows
         [note] = [m for m in seen if m.get("method") == "notifications/tasks/status"]
         status = note["params"]
         assert status["taskId"] == task["taskId"] and status["status"] == "completed"
