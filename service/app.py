@@ -27,6 +27,7 @@ from service.collector import Collector
 from service.dispatch.chain import build_layers
 from service.dispatch.context import ToolResult
 from service.dispatch.entry import Dispatcher
+from service.embeddings.sizes import TokenSizes
 from service.errors import VaultgateError
 from service.indexer.jobs import IndexJobs
 from service.indexer.runner import VaultIndexer, indexer_of
@@ -162,6 +163,7 @@ class VaultgateApp:
             recall=self.recall,
             bridges=Bridges(settings.vaults),
             outlines=KeptReadings(max_readings=4, max_items=200_000),  # a few long outlines' next pages
+            token_sizes=TokenSizes(max_texts=50_000),  # context_for_query's passage sizes: a few MB at most
         )
         self.layers = build_layers(self.services, self.registry)
         self.dispatcher = Dispatcher(

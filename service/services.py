@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from service.bridges.hub import Bridges
+from service.embeddings.sizes import TokenSizes
 from service.markdown.outline_reading import KeptReadings
 from service.types import ClientLog, NestedCall, OpenGuard, PathGuard
 
@@ -70,4 +71,5 @@ class Services:
     ocr: Ocr | None = None  # text in images and PDFs: the engine, its cache and ocr_bulk's jobs ([ocr])
     bridges: Bridges = field(default_factory=lambda: Bridges(()))  # Local REST API clients ([vaults.bridge])
     outlines: KeptReadings = field(default_factory=KeptReadings)  # get_outline's readings kept for next pages
+    token_sizes: TokenSizes = field(default_factory=TokenSizes)  # context_for_query's passage sizes (bounded)
     started_at: float = field(default_factory=time.time)

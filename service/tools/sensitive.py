@@ -173,7 +173,6 @@ def note_excerpts(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int
 
 
 _HEADING = re.compile(r"(?m)^#{1,6}[ \t]+(.+?)[ \t#]*$")
-_TOPICS: dict[tuple[str, int], tuple[str, bool]] = {}  # (guard, note) -> (etag, names a topic)
 
 
 def _values(value: object) -> Iterator[str]:
@@ -210,8 +209,9 @@ def topical_notes(
     found: set[int] = set()
     if not ids or (not guard.terms and not guard.tags):
         return found
-    if len(_TOPICS) > VERDICTS_MAX:
-        _TOPICS.clear()
+    memo = guard.topics  # note -> (etag, names a topic), the guard's own (its terms and tags)
+    if len(memo) > VERDICTS_MAX:
+        memo.clear()
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
@@ -222,10 +222,10 @@ def topical_notes(
             else conn.execute(f"SELECT id, etag FROM notes WHERE id IN ({marks})", part)
         )
         for nid, etag in known_etags:
-            memo = _TOPICS.get((guard.fingerprint, nid))
-            if memo is None or memo[0] != etag:
+            seen = memo.get(nid)
+            if seen is None or seen[0] != etag:
                 todo.append(nid)
-            elif memo[1]:
+            elif seen[1]:
                 found.add(nid)
         if not todo:
             continue
@@ -235,7 +235,7 @@ def topical_notes(
         )
         for nid, etag, title, tags, props, body in conn.execute(sql, todo):
             named = _names_topic(guard, str(title), tags, props, str(body))
-            _TOPICS[(guard.fingerprint, int(nid))] = (str(etag), named)
+            memo[int(nid)] = (str(etag), named)
             if named:
                 found.add(int(nid))
     return found

@@ -38,6 +38,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from service.embeddings.counting import counter
+from service.embeddings.sizes import TokenSizes
 from service.embeddings.tokens import tokenizer
 from service.errors import ValidationFailed
 from service.rerank.protocol import reorder
@@ -127,25 +128,18 @@ class ContextOut(ToolOutput, Partial):
     complete: bool = Field(description="Every chunk of the vault has its vector.")
 
 
-_SIZES: dict[str, int] = {}  # text -> tokens: the same chunks come back query after query
-_SIZES_MAX = 50_000
-
-
 class TokenMeasure:
     """Sizes in the builtin WordPiece tokenizer's tokens (special tokens excluded); a text's size
-    is remembered (bounded), since candidate chunks repeat across queries."""
+    is remembered in `sizes` (the app's, `Services.token_sizes`: bounded), since candidate chunks
+    repeat across queries."""
 
-    def __init__(self) -> None:
+    def __init__(self, sizes: TokenSizes | None = None) -> None:
         self._tok = tokenizer()
         self._count = counter()
+        self._sizes = sizes if sizes is not None else TokenSizes()
 
     def size(self, text: str) -> int:
-        found = _SIZES.get(text)
-        if found is None:
-            if len(_SIZES) >= _SIZES_MAX:
-                _SIZES.clear()
-            found = _SIZES[text] = self._count.count(text)
-        return found
+        return self._sizes.size(text, self._count.count)
 
     def cut(self, text: str, size: int) -> str:
         enc = self._tok.encode(text, add_special_tokens=False)
@@ -285,7 +279,7 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
     engine = engine_of(ctx)
     unit = "bytes" if args.max_bytes is not None else "tokens"
     budget = args.max_bytes if args.max_bytes is not None else args.max_tokens or DEFAULT_TOKENS
-    measure: passages.Measure = ByteMeasure() if unit == "bytes" else TokenMeasure()
+    measure: passages.Measure = ByteMeasure() if unit == "bytes" else TokenMeasure(ctx.services.token_sizes)
     keep = sem.NoteFilter(can_read=readable(ctx), folders=scope(ctx, args.folder), tags=sem.normalise_tags(args.tags))
     vid = ctx.vault.id
     use = await engine.searchable(vid)
