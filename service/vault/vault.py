@@ -2,13 +2,16 @@
 
 The vault's index registers itself in `index` (typed by the `VaultIndex` protocol declared
 here, so this package never imports the indexer); `move_lock` serializes moves and renames
-(`service.graph.moves`). Tools reach a vault only through this object, handed to them by the
-dispatch chain after vault resolution.
+(`service.graph.moves`), and `previews` keeps what their dry runs found for the next pages.
+Tools reach a vault only through this object, handed to them by the dispatch chain after vault
+resolution.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -41,6 +44,8 @@ class Vault:
     bus: ChangeBus
     index: VaultIndex | None = None  # set by the vault's indexer when it is built
     move_lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one move or rename at a time
+    # Vault-wide edits' previews kept for their next pages (`service.tools.change_pages.kept_walk`).
+    previews: OrderedDict[Hashable, tuple[Hashable, Any]] = field(default_factory=OrderedDict)
 
     @classmethod
     def open(cls, config: VaultConfig, writes: WriteSettings, extra_hidden: tuple[str, ...] = ()) -> Vault:

@@ -22,15 +22,26 @@ from service.graph.moves import (
     FileEdit,
     MovePlan,
     Page,
+    Walked,
     move_lock,
     scan,
+    scan_page,
     vault_files,
 )
 from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import Rewrite, link_names, rewrite_note
 from service.policy.confirmations import ChangePreview
-from service.tools.change_pages import ChangeListIn, bounds, paged, start_of
+from service.tools.change_pages import (
+    ChangeListIn,
+    bounds,
+    index_stamp,
+    keep_walk,
+    kept_walk,
+    paged,
+    preview_key,
+    start_of,
+)
 from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, apply_journaled, complete_index, edit_items, edits_preview
 from service.tools.models import ToolOutput
@@ -120,7 +131,12 @@ async def _rewrite_plan(
     ctx: ToolContext, args: RewriteLinksIn, steps: Steps | None = None, page: Page | None = None
 ) -> tuple[MovePlan, str, str]:
     old, new = await _rewrite_targets(ctx, args)
-    return await plan_rewrite(ctx, old, new.rel, steps=steps, page=page), old, new.rel
+    if page is None:
+        return await plan_rewrite(ctx, old, new.rel, steps=steps), old, new.rel
+    key, at = preview_key(ctx, "rewrite_links", args), index_stamp(ctx)
+    plan = await plan_rewrite(ctx, old, new.rel, steps=steps, page=page, walked=kept_walk(ctx, key, at))
+    keep_walk(ctx, key, at, plan.walk)
+    return plan, old, new.rel
 
 
 async def plan_rewrite(
@@ -132,18 +148,15 @@ async def plan_rewrite(
     page: Page | None = None,
     files: list[str] | None = None,
     admit: Callable[[str], bool] | None = None,
+    walked: Walked | None = None,
 ) -> MovePlan:
     """The edits that repoint the links resolving to `old` at `new`, in the notes on disk, over
     the vault's files as `files` lists them where they are not the ones on disk (a plan's check:
     as its earlier steps leave the vault; `new` may be a note one of them makes). `admit(path)`:
-    whether a note whose links change is part of it (called in a worker thread)."""
+    whether a note whose links change is part of it (called in a worker thread). `walked`: what
+    an earlier page of the same preview found (`scan_page`), the vault unchanged since."""
     await complete_index(ctx)
     before, after = await asyncio.to_thread(_path_sets, ctx, old, files)
-    q = GraphQueries(ctx.services.db)
-    candidates = set(await q.sources_of_names(ctx.vault.id, [strip_md(base_name(old)).lower()]))
-    candidates.update(e.source for e in await q.backlinks(ctx.vault.id, [old]))
-    candidates.update(await property_sources(q.db, ctx.vault.id, link_names({old})))  # `up: "[[T]]"`
-    candidates.update(await q.longer_than(ctx.vault.id, ctx.services.settings.limits.max_indexed_note_chars))
     plan = MovePlan(moves={})
 
     def edit_of(path: str) -> FileEdit | None:
@@ -162,6 +175,13 @@ async def plan_rewrite(
             return None
         return FileEdit(path, path, note.etag, note.content, result.text, result.changes)
 
+    if walked is not None and page is not None and await scan_page(plan, walked, edit_of, page, steps):
+        return plan
+    q = GraphQueries(ctx.services.db)
+    candidates = set(await q.sources_of_names(ctx.vault.id, [strip_md(base_name(old)).lower()]))
+    candidates.update(e.source for e in await q.backlinks(ctx.vault.id, [old]))
+    candidates.update(await property_sources(q.db, ctx.vault.id, link_names({old})))  # `up: "[[T]]"`
+    candidates.update(await q.longer_than(ctx.vault.id, ctx.services.settings.limits.max_indexed_note_chars))
     await scan(plan, sorted(candidates), edit_of, page=page, steps=steps)
     return plan
 

@@ -5,8 +5,8 @@ confirmation compares with the token (or shows the human asked), then again in t
 reading and rewriting every linking note whose links change. The confirmation now keeps its plan
 in the call's notes (`keep`), and the handler runs it (`take`) when it is the same move (source,
 destination, the files it moves, walked again) and the vault has not changed for the index since
-the plan was made (`stamp`: the index's generation, bumped by every change it applies, the
-watcher's included, and the sequence number of our own last write queued for it). Otherwise the
+the plan was made (`change_pages.index_stamp`: the index's generation, bumped by every change it
+applies, the watcher's included, and the sequence number of our own last write queued for it). Otherwise the
 handler plans again; when the new plan changes other files than the one shown (a note linking to
 the moved one written meanwhile, one gone), the move answers `conflict` with the new preview and
 changes nothing (`moves._plan`): a human approved a list of files, never another. The plan run is
@@ -33,14 +33,6 @@ class Confirmed:
     key: tuple[str, str, bool]  # (source, destination, rename)
     stamp: tuple[int, int]
     plan: MovePlan
-
-
-def stamp(ctx: ToolContext) -> tuple[int, int] | None:
-    """(index generation, our last queued write) of the call's vault; None: no index to ask."""
-    from service.indexer.runner import indexer_of
-
-    indexer = indexer_of(ctx.vault)
-    return None if indexer is None else (indexer.generation, indexer.queued_seq)
 
 
 def keep(ctx: ToolContext, key: tuple[str, str, bool], at: tuple[int, int] | None, plan: MovePlan) -> None:

@@ -40,7 +40,16 @@ from service.obsidian.attachments import with_extension_of
 from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.security.acl import hidden_denial
-from service.tools.change_pages import ChangeListIn, bounds, paged, start_of
+from service.tools.change_pages import (
+    ChangeListIn,
+    bounds,
+    index_stamp,
+    keep_walk,
+    kept_walk,
+    paged,
+    preview_key,
+    start_of,
+)
 from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, complete_index, edit_items, note_item, preview
 from service.tools.models import ToolOutput
@@ -212,7 +221,7 @@ async def _plan(
     await complete_index(ctx)  # backlinks come from the index
     # a folder's walk and its files' ACL decisions (100,000 notes: a second or more) off the loop
     moves = await asyncio.to_thread(_moves, ctx, src, dst) if is_folder else _moves(ctx, src, dst, folder=False)
-    at = move_confirmed.stamp(ctx)
+    at = index_stamp(ctx)
     kept, shown = (
         move_confirmed.take(ctx, (src, dst, rename), at, moves) if page is None and not confirming else (None, None)
     )
@@ -220,6 +229,7 @@ async def _plan(
         return kept, src, dst, is_folder
     queries = GraphQueries(ctx.services.db)
     folder = (src, dst) if is_folder else None
+    previewed = preview_key(ctx, "rename_note" if rename else "move_note", args) if page is not None else None
     plan = await plan_move(
         ctx.vault,
         queries,
@@ -229,7 +239,10 @@ async def _plan(
         admit=partial(_admit, ctx),
         page=page,
         row_cap=caps.MAX_ROWS,
+        walked=kept_walk(ctx, previewed, at) if previewed is not None else None,
     )
+    if previewed is not None:
+        keep_walk(ctx, previewed, at, plan.walk)
     if confirming:
         move_confirmed.keep(ctx, (src, dst, rename), at, plan)
     move_confirmed.refuse_other_files(shown, plan, lambda: _preview(ctx, plan, src, dst))
