@@ -17,7 +17,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
-from service.errors import ModeUnavailable, NoteNotFound, ValidationFailed
+from service.errors import ModeUnavailable, NotANote, NoteNotFound, ValidationFailed
+from service.obsidian.attachments import kind_of
 from service.rerank.protocol import Reordered, reorder
 from service.retrieval import hybrid
 from service.semantic import search as sem
@@ -42,6 +43,7 @@ from service.tools.search_common import (
 )
 from service.tools.sensitive import Excerpts, guard_of, note_excerpts, without_secrets
 from service.tools.spec import ToolSpec
+from service.vault.paths import VaultPath
 
 T = TypeVar("T")
 
@@ -299,9 +301,44 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     return _capped(ctx, args, await _page(ctx, use, hits, offset, args.limit, key, order))
 
 
+# find_similar compares notes by their embedded chunks: a file that is not one, and what to pass instead.
+_SIMILAR_INSTEAD = {
+    "canvas": (
+        "a canvas",
+        "graph_neighbors or get_outlinks list the notes the canvas holds and links to (read_canvas reads its "
+        "cards); pass one of them to find_similar.",
+    ),
+    "base": (
+        "an Obsidian base (.base)",
+        "query_base lists the notes the base selects; pass one of them to find_similar.",
+    ),
+    "attachment": ("an attachment", "get_backlinks lists the notes that embed it; pass one of them to find_similar."),
+}
+
+
+async def similar_to(ctx: ToolContext, address: str) -> VaultPath:
+    """The note find_similar compares, looked up before the mode is checked: a canvas, base,
+    attachment or folder is `not_a_note` on any server (details.kind `canvas` for a canvas, not
+    `attachment`), the hint naming the tools that answer for it; a name no note has is
+    `note_not_found` with its suggestions."""
+    try:
+        return (await ctx.find_note(address, "read")).vp
+    except NotANote as exc:
+        path = str(exc.details.get("path", address))
+        kind = "canvas" if kind_of(path) == "canvas" else str(exc.details.get("kind"))
+        if kind not in _SIMILAR_INSTEAD:
+            raise  # a folder: its hint names list_notes
+        what, hint = _SIMILAR_INSTEAD[kind]
+        raise NotANote(
+            f"{path!r} is {what}, not a note: find_similar compares notes by meaning",
+            details={**exc.details, "kind": kind},
+            hint=hint,
+        ) from None
+
+
 async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
+    vp = await similar_to(ctx, args.path)
     engine = engine_of(ctx)
-    vp = (await ctx.find_note(args.path, "read")).vp
     keep = note_filter(ctx, args)
     key = _key("similar", args, vp.rel)
     offset = decode_cursor(args.cursor, t="semantic", q=key)
