@@ -93,14 +93,20 @@ def _check_tags(tags: list[str]) -> list[str]:
 async def _list_unlisted(ctx: ToolContext, vp: VaultPath, queue: CaptureQueue) -> None:
     """Write every capture of this vault and inbox that the note does not list yet."""
     async with _lock(ctx.vault.id, vp.rel):
-        pending = await queue.unlisted(ctx.vault.id, vp.rel)
-        if not pending:
-            return
-        try:
-            await ctx.vault.files.modify(vp, sections.keeping_crlf(lambda content: list_in(content, pending)))
-        except NoteNotFound:
-            await ctx.vault.files.write(vp, list_in("# Inbox\n", pending), create_only=True)
-        await queue.listed(ctx.vault.id, [c.id for c in pending])
+        await _write_unlisted(ctx, vp, queue)
+
+
+async def _write_unlisted(ctx: ToolContext, vp: VaultPath, queue: CaptureQueue) -> None:
+    """`_list_unlisted` under the inbox's lock, held by the caller: the items a kill -9 cut off
+    (row committed, item not written) too, whichever call comes next."""
+    pending = await queue.unlisted(ctx.vault.id, vp.rel)
+    if not pending:
+        return
+    try:
+        await ctx.vault.files.modify(vp, sections.keeping_crlf(lambda content: list_in(content, pending)))
+    except NoteNotFound:
+        await ctx.vault.files.write(vp, list_in("# Inbox\n", pending), create_only=True)
+    await queue.listed(ctx.vault.id, [c.id for c in pending])
 
 
 async def capture(ctx: ToolContext, args: CaptureIn) -> CaptureOut:
@@ -144,7 +150,10 @@ class CaptureItem(ToolOutput):
     source: str | None = Field(default=None, description="Where it came from, as captured.")
     status: Status = Field(description="pending, filed or discarded.")
     created_at: str = Field(description="ISO time of the capture.")
-    block_link: str = Field(description="Wikilink to the inbox item.")
+    block_link: str = Field(
+        description="Wikilink to the inbox item; to the inbox note while the item is not written there "
+        "(a capture a crash cut off: the next capture or process_capture writes it)."
+    )
     processed_at: str | None = Field(default=None, description="ISO time it was filed or discarded.")
     filed_as: str | None = Field(default=None, description="note, new_note or entity.")
     filed_to: str | None = Field(default=None, description="Wikilink to the filed text (when you may read it).")
@@ -167,7 +176,7 @@ def _item(ctx: ToolContext, cap: Capture) -> CaptureItem:
         source=cap.source,
         status=cap.status,
         created_at=_iso(cap.created_at) or "",
-        block_link=_link(cap.inbox, cap.id),
+        block_link=_link(cap.inbox, cap.id) if cap.in_inbox else f"[[{cap.inbox.removesuffix('.md')}]]",
         processed_at=_iso(cap.processed_at),
         filed_as=cap.filed_as,
         filed_to=filed,
@@ -302,6 +311,8 @@ async def process_capture(ctx: ToolContext, args: ProcessCaptureIn) -> ProcessCa
                 details={"capture_id": cap.id, "status": cap.status, "filed_to": cap.filed_to},
                 hint="list_captures shows the pending ones.",
             )
+        if not cap.in_inbox and cap.inbox == inbox.rel:  # its item first: the link back names a block there
+            await _write_unlisted(ctx, inbox, queue)
         by = caller_hash(ctx.principal.subject)
         out = ProcessCaptureOut(id=cap.id, status="discarded", action=args.action, inbox_marked=False)
         if args.action == "discard":
