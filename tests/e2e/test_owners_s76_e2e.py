@@ -1,7 +1,8 @@
-"""Session 76's start-up recovery over shared state, over real HTTP with the SDK client (both
-eras): an HTTP server started while another server process runs a reindex job on the same vault
-reports that job `running` in index_status (it used to mark it failed, "interrupted", at its
-start while the job went on), and reports it failed once that process is killed."""
+"""Session 76's shared-state fixes over real HTTP with the SDK client (both eras): an HTTP server
+started while another server process runs a reindex job on the same vault reports that job
+`running` in index_status (it used to mark it failed, "interrupted", at its start while the job
+went on), and reports it failed once that process is killed; two servers in one process with
+other `sensitive_terms` each flag a note by their own terms (topic verdicts were shared)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,19 @@ async def test_an_http_server_leaves_another_live_servers_reindex_job_running(
     async with e2e(root) as (url, _h), Client(url, mode=mode) as client:  # type: ignore[arg-type]
         job = (await ok(client, "index_status"))["last_job"]
         assert job["status"] == "failed" and job["error"].startswith("interrupted")
+
+
+async def test_two_servers_in_one_process_flag_topics_by_their_own_terms(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    notes = {"Trip.md": "# Trip\n\nWe went down the river by kayak.\n"}
+    async with e2e(make_vault(notes), search={"sensitive_terms": ["salary"]}) as (url_a, a):
+        await a.settled()
+        async with Client(url_a, mode=mode) as client:  # type: ignore[arg-type]
+            [item] = (await ok(client, "search_text", query="kayak"))["items"]
+            assert item["sensitive"] is False
+        async with e2e(make_vault(notes), search={"sensitive_terms": ["kayak"]}) as (url_b, b):
+            await b.settled()
+            async with Client(url_b, mode=mode) as client:  # type: ignore[arg-type]
+                [item] = (await ok(client, "search_text", query="kayak"))["items"]
+                assert item["sensitive"] is True
