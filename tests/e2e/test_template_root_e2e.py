@@ -1,7 +1,8 @@
 """E2E (both protocol eras, SDK client over real HTTP, a human approving through elicitation) for
 execute_template without a folder: the note is made in the vault's root, not in the folder of the
 note open in Obsidian (Obsidian set to put new notes in the current note's folder; Templater
-reads the empty folder the tool sent as none given). Against the Local REST API stand-in with the
+reads the empty folder the tool sent as none given), and a name given with its '.md' makes no
+'.md.md' note. Against the Local REST API stand-in with the
 companion's routes (tests/tools/bridges/standin.py, modelling Templater's folder handling)."""
 
 from __future__ import annotations
@@ -36,4 +37,7 @@ async def test_execute_template_without_a_folder_makes_the_note_in_the_root(
             out = await ok(client, "execute_template", template="Meeting", filename="Kickoff")
             assert out["path"] == "Kickoff.md", out
             assert len(asked) == 1
-    assert [obsidian.templater_path(made) for made in obsidian.created] == ["Kickoff.md"]
+            # a name given with its '.md' (Templater adds the extension itself)
+            named = await ok(client, "execute_template", template="Meeting", folder="Projects", filename="Agenda.md")
+            assert named["path"] == "Projects/Agenda.md", named
+    assert [obsidian.templater_path(made) for made in obsidian.created] == ["Kickoff.md", "Projects/Agenda.md"]

@@ -86,6 +86,10 @@ class ExecuteTemplateIn(ToolInput):
     def _one_name(cls, value: str | None) -> str | None:
         if value is not None and ("/" in value or "\\" in value):
             raise ValueError("filename is a note name; put the folder in folder")
+        if value is not None and value.lower().endswith(".md"):  # Templater adds it: 'x.md' would be 'x.md.md'
+            value = value[: -len(".md")]
+            if not value.strip():
+                raise ValueError("filename is a note name without '.md'")
         return value
 
 

@@ -60,3 +60,16 @@ async def test_a_template_with_a_folder_still_lands_in_that_folder(
         out = await vg.ok("execute_template", **args, elicit_token=await vg.token_for("execute_template", **args))
         assert out["path"] == "Projects/Kickoff.md", out
     assert [made["folder"] for made in obsidian.created] == ["Projects"]
+
+
+async def test_a_filename_given_with_its_md_makes_no_md_md_note(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Templater adds the extension to the name it is given (Obsidian's getAvailablePath(name, "md")):
+    a filename sent as 'Kickoff.md' made 'Projects/Kickoff.md.md'."""
+    obsidian = Obsidian()
+    async with bridged(make_vault, tmp_path, obsidian) as (vg, _):
+        args = {"template": "Meeting", "folder": "Projects", "filename": "Kickoff.md"}
+        out = await vg.ok("execute_template", **args, elicit_token=await vg.token_for("execute_template", **args))
+        assert out["path"] == "Projects/Kickoff.md", out
+    assert [obsidian.templater_path(made) for made in obsidian.created] == ["Projects/Kickoff.md"]
