@@ -104,7 +104,8 @@ async def test_rag_search_failures(make_vault: Callable[..., Path]) -> None:
     async with semantic(make_vault(JOURNAL)) as h:
         await h.err("rag_search", "validation_error", query="x", date_range={"from": "2025-01-02", "to": "2025-01-01"})
         await h.err("rag_search", "validation_error", query="x", max_results=51)
-        await h.err("rag_search", "note_not_found", query="x", directory_filter=["Nowhere"])
+        unknown = await h.err("rag_search", "note_not_found", query="x", directory_filter=["Nowhere"])
+        assert unknown["details"]["field"] == "directory_filter", unknown  # the argument to fix (was 'folder')
     from tests.conftest import started
 
     async with started(make_vault(JOURNAL)) as h:

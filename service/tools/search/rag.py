@@ -30,7 +30,7 @@ from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, encode_cursor
 from service.tools.search import positions
 from service.tools.search.semantic import engine_of, rerank, rerank_window, url
-from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run, scope
+from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
 from service.tools.sensitive import excerpts, excerpts_of, guard_of, without_secrets
 from service.tools.spec import ToolSpec
 
@@ -175,7 +175,8 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
 
     keep = sem.NoteFilter(
         can_read=readable(ctx),
-        folders=scope(ctx, args.directory_filter),
+        # An unknown folder: note_not_found naming this tool's argument (search_common.scope names `folder`).
+        folders=sorted({ctx.folder(raw, field="directory_filter").rel for raw in args.directory_filter or []}),
         tags=sem.normalise_tags(args.tags),
     )
     size = page_size(args)
