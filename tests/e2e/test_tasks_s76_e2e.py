@@ -29,3 +29,17 @@ async def test_task_links_in_expressions_over_http(make_vault: Callable[..., Pat
             assert [g["names"] for g in out["groups"]] == [["Ann B=People/Ann.md Gone=null"]]
             query = "filter by function task.file.outlinksInProperties.some(l => l.linksTo('Hub'))"
             assert (await ok(client, "tasks_filter", query=query))["total"] == 2
+
+
+async def test_group_and_sort_orders_as_the_plugin_s_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """Groups by name as localeCompare orders them; sort by function: true first, a task's date by day."""
+    files = {"T.md": "- [x] b ✅ 2026-12-01\n- [ ] a #x 📅 2026-12-09\n- [ ] c 📅 2026-12-03\n"}
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query="group by status\ngroup by tags")
+            assert [g["names"] for g in out["groups"]] == [["Done", "(No tags)"], ["Todo", "(No tags)"], ["Todo", "#x"]]
+            out = await ok(client, "tasks_filter", query="sort by function task.due")
+            assert [i["description"] for i in out["items"]] == ["c", "a #x", "b"]
+            out = await ok(client, "tasks_filter", query="sort by function task.description === 'b'")
+            assert out["items"][0]["description"] == "b"

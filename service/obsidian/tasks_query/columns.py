@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import posixpath
 import re
+import string
+import unicodedata
 from collections.abc import Callable, Hashable, Sequence
 from datetime import date
 from itertools import repeat
@@ -89,6 +91,58 @@ def natural_key(text: str) -> tuple[Any, ...]:
     then the text as written."""
     runs = tuple((0, int(r), "") if r.isdigit() else (1, 0, r.lower()) for r in _RUNS.findall(text))
     return (runs, text)
+
+
+# The order of ASCII spaces and punctuation in Unicode's default collation (CLDR root), which
+# JavaScript's `localeCompare` follows: all of them before digits, digits before letters. A key
+# maps them to the characters 1, 2, … (below digits and letters), a run of digits to 'F', its length
+# and its digits (so 9 < 10), letters to lower case without accents.
+_ORDERED = "\t\n _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+_PUNCTUATION = {ord(c): chr(1 + i) for i, c in enumerate(_ORDERED)}
+_ASCII = bytes.maketrans(
+    (_ORDERED + string.ascii_uppercase).encode(), bytes(range(1, len(_ORDERED) + 1)) + string.ascii_lowercase.encode()
+)
+_DIGIT_RUN = re.compile(r"\d+")
+
+
+def _digits(m: re.Match[str]) -> str:
+    run = m.group().lstrip("0") or "0"
+    return "F" + chr(0x47 + len(run)) + run
+
+
+_LEADING_LINK = re.compile(r"^\[\[?([^\]]*)]]?")
+_LEADING_MARKUP = tuple(
+    re.compile(p) for p in (r"^\*\*([^*]+)\*\*", r"^\*([^*]+)\*", r"^==([^=]+)==", r"^__([^_]+)__", r"^_([^_]+)_")
+)
+
+
+def clean_description(text: str) -> str:
+    """What `sort by description` compares (the plugin's DescriptionField.cleanDescription): a
+    leading link as its shown text, then leading bold, italic and highlight markup without its marks."""
+    if text[:1] not in ("[", "*", "=", "_"):  # most descriptions: nothing to take off
+        return text
+    if (m := _LEADING_LINK.match(text)) is not None:
+        inner = m.group(1)
+        text = inner[inner.find("|") + 1 :] + text[m.end() :]
+    for pattern in _LEADING_MARKUP:
+        if (m := pattern.match(text)) is not None:
+            text = m.group(1) + text[m.end() :]
+    return text
+
+
+def locale_key(text: str) -> tuple[str, str]:
+    """`text` in the order of JavaScript's `a.localeCompare(b, undefined, {numeric: true})`, the order
+    the Tasks plugin gives group names (TaskGroups.sortTaskGroups) and compares texts in: spaces and
+    punctuation first (`(No tags)` before `#tag`), runs of digits by their value ('every 3 weeks'
+    before 'every 10 days'), letters without regard to accents or case, then lower case first."""
+    if text.isascii():  # most texts: one pass in C
+        primary = text.encode().translate(_ASCII).decode()
+    else:
+        plain = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+        primary = plain.casefold().translate(_PUNCTUATION)
+    if not primary.isalpha():
+        primary = _DIGIT_RUN.sub(_digits, primary)
+    return primary, text.swapcase()
 
 
 class Columns:
@@ -212,17 +266,17 @@ class Columns:
             return self.type_rank
         if name == "priority":
             return self.priority
-        if name == "path":
-            return dense_rank(self.paths)[self.note]
+        if name == "path":  # texts as the plugin's comparators order them: localeCompare with numbers
+            return dense_rank([locale_key(p) for p in self.paths])[self.note]
         if name == "filename":
-            return dense_rank([posixpath.basename(p).lower() for p in self.paths])[self.note]
+            return dense_rank([locale_key(posixpath.basename(p)) for p in self.paths])[self.note]
         if name == "recurring":
             return np.fromiter((t.recurrence is None for t in self.records), np.int64, self.n)
         keys: dict[str, Callable[[TaskRecord], Hashable]] = {
-            "description": lambda t: t.searched_description.lower(),
-            "status.name": lambda t: t.status_name,
-            "heading": lambda t: (t.heading is None, (t.heading or "").lower()),
-            "tag": lambda t: (not t.tags, t.tags[0].lower() if t.tags else ""),
+            "description": lambda t: locale_key(clean_description(t.searched_description)),
+            "status.name": lambda t: locale_key(t.status_name),
+            "heading": lambda t: locale_key(t.heading or ""),  # none: '' first, as the plugin compares ''
+            "tag": lambda t: (not t.tags, locale_key(t.tags[0]) if t.tags else ()),
             "id": lambda t: natural_key(t.task_id or ""),  # no id: '' first, as the plugin compares ''
         }
         return dense_rank([keys[name](t) for t in self.records])

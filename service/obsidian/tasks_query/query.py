@@ -191,7 +191,7 @@ def _instruction(query: Query, line: str, ctx: Context) -> None:
 BASE_ORDER = ("status.type", "due", "priority", "path")  # then line: how task records are kept
 DEFAULT_ORDER = ("status.type", "urgency", "due", "priority", "path")  # the plugin's default sort
 _DATES = ("due", "scheduled", "start", "done", "created", "cancelled")
-_SQL_SORTABLE = frozenset({"status", "status.type", "urgency", *_DATES, "priority", "path", "recurring"})
+_SQL_SORTABLE = frozenset({"status", "status.type", "urgency", *_DATES, "priority", "recurring"})  # path: localeCompare
 _PRIORITY_URGENCY = " ".join(f"WHEN '{p}' THEN {v}" for p, v in URGENCY_PRIORITY.items() if p != "none")
 _URGENCY_SQL = (
     "(CASE WHEN date(t.due) = t.due THEN (MIN(MAX(CAST(julianday(?) - julianday(t.due) AS INTEGER), -14), 7) + 14)"

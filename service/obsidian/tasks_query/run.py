@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.budget import current
 from service.obsidian.task_status import is_open
-from service.obsidian.tasks_query.columns import Columns, dense_rank, natural_key, urgency_of
+from service.obsidian.tasks_query.columns import Columns, dense_rank, locale_key, urgency_of
 from service.obsidian.tasks_query.dependencies import SEEN, all_tasks
 from service.obsidian.tasks_query.expression_methods import size_of
+from service.obsidian.tasks_query.expression_values import DATES, _Obj, member_of
 from service.obsidian.tasks_query.expressions import Function, js_str
 from service.obsidian.tasks_query.filters import evaluate
 from service.obsidian.tasks_query.links import hiding
@@ -173,21 +174,31 @@ def _group_by_python(query: Query, cols: Columns, rows: Ints) -> Answer:
 
 
 def _function_key(function: Function, query: Query, cols: Columns, rows: Ints) -> Ints:
-    """`sort by function`: numbers, then strings, then dates, then anything else; null last."""
+    """`sort by function` keys as the plugin compares them (docs Scripting/Custom Sorting.md,
+    FunctionField.compareTaskSortKeys): dates (a task's date such as `task.due` as `sort by due`
+    sorts: invalid, then by day, then none; a `.moment` by day), then null, then `true` before
+    `false`, numbers ascending, texts as `localeCompare` with numbers (`locale_key`), anything else
+    by its text. (The plugin refuses to compare keys of two types; they are kept apart here.)"""
     records, today = cols.records, query.today
 
-    def key(value: Any) -> tuple[int, Any]:
-        if value is None:
-            return (4, 0)
-        if isinstance(value, bool):
-            return (0, int(value))
-        if isinstance(value, int | float):
-            return (0, value)
-        if isinstance(value, str):
-            return (1, value)
+    def key(value: Any) -> tuple[Any, ...]:
+        if isinstance(value, _Obj) and value.kind in DATES:
+            written = (
+                min(value.task.happens(), default=None) if value.kind == "happens" else value.task.date(value.kind)
+            )
+            day = member_of(value, "moment", 0) if written is not None else None
+            return (0, 2, 0) if written is None else (0, 0, 0) if day is None else (0, 1, day.toordinal())
         if isinstance(value, date):
-            return (2, value.toordinal())
-        return (3, js_str(value))
+            return (0, 1, value.toordinal())
+        if value is None:
+            return (1, 0)
+        if isinstance(value, bool):
+            return (2, 0 if value else 1)
+        if isinstance(value, int | float):
+            return (3, value)
+        if isinstance(value, str):
+            return (4, locale_key(value))
+        return (5, js_str(value))
 
     def kept(value: Any) -> Any:
         budget.hold(size_of(value))
@@ -198,28 +209,34 @@ def _function_key(function: Function, query: Query, cols: Columns, rows: Ints) -
 
 
 def _function_groups(query: Query, name: str, task: TaskRecord) -> list[tuple[Any, str]]:
-    """`group by function`: a group per value (per item of an array); none: `(no group)` last."""
+    """`group by function`: a group per value (per item of an array; a number that is not whole
+    written with 5 decimals, the plugin's `toFixed(5)`); none (null, '', []): `(no group)`, the
+    plugin's group with no heading, named '': first."""
     value = query.functions[name](task, query.today)
     values = value if isinstance(value, list) else [value]
+    if isinstance(value, float) and not value.is_integer() and value == value and abs(value) != float("inf"):
+        values = [f"{value:.5f}"]
     labels = [js_str(v) for v in values if v is not None and v != ""]
     current().hold(sum(map(len, labels)) + len(labels))  # kept until the groups are made
-    return [((0, label), label) for label in labels] or [((1, ""), "(no group)")]
+    return [((1, locale_key(label)), label) for label in labels] or [((0, ()), "(no group)")]
 
 
 def group_names(name: str, t: TaskRecord, today: date | None = None) -> list[tuple[Any, str]]:
     """(order, name) of the groups `t` belongs to under `group by <name>` (`urgency` counts from
-    `today`; the groups run from the most urgent, named by the score to 2 decimals)."""
+    `today`; the groups run from the most urgent, named by the score to 2 decimals). The plugin
+    orders groups by their names (`localeCompare`, numeric: `locale_key`): `Done` before `Todo`,
+    `Not Recurring` before `Recurring`, `(No heading)` and `(No tags)` first."""
     if name == "urgency":
         score = Decimal(urgency_of(t, today or date.today())).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
         return [(-score, f"{score:.2f}")]
     if name == "status.name":
-        return [(t.status_name, t.status_name)]
+        return [(locale_key(t.status_name), t.status_name)]
     if name == "recurrence":
-        return [(t.recurrence or "None", t.recurrence or "None")]
+        return [(locale_key(t.recurrence or "None"), t.recurrence or "None")]
     if name == "backlink":  # the file name, then the heading when it says more than the file name
         label = t.path.rpartition("/")[2].removesuffix(".md")
         label += f" > {t.heading}" if t.heading and t.heading != label else ""
-        return [(label, label)]
+        return [(locale_key(label), label)]
     if name in _DATES or name == "happens":
         value = min(t.happens(), default=None) if name == "happens" else t.date(name)
         if value is None:
@@ -227,24 +244,24 @@ def group_names(name: str, t: TaskRecord, today: date | None = None) -> list[tup
         try:
             label = f"{value} {date.fromisoformat(value).strftime('%A')}"
         except ValueError:
-            label = f"Invalid {name} date"
+            return [((-1, ""), f"Invalid {name} date")]  # the plugin's '%%0%% Invalid due date': first
         return [((0, value), label)]
     if name == "tags":
-        return [((0, tag.lower()), "#" + tag) for tag in t.tags] or [((1, ""), "(No tags)")]
+        return [(locale_key("#" + tag), "#" + tag) for tag in t.tags] or [(locale_key("(No tags)"), "(No tags)")]
     if name == "priority":
         rank = t.priority_rank
         return [(rank, f"{_PRIORITY_NAMES[rank]} priority")]
     if name == "status":
         closed = not is_open(t.kind)
-        return [(closed, "Done" if closed else "Todo")]
+        return [(not closed, "Done" if closed else "Todo")]
     if name == "status.type":
         return [(TYPE_RANK[t.kind], t.kind.upper())]
     if name == "recurring":
-        return [(t.recurrence is None, "Not Recurring" if t.recurrence is None else "Recurring")]
+        return [(t.recurrence is not None, "Not Recurring" if t.recurrence is None else "Recurring")]
     if name == "heading":
-        return [((t.heading is None, t.heading or ""), t.heading or "(No heading)")]
-    if name == "id":  # no id: no heading in the plugin, as a function giving '' (here `(no group)`, last)
-        return [((0, natural_key(t.task_id)), t.task_id)] if t.task_id else [((1, ()), "(no group)")]
+        return [(locale_key(t.heading or "(No heading)"), t.heading or "(No heading)")]
+    if name == "id":  # no id: no heading in the plugin, the group named '' (here `(no group)`): first
+        return [((1, locale_key(t.task_id)), t.task_id)] if t.task_id else [((0, ()), "(no group)")]
     path = t.path
     if name == "path":
         label = path.removesuffix(".md")
@@ -254,7 +271,7 @@ def group_names(name: str, t: TaskRecord, today: date | None = None) -> list[tup
         label = path.rpartition("/")[0] + "/"
     else:  # root
         label = path.partition("/")[0] + "/" if "/" in path else "/"
-    return [(label.lower(), label)]
+    return [(locale_key(label), label)]
 
 
 def base_sorted(records: list[TaskRecord]) -> list[TaskRecord]:

@@ -57,7 +57,7 @@ async def test_the_plugin_s_documented_expressions_run(make_vault: Callable[...,
         assert await kept(vg, "filter by function task.tags.some(t => t.startsWith('#work'))") == {"draft"}
         assert await kept(vg, "filter by function task.tags.filter((t, i) => i > 0).length > 0") == set()
         out = await vg.ok("tasks_filter", query="group by function task.file.folder.slice(0, -1).split('/').pop()")
-        assert [g["names"] for g in out["groups"]] == [["Projects"], ["(no group)"]]
+        assert [g["names"] for g in out["groups"]] == [["(no group)"], ["Projects"]]  # '' first (s76)
         out = await vg.ok("tasks_filter", query="group by function task.tags.map((t) => t.slice(1).padStart(6, '_'))")
         assert {tuple(g["names"]) for g in out["groups"]} >= {("__work",), ("context/home",)}
         for bad, message in (
@@ -94,7 +94,7 @@ async def test_groups_by_urgency_recurrence_backlink_and_the_docs_tag_levels(mak
         levels = (
             "group by function task.tags.map( (tag) => tag.split('/')[1] ? tag.split('/').slice(0, 2).join('/') : '')"
         )
-        assert await groups("path includes Plan\n" + levels) == [("#context/home",), ("(no group)",)]
+        assert await groups("path includes Plan\n" + levels) == [("(no group)",), ("#context/home",)]
         first = "group by function task.tags.map( (tag) => tag.split('/')[0].replace('#', '') )"
         assert await groups("path includes Plan\n" + first) == [("context",), ("work",)]
         with_heading = (

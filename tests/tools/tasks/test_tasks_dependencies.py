@@ -81,7 +81,8 @@ async def test_sort_and_group_by_id(make_vault: Callable[..., Path]) -> None:
     """`sort by id` / `group by id` (the plugin's id field: 🆔 or [id:: ]) were refused as unknown
     fields. Ids compare as the plugin compares them, digits by value ('t9' before 't11'), letters
     without regard to case; a task without an id sorts first ('' before any id) and is in no
-    group ('(no group)', last, as a function giving '')."""
+    group ('(no group)', first: the plugin's group named '', which localeCompare puts first; it was
+    last before session 76)."""
     ids = "- [ ] nine 🆔 t9\n- [ ] eleven [id:: t11]\n- [ ] upper 🆔 B2\n- [ ] lower 🆔 a7\n- [ ] none\n"
     async with started(make_vault({"Ids.md": ids})) as vg:
         await vg.indexed()
@@ -91,8 +92,8 @@ async def test_sort_and_group_by_id(make_vault: Callable[..., Path]) -> None:
         assert [i["description"] for i in out["items"]] == ["eleven", "nine", "upper", "lower", "none"]
         out = await vg.ok("tasks_filter", query="group by id")
         assert out["groups"] == [
-            {"names": ["a7"], "count": 1}, {"names": ["B2"], "count": 1}, {"names": ["t9"], "count": 1},
-            {"names": ["t11"], "count": 1}, {"names": ["(no group)"], "count": 1}]  # fmt: skip
+            {"names": ["(no group)"], "count": 1}, {"names": ["a7"], "count": 1}, {"names": ["B2"], "count": 1},
+            {"names": ["t9"], "count": 1}, {"names": ["t11"], "count": 1}]  # fmt: skip
         out = await vg.ok("tasks_filter", query="group by id reverse\nhas id")
         assert [g["names"][0] for g in out["groups"]] == ["t11", "t9", "B2", "a7"]
         err = await vg.err("tasks_filter", "query_syntax_error", query="group by ids")

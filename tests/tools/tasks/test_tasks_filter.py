@@ -319,7 +319,7 @@ async def test_tasks_filter_evaluates_function_expressions_without_javascript(ma
         assert [(g["names"], g["count"]) for g in out["groups"]] == [(["/"], 5), (["Inbox/"], 2), (["Private/"], 1)]
         months = "has happens date\ngroup by function task.due.moment ? task.due.moment.format('YYYY-MM') : null"
         out = await vg.ok("tasks_filter", query=months, today=TODAY)
-        assert [g["names"][0] for g in out["groups"]] == ["2026-11", "2026-12", "(no group)"]
+        assert [g["names"][0] for g in out["groups"]] == ["(no group)", "2026-11", "2026-12"]  # null: '' first (s76)
         explained = await vg.ok("tasks_filter", query="explain\nsort by function task.urgency", today=TODAY)
         assert explained["explain"] == ["sort by function task.urgency"]
 
