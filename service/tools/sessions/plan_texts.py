@@ -10,7 +10,8 @@ tool makes starts as `made_text` (empty, or from the template its settings name)
 the check found for the call (`service.plans.texts.TEMPLATE`; None where only the run finds it).
 An applied rewrite_links' is the tool's `repointed`, where the check resolved its targets
 (`service.plans.texts.TARGETS`), over the vault's files as a later move's check sees them.
-Any other call (a memory tool, a call whose content waits for the run), and an
+create_entities' and add_observations' are the memory tools' own (`service.tools.memory.planned`).
+Any other call (another memory tool, a call whose content waits for the run), and an
 edit that fails on the text (a patch of a heading the note lacks), leaves the text as before it and
 the note is named unforeseen: the move's counts are then an estimate (docs/plans.md). A note the
 steps moved away or deleted is read as none (None).
@@ -30,6 +31,8 @@ from service.markdown import line_ends, sections
 from service.plans.texts import TARGETS, TEMPLATE, PlannedText
 from service.tools.context import ToolContext
 from service.tools.graph.rewrite import repointed
+from service.tools.memory.entities import AddObservationsIn, CreateEntitiesIn
+from service.tools.memory.planned import created_text, observed_text
 from service.tools.notes.note_texts import yaml_block
 from service.tools.notes.replace import ReplaceTextIn, replaced_in
 from service.tools.notes.write import PatchNoteIn, added, patched, with_section
@@ -156,6 +159,11 @@ def _then(
             return text
     if tool == "create_periodic_note":
         return text  # a periodic note there already is left as it is
+    if tool == "create_entities":  # an entity's new note (one there already is left as it is)
+        try:
+            return created_text(ctx, CreateEntitiesIn.model_validate(args), text, rel)
+        except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
+            return None
     found = _EDITS.get(tool)
     if found is None or text is None:  # no rule; or a note made by a call that has none
         return None
@@ -231,4 +239,5 @@ _EDITS: dict[str, tuple[type[BaseModel], Edit]] = {
     "append_to_periodic_note": (AppendPeriodicIn, _periodic),
     "rename_tag": (RenameTagIn, _renamed_tag),
     "replace_text": (ReplaceTextIn, _replaced),
+    "add_observations": (AddObservationsIn, observed_text),
 }

@@ -1,0 +1,56 @@
+"""tests/tools/sessions/test_plan_memory_texts_foreseen.py over HTTP with the SDK client (both
+eras): a plan making an entity whose observation links the target and adding an observation whose
+source links it to an entity there, then moving the target. validate_plan's move entry is the
+run's result and no estimate (before s76 the memory notes' links were missed and flagged
+`estimate`), the confirmation's files are the files the run changed, and undo_last_plan restores
+every byte."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e, snapshot
+from tests.e2e.calls import error, ok
+from tests.e2e.test_plan_previews_e2e import _changed, _token
+from tests.tools.sessions.test_plan_memory_texts_foreseen import ANN, MOVE, _observe
+from tests.tools.sessions.test_plan_preview_oracle import BIN, LINK, VAULT
+
+BOB = {"name": "Bob", "entityType": "person", "observations": [f"Leads {LINK}"]}
+PLAN = {
+    "goal": "remember who works on the target, then file it",
+    "steps": [
+        {"id": "e", "tool": "create_entities", "args": {"entities": [BOB]}},
+        _observe("o", "Ann", "Works on the launch", source=LINK),
+        MOVE,
+        BIN,
+    ],
+}
+
+
+async def test_memory_notes_linking_a_moved_note_are_foreseen_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    vault = make_vault({**VAULT, "Memory/Ann.md": ANN})
+    async with e2e(vault) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        start = snapshot(h.root)
+        checked = await ok(c, "validate_plan", plan=PLAN)
+        [moved] = checked["effects"]["files_moved"]
+        assert moved["estimate"] is False, moved
+        assert {"Memory/Ann.md", "Memory/Bob.md"} <= set(moved["rewritten_in"]), moved
+        ask = await error(c, "execute_plan", plan=PLAN)
+        before = snapshot(h.root)
+        run = await ok(c, "execute_plan", plan=PLAN, elicit_token=await _token(h, ask))
+        result = next(s for s in run["steps"] if s["id"] == "mv")["result"]
+        assert (moved["links_rewritten"], moved["files_changed"], moved["rewritten_in"]) == (
+            result["links_rewritten"],
+            result["notes_rewritten"],
+            sorted(i["path"] for i in result["items"]),
+        ), (moved, result)
+        assert set(ask["details"]["files"]) == _changed(before, snapshot(h.root))
+        assert "[[Archive/Target]]" in h.read("Memory/Ann.md") and "[[Archive/Target]]" in h.read("Memory/Bob.md")
+        await ok(c, "undo_last_plan", elicit_token=await _token(h, await error(c, "undo_last_plan")))
+        assert _changed(start, snapshot(h.root)) == set()
