@@ -63,9 +63,11 @@ class Companion:
             return ValidationFailed(message, details={**details, "reason": code})
         return self.client.failure(resp, route)
 
-    async def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def _call(
+        self, method: str, path: str, body: dict[str, Any] | None = None, *, acts: bool = False
+    ) -> dict[str, Any]:
         route = COMPANION_PREFIX + path
-        resp = await self.client.send(method, route, json_body=body)
+        resp = await self.client.send(method, route, json_body=body, acts=acts)
         if resp.status_code >= 300:
             raise self._error(resp, route)
         found = self.client.read_json(resp, route)
@@ -97,13 +99,13 @@ class Companion:
             body["folder"] = folder
         if filename is not None:
             body["filename"] = filename
-        return await self._call("POST", "/templater/create/", body)
+        return await self._call("POST", "/templater/create/", body, acts=True)
 
     async def quickadd_choices(self) -> list[dict[str, Any]]:
         return self._list(await self._call("GET", "/quickadd/choices/"), "choices", "quickadd/choices/")
 
     async def quickadd_execute(self, choice: str, variables: dict[str, str]) -> None:
-        await self._call("POST", "/quickadd/execute/", {"choice": choice, "variables": variables})
+        await self._call("POST", "/quickadd/execute/", {"choice": choice, "variables": variables}, acts=True)
 
     async def makemd_spaces(self) -> list[dict[str, Any]]:
         return self._list(await self._call("GET", "/makemd/spaces/"), "spaces", "makemd/spaces/")

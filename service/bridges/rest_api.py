@@ -18,7 +18,8 @@ carries `Authorization: Bearer <key>`, the key read from the environment at the 
 never put in an error, a result or a log line. A request is bounded by `timeout_s` (connect
 included, the answer read to its end) and uses its own connection (nothing to close at shutdown); no proxy from the
 environment is used. Failures raise the bridge errors of `service.errors`:
-`plugin_unreachable` (retryable: nothing answers, a time-out, a 5xx), `plugin_incompatible`
+`plugin_unreachable` (retryable: nothing answers, a time-out, a 5xx; a time-out of a request that
+acts in Obsidian is `MayHaveRun`, not retryable), `plugin_incompatible`
 (the key is refused or missing, the certificate is not the trusted one, an answer in another
 shape, a route the plugin lacks) and `plugin_missing` (the companion routes are absent).
 """
@@ -48,6 +49,14 @@ MAX_DEPTH = 64  # nested arrays/objects an answer may hold (a note's frontmatter
 # (`waitForFileCache(file, 5000)`, src/vaultOperations.ts), which never comes for a file Obsidian
 # keeps none of (a canvas, a PDF, an image): `GET /active/` gets it on top of `timeout_s`.
 METADATA_WAIT_S = 5.0
+
+
+class MayHaveRun(PluginUnreachable):
+    """A request that acts in Obsidian (runs a command, a template, a QuickAdd choice) got no answer
+    within its bound: it may have reached the plugin and may still run (a prompt waiting for the
+    person at Obsidian), so sending it again could run it twice. Not retryable."""
+
+    retryable = False
 
 
 def encode_path(rel: str) -> str:
@@ -165,27 +174,35 @@ class LocalRestApi:
         json_body: Any = None,
         authenticated: bool = True,
         slack_s: float = 0.0,
+        acts: bool = False,
     ) -> Answer:
         """One request; answers any HTTP status (the caller decides what a 404 means), raises
         the bridge errors for everything that is not an answer. `timeout_s` bounds the whole
         request (certificate check, connect, send, and the answer read to its end), not each read:
         a plugin that trickles its answer is `plugin_unreachable` (`reason: timeout`) too.
-        `slack_s` is added to it for a route the plugin answers only after a wait of its own."""
+        `slack_s` is added to it for a route the plugin answers only after a wait of its own.
+        `acts`: the request runs something in Obsidian, so a time-out after it may have been sent is
+        `MayHaveRun` (not retryable), not a plain `plugin_unreachable`."""
         headers = {"Accept": accept}
         if authenticated:
             headers["Authorization"] = f"Bearer {self._key()}"
         bound = self.settings.timeout_s + slack_s
         try:
             with anyio.fail_after(bound):
-                return await self._exchange(method, path, headers, params, json_body, bound)
+                return await self._exchange(method, path, headers, params, json_body, bound, acts)
         except TimeoutError as exc:
-            raise self._timed_out(method, path, bound) from exc
+            raise self._timed_out(method, path, bound, acts) from exc
 
-    def _timed_out(self, method: str, path: str, bound: float) -> PluginUnreachable:
+    def _timed_out(self, method: str, path: str, bound: float, acts: bool) -> PluginUnreachable:
+        message = f"Obsidian did not answer {method} {path} within {bound} s"
+        if acts:
+            return MayHaveRun(
+                message + ": the request may have reached it and may still run",
+                details=self._details("timeout", route=path, may_have_run=True),
+                hint="It may be waiting for the person at Obsidian (a prompt); look there before sending it again.",
+            )
         return PluginUnreachable(
-            f"Obsidian did not answer {method} {path} within {bound} s",
-            details=self._details("timeout", route=path),
-            hint="Obsidian may be busy or closed; try again.",
+            message, details=self._details("timeout", route=path), hint="Obsidian may be busy or closed; try again."
         )
 
     async def _exchange(
@@ -196,6 +213,7 @@ class LocalRestApi:
         params: Mapping[str, str] | None,
         json_body: Any,
         bound: float,
+        acts: bool,
     ) -> Answer:
         import httpx2  # at the first request: a server that never calls out never loads it
 
@@ -215,8 +233,8 @@ class LocalRestApi:
                                 details=self._details("answer_too_large", route=path),
                             )
                     return Answer(resp.status_code, bytes(body))
-            except httpx2.TimeoutException as exc:
-                raise self._timed_out(method, path, bound) from exc
+            except httpx2.TimeoutException as exc:  # a connect that timed out sent nothing
+                raise self._timed_out(method, path, bound, acts and not isinstance(exc, httpx2.ConnectTimeout)) from exc
             except httpx2.HTTPError as exc:
                 if _verify_failed(exc):
                     if self._pinned is not None and attempt == 1:
@@ -325,7 +343,7 @@ class LocalRestApi:
         return [{"id": item["id"], "name": item.get("name", item["id"])} for item in items]
 
     async def execute(self, command_id: str) -> None:
-        resp = await self.send("POST", f"/commands/{quote(command_id, safe='')}/")
+        resp = await self.send("POST", f"/commands/{quote(command_id, safe='')}/", acts=True)
         if resp.status_code == 404:
             message, _ = _plugin_error(resp)
             raise ValidationFailed(

@@ -130,6 +130,9 @@ class Obsidian:
     # canvas, a PDF, an image: Obsidian caches metadata for Markdown files only):
     # `waitForFileCache(file, timeoutMs = 5000)` in src/vaultOperations.ts
     metadata_wait_s: float = 5.0
+    # How long a QuickAdd choice runs before the route answers: QuickAdd's executeChoice awaits its
+    # prompts ({{VALUE}} without a value, "ask for file name"), which wait for the person at Obsidian
+    quickadd_prompt_s: float = 0.0
     new_file_location: str = "root"
     new_file_folder: str = ""
     created: list[dict[str, Any]] = field(default_factory=list)
@@ -274,6 +277,7 @@ class Obsidian:
                 payload = {"message": "no QuickAdd choice", "errorCode": 40462, "error": "choice_not_found"}
                 return JSONResponse(payload, status_code=404)
             self.quickadd_runs.append(body)
+            await asyncio.sleep(self.quickadd_prompt_s)  # a prompt waiting in Obsidian
             return JSONResponse({"choice": body["choice"], "executed": True})
         if self.spaces is None:
             return missing("make-md")
