@@ -16,6 +16,7 @@ told over the findings one caller may read. Touches `plane_findings`; reads `pla
 
 from __future__ import annotations
 
+import difflib
 import json
 import secrets
 import sqlite3
@@ -24,6 +25,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from service.errors import ValidationFailed
+from service.settings.plane import FINDING_KINDS
 from service.storage.db import Database
 
 Status = Literal["open", "applying", "dismissed", "applied", "gone"]
@@ -48,6 +51,17 @@ class Finding:
 
 
 Shown = Callable[[list[str]], bool]  # whether a finding about these notes is shown to a caller
+
+
+def known_kind(kind: str) -> None:
+    """`validation_error` for a kind no job reports (a job's name, `duplicates`, or a misspelling):
+    a filter on it would find nothing and look like an answer."""
+    if kind not in FINDING_KINDS:
+        near = difflib.get_close_matches(kind, FINDING_KINDS, n=1, cutoff=0.6)
+        raise ValidationFailed(
+            f"no finding kind {kind!r}" + (f" (did you mean {near[0]!r}?)" if near else ""),
+            details={"field": "kind", "kind": kind, "kinds": sorted(FINDING_KINDS)},
+        )
 
 
 @dataclass(slots=True)

@@ -28,7 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from service.errors import AclDenied, Conflict, ModeUnavailable, NoteNotFound, ValidationFailed
-from service.plane.findings import Finding, Shown
+from service.plane.findings import Finding, Shown, known_kind
 from service.plane.plane import Plane, RunResult
 from service.retrieval.sensitive import Guard
 from service.security.scopes import narrowing
@@ -276,6 +276,8 @@ def _finding_out(f: Finding, guard: Guard) -> FindingOut:
 
 async def list_findings(ctx: ToolContext, args: ListIn) -> ListOut:
     plane = _plane(ctx)
+    if args.kind is not None:
+        known_kind(args.kind)
     state = {"k": args.kind, "s": args.status}
     offset = decode_cursor(args.cursor, **state)
     page, total = await plane.findings.page(
