@@ -43,3 +43,13 @@ async def test_group_and_sort_orders_as_the_plugin_s_over_http(make_vault: Calla
             assert [i["description"] for i in out["items"]] == ["c", "a #x", "b"]
             out = await ok(client, "tasks_filter", query="sort by function task.description === 'b'")
             assert out["items"][0]["description"] == "b"
+
+
+async def test_next_friday_as_the_plugin_reads_it_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """chrono-node's `next friday`: the next Sunday-to-Saturday week's Friday (on a Wednesday, 9 days on)."""
+    files = {"T.md": "- [ ] soon 📅 2026-12-04\n- [ ] later 📅 2026-12-11\n"}
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query="due on next friday", today="2026-12-02")
+            assert [i["description"] for i in out["items"]] == ["later"]

@@ -1,8 +1,8 @@
 """Dates as a Tasks query writes them, read into a span of days `(first, last)`, both inclusive.
 
 A single day is a span of one day: `2026-11-30`, `today`, `tomorrow`, `yesterday`, a weekday
-(`monday`: that day of the current Monday-to-Sunday week; `next monday` / `last monday`: the
-nearest one after / before today), `in two weeks`, `3 days ago`, `in 1 month`, a day in words
+(`monday`: the closest Monday; `this|next|last monday`: the Monday of this, the next or the last
+Sunday-to-Saturday week, as chrono-node reads them), `in two weeks`, `3 days ago`, `in 1 month`, a day in words
 (`25th May 2023`, `May 25, 2023`, `14 October` and `May`: this year's, a month alone its 1st day). A range names
 several days: two dates (`2026-11-01 2026-11-30`), `this|next|last week|month|quarter|year`
 (weeks run Monday to Sunday, as the Tasks plugin's are), `2026-W48`, `2026-11`, `2026-Q4`, `2026`.
@@ -83,12 +83,20 @@ def _period(today: date, which: str, unit: str) -> Span:
 
 
 def _weekday(today: date, which: str | None, name: str) -> date:
-    target = WEEKDAYS.index(name)
+    """As chrono-node 2.3.9 (the plugin's date parser, src/calculation/weeks.ts) reads a weekday: in
+    the Sunday-to-Saturday week holding today, `this friday` is that week's Friday, `next friday`
+    the next week's, `last friday` the week before's; `friday` alone the closest Friday (3 days
+    either way at most: on a Wednesday `tuesday` is yesterday, as the plugin's docs say)."""
+    offset, ref = (WEEKDAYS.index(name) + 1) % 7, (today.weekday() + 1) % 7  # Sunday 0, as dayjs' day()
     if which == "next":
-        return today + timedelta(days=(target - today.weekday() - 1) % 7 + 1)
-    if which in ("last", "previous"):
-        return today - timedelta(days=(today.weekday() - target - 1) % 7 + 1)
-    return today + timedelta(days=target - today.weekday())
+        n = offset + 7
+    elif which in ("last", "previous"):
+        n = offset - 7
+    elif which == "this" or abs(offset - ref) <= min(abs(offset - 7 - ref), abs(offset + 7 - ref)):
+        n = offset
+    else:
+        n = offset - 7 if abs(offset - 7 - ref) < abs(offset - ref) else offset + 7
+    return today + timedelta(days=n - ref)
 
 
 def _spoken(text: str, today: date) -> date | None:
