@@ -100,9 +100,9 @@ class Guard:
     verdicts: dict[int, tuple[str, tuple[bool, frozenset[str]]]] = field(
         default_factory=dict, repr=False, compare=False
     )
-    # note id -> (etag, names a topic): what `service.tools.sensitive.topical_notes` judged of an
-    # indexed note's last version seen under this guard's terms and tags (they are not in its
-    # fingerprint: the memo is the guard's own, not shared by guards of other terms).
+    # note id -> (etag and title, names a topic): what `service.tools.sensitive.topical_notes`
+    # judged of an indexed note's last version seen under this guard's terms and tags (they are
+    # not in its fingerprint: the memo is the guard's own, not shared by guards of other terms).
     topics: dict[int, tuple[str, bool]] = field(default_factory=dict, repr=False, compare=False)
     # excerpt text -> (its own secret spans redacted, or None when it has none; mentions a term):
     # search results show the same chunks query after query, each scanned once (bounded).

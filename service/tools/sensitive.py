@@ -133,22 +133,23 @@ def excerpts(
     was stored for its current version under this guard (`fill`, in the background), else from
     the guard's memo, else the note is scanned (once per version: the answer is kept on the
     guard, so a search showing the same notes again reads only etags). `etags_out`: filled with
-    the etag of each note found (`note_excerpts` passes them on to `topical_notes`)."""
+    the topic version (`_version`) of each note found (`note_excerpts` passes them on to
+    `topical_notes`)."""
     out = Excerpts(guard)
     ids = sorted(set(note_ids))
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
         rows = conn.execute(
-            "SELECT n.id, n.etag, v.secret, v.words FROM notes n LEFT JOIN secret_verdicts v"
+            "SELECT n.id, n.etag, n.title, v.secret, v.words FROM notes n LEFT JOIN secret_verdicts v"
             f" ON v.note_id = n.id AND v.etag = n.etag AND v.guard = ? WHERE n.id IN ({marks})",
             [guard.fingerprint, *part],
         )
         todo = []
         etags: dict[int, str] = {}
-        for nid, etag, secret, words in rows:
+        for nid, etag, title, secret, words in rows:
             if etags_out is not None:
-                etags_out[nid] = etag
+                etags_out[nid] = _version(etag, title)
             verdict = _stored(guard, secret, words) if secret is not None else known(guard, nid, etag)
             if verdict is None:
                 todo.append(nid)
@@ -173,6 +174,13 @@ def note_excerpts(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int
 
 
 _HEADING = re.compile(r"(?m)^#{1,6}[ \t]+(.+?)[ \t#]*$")
+
+
+def _version(etag: object, title: object) -> str:
+    """What a note's topic verdict holds for: its content (the etag) and its title, which the etag
+    does not cover (note ids are reused: a note made with the content of the note just deleted
+    takes its id, and was judged by that note's title)."""
+    return f"{etag}\0{title}"
 
 
 def _values(value: object) -> Iterator[str]:
@@ -203,27 +211,28 @@ def topical_notes(
     """The notes of `note_ids` whose content names a health or money topic anywhere (`Guard.topical`
     on the body and the property values, the tags, the title and each heading): the topic half of
     a search item's `sensitive` flag, one per note, so every search mode flags a note alike. Judged
-    once per note version and guard configuration. `etags`: every indexed note of `note_ids` with
-    its etag, read by the caller in this transaction (a note missing from it is not in the index)."""
+    once per note version and title, under the guard's terms and tags (`Guard.topics`). `etags`:
+    every indexed note of `note_ids` with its `_version`, read by the caller in this transaction
+    (a note missing from it is not in the index)."""
     ids = sorted(set(note_ids))
     found: set[int] = set()
     if not ids or (not guard.terms and not guard.tags):
         return found
-    memo = guard.topics  # note -> (etag, names a topic), the guard's own (its terms and tags)
+    memo = guard.topics  # note -> (version, names a topic), the guard's own (its terms and tags)
     if len(memo) > VERDICTS_MAX:
         memo.clear()
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
-        marks = ",".join("?" * len(part))
+        q = f"SELECT id, etag, title FROM notes WHERE id IN ({','.join('?' * len(part))})"
         todo = []
         known_etags = (
             [(nid, etags[nid]) for nid in part if nid in etags]
             if etags is not None
-            else conn.execute(f"SELECT id, etag FROM notes WHERE id IN ({marks})", part)
+            else [(nid, _version(etag, title)) for nid, etag, title in conn.execute(q, part)]
         )
-        for nid, etag in known_etags:
+        for nid, version in known_etags:
             seen = memo.get(nid)
-            if seen is None or seen[0] != etag:
+            if seen is None or seen[0] != version:
                 todo.append(nid)
             elif seen[1]:
                 found.add(nid)
@@ -235,7 +244,7 @@ def topical_notes(
         )
         for nid, etag, title, tags, props, body in conn.execute(sql, todo):
             named = _names_topic(guard, str(title), tags, props, str(body))
-            memo[int(nid)] = (str(etag), named)
+            memo[int(nid)] = (_version(etag, title), named)
             if named:
                 found.add(int(nid))
     return found

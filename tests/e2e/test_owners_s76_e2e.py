@@ -45,3 +45,21 @@ async def test_two_servers_in_one_process_flag_topics_by_their_own_terms(
             async with Client(url_b, mode=mode) as client:  # type: ignore[arg-type]
                 [item] = (await ok(client, "search_text", query="kayak"))["items"]
                 assert item["sensitive"] is True
+
+
+async def test_a_note_taking_a_deleted_notes_id_and_content_is_flagged_by_its_own_title(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    body = "# Plan\n\nThe numbers for next year.\n"
+    vault = make_vault({"Home.md": "# Home\n"})
+    async with e2e(vault, search={"sensitive_tags": ["salary"]}) as (url, h), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await ok(client, "create_note", path="Budget.md", content=body)
+        await h.settled()
+        [item] = (await ok(client, "search_text", query="numbers"))["items"]
+        assert item["path"] == "Budget.md" and item["sensitive"] is False
+        token = await h.token_for("delete_note", path="Budget.md", permanent=True)
+        await ok(client, "delete_note", path="Budget.md", permanent=True, elicit_token=token)
+        await ok(client, "create_note", path="Salary.md", content=body)
+        await h.settled()
+        [item] = (await ok(client, "search_text", query="numbers"))["items"]
+        assert item["path"] == "Salary.md" and item["sensitive"] is True

@@ -33,3 +33,24 @@ async def test_apps_with_other_topic_terms_do_not_share_topic_verdicts(make_vaul
             guard = guard_for(b.app.services.settings, next(iter(b.app.vaults.values())))
             assert [named for _etag, named in guard.topics.values()] == [True]  # b's guard's own memo
         assert await _flag(a, "kayak") is False
+
+
+async def test_a_new_note_taking_a_deleted_notes_id_and_content_is_judged_by_its_own_title(
+    make_vault: Callable[..., Path],
+) -> None:
+    """Note ids are reused (the newest note's id, once deleted, is the next note's) and an etag is
+    the content's: a note whose title is a topic (a `sensitive_tags` entry, which a title or
+    heading names), made with the very content of the note just deleted, had that note's verdict
+    (no topic) and was not flagged."""
+    body = "# Plan\n\nThe numbers for next year.\n"
+    async with started(make_vault({"Home.md": "# Home\n"}), search={"sensitive_tags": ["salary"]}) as vg:
+        await vg.ok("create_note", path="Budget.md", content=body)
+        await vg.settled()
+        assert await _flag(vg, "numbers") is False
+        [old] = await vg.app.db.fetchall("SELECT id FROM notes WHERE path = 'Budget.md'")
+        await vg.confirmed("delete_note", path="Budget.md", permanent=True)
+        await vg.ok("create_note", path="Salary.md", content=body)
+        await vg.settled()
+        [new] = await vg.app.db.fetchall("SELECT id FROM notes WHERE path = 'Salary.md'")
+        assert new[0] == old[0]  # the id the deleted note had
+        assert await _flag(vg, "numbers") is True
