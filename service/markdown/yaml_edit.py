@@ -6,7 +6,9 @@ never touched. Key order, comments, quoting styles, flow/block list styles and t
 keys survive; the list indentation the note already uses is detected and reused; line endings
 (LF or CRLF) are kept. A note without frontmatter gets one. A written string (value or key)
 holding U+0085 is double-quoted with the character escaped (`yaml_text`), so it reads back as
-written. Invalid YAML raises `ValidationFailed` (details.reason = "invalid_frontmatter") before anything is written.
+written. New values are written as Obsidian writes properties: `  - item`, quotes only where
+needed and double, a text of several lines as a literal block (`|-`; `literal_block` says when).
+Invalid YAML raises `ValidationFailed` (details.reason = "invalid_frontmatter") before anything is written.
 
 Bounded: ruamel's round-trip loader is pure Python (~0.5 s for 10,000 keys, ~50 s for a
 1.3 MB block of 100,000, on a loaded machine). A block longer than `MAX_ROUND_TRIP_CHARS` is
@@ -88,14 +90,41 @@ def _classes() -> tuple[type, type, type]:
 
         class Emitter(RoundTripEmitter):
             def choose_scalar_style(self) -> Any:
-                # A scalar that needs quotes and was given no style (a new value, or one written plain
-                # that no longer can be) is double-quoted, as Obsidian writes properties (`"[[Link]]"`,
-                # `"145"`, `""`); single quotes when the text holds a '"' and no "'" (fewer escapes),
-                # as Obsidian's writer does too. A quote style read from the note is kept.
+                # A text of several lines given no style is a literal block (`|-`, `|`, `|+`), as
+                # Obsidian writes one (`literal_block`). A scalar that needs quotes and was given no
+                # style (a new value, or one written plain that no longer can be) is double-quoted, as
+                # Obsidian writes properties (`"[[Link]]"`, `"145"`, `""`); single quotes when the text
+                # holds a '"' and no "'" (fewer escapes), as Obsidian's writer does too. A quote style
+                # read from the note is kept.
+                if (
+                    not self.event.style
+                    and not self.flow_level
+                    and not self.simple_key_context
+                    and self.event.tag in (None, "tag:yaml.org,2002:str")
+                    and literal_block(self.event.value)
+                ):
+                    return "|"
                 style = super().choose_scalar_style()
                 if style == "'" and not self.event.style and ('"' not in self.event.value or "'" in self.event.value):
                     return '"'
                 return style
+
+            def determine_block_hints(self, text: Any) -> Any:
+                # Obsidian's writer puts the chomping indicator first: '|-2', '|+2' (same meaning). A
+                # first line that starts with a tab gets the indentation too: libyaml (the index's
+                # reader) refuses a tab where it looks for the block's indentation.
+                hints, indent, indicator = super().determine_block_hints(text)
+                if text[:1] == "\t":
+                    hints, indent = "2" + hints, 2
+                if hints[:1].isdigit() and indicator:
+                    hints = indicator + hints[: -len(indicator)]
+                return hints, indent, indicator
+
+            def write_literal(self, text: Any, comment: Any = None) -> None:
+                # A kept block (`|+`) at the end made ruamel close the document with '...': the
+                # frontmatter's closing '---' ends it, as in what Obsidian writes.
+                super().write_literal(text, comment)
+                self.open_ended = False
 
         Constructor.add_constructor("tag:yaml.org,2002:timestamp", Constructor.construct_yaml_timestamp)
         Constructor.add_constructor("tag:yaml.org,2002:int", Constructor.construct_yaml_int)
@@ -108,6 +137,20 @@ def _classes() -> tuple[type, type, type]:
         )
         _ruamel_classes = (Constructor, Representer, Emitter)
     return _ruamel_classes
+
+
+# What makes Obsidian's YAML writer (eemeli/yaml, no line folding) write a text in double quotes
+# rather than as a block: a control character (a CR among them: 'a\r\nb'), a last line of blanks
+# only, a text of blanks and breaks only. U+0085, U+2028 and U+2029 are line breaks to YAML 1.1 (the
+# index's reader): never raw in a block, so they are double-quoted (escaped) too.
+_NOT_IN_BLOCK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\n[\t ]+\Z|\A\s*\Z")
+
+
+def literal_block(text: Any) -> bool:
+    """Whether Obsidian writes `text` (a property's value, a list item) as a literal block: a text
+    of several lines that holds nothing `_NOT_IN_BLOCK` names. Its lines are written as they are
+    ('---', '# x', 'k: v', tabs, trailing blanks of a line are content there), indented."""
+    return isinstance(text, str) and "\n" in text and _NOT_IN_BLOCK.search(text) is None
 
 
 def _yaml(raw: str) -> YAML:

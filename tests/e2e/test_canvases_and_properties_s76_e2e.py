@@ -42,3 +42,20 @@ async def test_shortest_path_crosses_a_canvas(make_vault: Callable[..., Path], m
         assert [n["path"] for n in path["notes"]] == ["Home.md", "Boards/Trip board.canvas", "Places/Kyoto.md"]
         central = await _ok(c, "central_notes")
         assert central["notes"] == 2 and central["links"] == 0  # the ranking is of notes, as before
+
+
+async def test_a_multiline_property_is_a_literal_block(make_vault: Callable[..., Path], mode: str) -> None:
+    """set_properties wrote a text of several lines as "a\\nb" (double-quoted, escaped);
+    Obsidian writes a literal block, and rewrote ours on its next save."""
+    vault = make_vault({"Notes/Kyoto.md": "# Kyoto\n"})
+    summary = "Temples: many\n# not a heading\n---\nend"
+    async with e2e(vault, index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        await _ok(c, "set_properties", path="kyoto", properties={"summary": summary, "steps": ["a\nb"]})
+        text = (vault / "Notes/Kyoto.md").read_text()
+        assert text == (
+            "---\nsummary: |-\n  Temples: many\n  # not a heading\n  ---\n  end\n"
+            "steps:\n  - |-\n    a\n    b\n---\n# Kyoto\n"
+        )
+        got = await _ok(c, "get_properties", path="kyoto")
+        assert got["properties"] == {"summary": summary, "steps": ["a\nb"]}
