@@ -70,6 +70,16 @@ LIST_PAGE = 50
 _STATUS = {"running": "working", "done": "completed", "failed": "completed", "cancelled": "cancelled"}
 
 
+def as_created(task: dict[str, Any]) -> dict[str, Any]:
+    """A task as the answer creating it shows it. 2025-11-25: "Tasks MUST begin in the working
+    status when created"; a run or job that ended before that answer was built (a one-call plan on
+    a loaded machine) is shown as it began, and its end follows: tasks/get, tasks/result and the
+    status notification tell it."""
+    if task["status"] == "working":
+        return task
+    return {**task, "status": "working", "statusMessage": "started", "lastUpdatedAt": task["createdAt"]}
+
+
 class TaskIdParams(types.RequestParams):
     task_id: str = Field(alias="taskId", min_length=1, max_length=64, description="The task (a plan run id).")
 
@@ -144,7 +154,7 @@ class PlanTasks:
             return answer  # ended before a run started (invalid, dry run, input required): the ordinary result
         row = await self.plans.journal.run(str(run["run_id"]))
         assert row is not None  # the run is durably open before execute_plan answers
-        task = self._task(row, modern)
+        task = as_created(self._task(row, modern))
         if modern:
             meta = answer.get("_meta")
             return {"resultType": "task", **task, **({"_meta": meta} if meta else {})}
@@ -167,7 +177,7 @@ class PlanTasks:
         task = kind.created(principal, answer)
         if task is None:
             return answer  # refused, ended at once, or not a job (reindex mode embeddings): the ordinary result
-        shown = await kind.shape(task, modern)
+        shown = as_created(await kind.shape(task, modern))
         if modern:
             meta = answer.get("_meta")
             return {"resultType": "task", **shown, **({"_meta": meta} if meta else {})}
