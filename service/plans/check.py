@@ -38,7 +38,7 @@ from service.plans.refs import RefError, Scope, Unresolved, known_parts, not_a_l
 from service.plans.refusals import refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
-from service.plans.texts import TEMPLATE
+from service.plans.texts import LINKS, TEMPLATE
 from service.plans.tool_effects import CREATE_OR_MODIFY, MOVES, PERIODIC, REWRITES, TEXT_TARGETS, WHOLE_NOTE
 from service.vault.paths import renamed
 
@@ -250,12 +250,16 @@ async def _check_step(
                     checked.problems.append(Problem(where, *refused))
                 earlier, moves = len(builder.paths), len(builder.effects.files_moved)
                 given = await _given(step.tool, args, host, builder)
-                if step.tool == "create_relations" and builder.memory is not None:  # a target found nowhere
-                    await relation_targets(builder, builder.memory, args, host.resolve)
+                links = None
+                if step.tool == "create_relations" and builder.memory is not None:  # its targets' links
+                    links = await relation_targets(builder, builder.memory, args, host.resolve)
+                    given = given if links is None else {**given, LINKS: links}
                 builder.refuses = None if refused else await _text_refusal(step.tool, found, given, host, builder)
                 touched = builder.step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id, given=given
                 )
+                if links and touched is not None:  # the notes its relations link: a step making one runs first
+                    touched = touched | {f"{link}.md" for link in links.values()}
                 on_plan = _on_plan(checked, builder.paths[earlier:])
                 if step.tool in MOVES and len(builder.effects.files_moved) > moves:  # none: no new_path to move to
                     await preview_move(step.tool, args, host, builder)

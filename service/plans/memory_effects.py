@@ -162,27 +162,39 @@ def there(b: Builder, memory: MemoryNotes, rel: str, op: str, step_id: str) -> b
     return False
 
 
-async def relation_targets(b: Builder, memory: MemoryNotes, args: dict[str, Any], resolve: Resolve) -> None:
-    """A create_relations' targets that name neither an entity nor a note after the plan's
-    earlier steps, found as the call finds them (`service.tools.memory.names.relation_link`: the
-    entity's note, read under the caller's ACL, else a note of the vault by name): each is the
-    call's `validation_error`, listed in `failing` under the entity's note path. A target several
+async def relation_targets(
+    b: Builder, memory: MemoryNotes, args: dict[str, Any], resolve: Resolve
+) -> dict[str, str] | None:
+    """A create_relations' targets found as the call finds them (`service.tools.memory.names.
+    relation_link`: the entity's note, read under the caller's ACL, else a note of the vault by
+    name) after the plan's earlier steps: each target as written -> the link text the call writes
+    (the note's path without `.md`), for its note's planned text (`service.plans.texts.LINKS`);
+    None when one is known only to the run. One that names neither an entity nor a note is the
+    call's `validation_error`, listed in `failing` under the entity's note path; one several
     notes fit is left to the call (`ambiguous_note`)."""
     if memory.may is None or b.late_writes:
-        return
+        return None
     rows = args.get("relations")
     targets = [r["to"].strip() for r in rows or () if isinstance(r, dict) and isinstance(r.get("to"), str)]
+    links: dict[str, str] | None = {}
     for target in dict.fromkeys(t for t in targets if t):
         try:
-            rel = memory.note_of(target)
+            rel: str | None = memory.note_of(target)
         except Exception:  # noqa: BLE001 - several entities fit (ambiguous_note): the call answers it
-            continue
-        if not memory.may(rel, "read"):  # the call's acl_denied: the ACL check reports it
+            rel = None
+        if rel is not None and not memory.may(rel, "read"):  # the call's acl_denied: the ACL check reports it
             b.paths.append((rel, "read"))
-        elif not b.exists(rel):
+            rel = None
+        elif rel is not None and not b.exists(rel):
             found, fits = await resolve(target, *b.stepped())
             if found is None and fits == 0:
                 b.failing.append(("validation_error", rel))
+            rel = found
+        if links is not None and rel is not None:
+            links[target] = rel.removesuffix(".md")
+        else:
+            links = None
+    return links
 
 
 def _process_capture(b: Builder, args: dict[str, Any], note: Callable[[object], str | None], step_id: str) -> None:

@@ -24,6 +24,9 @@ TEMPLATE = "$template"
 # where an applied rewrite_links' recorded arguments hold its targets as the check resolved them,
 # [old path, new path] (absent: only the run resolves them): no tool argument
 TARGETS = "$targets"
+# where a create_relations' recorded arguments hold each target as written -> the link text the call
+# writes, as the check found them (`memory_effects.relation_targets`; absent: only the run finds them)
+LINKS = "$links"
 WHOLE = frozenset({"create_note", "bulk_create_notes"})  # a note's whole text; write_note too, but in append mode
 
 

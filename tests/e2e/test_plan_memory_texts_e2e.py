@@ -1,9 +1,9 @@
 """tests/tools/sessions/test_plan_memory_texts_foreseen.py over HTTP with the SDK client (both
-eras): a plan making an entity whose observation links the target and adding an observation whose
-source links it to an entity there, then moving the target. validate_plan's move entry is the
-run's result and no estimate (before s76 the memory notes' links were missed and flagged
-`estimate`), the confirmation's files are the files the run changed, and undo_last_plan restores
-every byte."""
+eras): a plan making an entity whose observation links the target, adding an observation whose
+source links it to an entity there and relating the new entity to it, then moving the target.
+validate_plan's move entry is the run's result and no estimate (before s76 the memory notes' links
+were missed and flagged `estimate`), the confirmation's files are the files the run changed, and
+undo_last_plan restores every byte."""
 
 from __future__ import annotations
 
@@ -24,6 +24,16 @@ PLAN = {
     "steps": [
         {"id": "e", "tool": "create_entities", "args": {"entities": [BOB]}},
         _observe("o", "Ann", "Works on the launch", source=LINK),
+        {
+            "id": "r",
+            "tool": "create_relations",
+            "args": {
+                "relations": [
+                    {"from": "Bob", "to": "Target", "relationType": "owns"},
+                    {"from": "Ann", "to": "Bob", "relationType": "knows"},
+                ]
+            },
+        },
         MOVE,
         BIN,
     ],
@@ -51,6 +61,6 @@ async def test_memory_notes_linking_a_moved_note_are_foreseen_over_http(
             sorted(i["path"] for i in result["items"]),
         ), (moved, result)
         assert set(ask["details"]["files"]) == _changed(before, snapshot(h.root))
-        assert "[[Archive/Target]]" in h.read("Memory/Ann.md") and "[[Archive/Target]]" in h.read("Memory/Bob.md")
+        assert "[[Archive/Target]]" in h.read("Memory/Ann.md") and "owns [[Archive/Target]]" in h.read("Memory/Bob.md")
         await ok(c, "undo_last_plan", elicit_token=await _token(h, await error(c, "undo_last_plan")))
         assert _changed(start, snapshot(h.root)) == set()

@@ -19,7 +19,7 @@ from service.errors import ValidationFailed
 from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, one_line, tags_of
 from service.memory.store import Loaded
 from service.tools.context import ToolContext
-from service.tools.memory.names import entity_name, relation_link, target_key, target_name, target_names
+from service.tools.memory.names import entity_name, relate, relation_link, target_key, target_name, target_names
 from service.tools.memory.repeats import dated_attributes, holds_again
 from service.tools.memory.report import fitted
 from service.tools.memory.similar import Similar
@@ -344,14 +344,7 @@ async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateR
 
     def change(entity: Entity, members: list[int]) -> bool:
         for i in members:
-            relation = planned[i][1]
-            key = target_key(relation.target, store.folder)  # a hand-written `[[Melanie]]` is that relation too
-            made[i] = not any(
-                r.relation_type == relation.relation_type and target_key(r.target, store.folder) == key
-                for r in entity.relations
-            )
-            if made[i]:
-                entity.relations.append(relation)
+            made[i] = relate(entity, planned[i][1], store.folder)  # not when it holds it (`[[Melanie]]` too)
         return any(made[i] for i in members)
 
     actions = [

@@ -16,7 +16,7 @@ create_entities asks for the name as written (it refuses a case twin).
 from __future__ import annotations
 
 from service.errors import AmbiguousNote, ValidationFailed
-from service.memory.model import linked_stem, parse
+from service.memory.model import Entity, Relation, linked_stem, parse
 from service.memory.store import EntityStore, Loaded, check_name
 from service.tools.context import ToolContext
 
@@ -73,6 +73,16 @@ def target_key(target: str, folder: str) -> str:
     as `[[Memory/Melanie]]` (what the tools write) is."""
     key = target.strip().lower().removesuffix(".md")
     return key if "/" in key else f"{folder.strip().strip('/').lower()}/{key}"
+
+
+def relate(entity: Entity, relation: Relation, folder: str) -> bool:
+    """Add `relation` to `entity` unless it holds it already (the same type to the same note: a
+    hand-written `[[Melanie]]` is that relation too); whether it was added."""
+    key = target_key(relation.target, folder)
+    if any(r.relation_type == relation.relation_type and target_key(r.target, folder) == key for r in entity.relations):
+        return False
+    entity.relations.append(relation)
+    return True
 
 
 def target_name(target: str, names: dict[str, str], folder: str) -> str:

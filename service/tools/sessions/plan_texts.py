@@ -10,7 +10,8 @@ tool makes starts as `made_text` (empty, or from the template its settings name)
 the check found for the call (`service.plans.texts.TEMPLATE`; None where only the run finds it).
 An applied rewrite_links' is the tool's `repointed`, where the check resolved its targets
 (`service.plans.texts.TARGETS`), over the vault's files as a later move's check sees them.
-create_entities' and add_observations' are the memory tools' own (`service.tools.memory.planned`).
+create_entities', add_observations' and create_relations' (to the links the check found for its
+targets: `service.plans.texts.LINKS`) are the memory tools' own (`service.tools.memory.planned`).
 Any other call (another memory tool, a call whose content waits for the run), and an
 edit that fails on the text (a patch of a heading the note lacks), leaves the text as before it and
 the note is named unforeseen: the move's counts are then an estimate (docs/plans.md). A note the
@@ -28,11 +29,11 @@ from service.errors import VaultgateError
 from service.graph.address import parse_address
 from service.graph.linkpath import PathSet
 from service.markdown import line_ends, sections
-from service.plans.texts import TARGETS, TEMPLATE, PlannedText
+from service.plans.texts import LINKS, TARGETS, TEMPLATE, PlannedText
 from service.tools.context import ToolContext
 from service.tools.graph.rewrite import repointed
-from service.tools.memory.entities import AddObservationsIn, CreateEntitiesIn
-from service.tools.memory.planned import created_text, observed_text
+from service.tools.memory.entities import AddObservationsIn, CreateEntitiesIn, CreateRelationsIn
+from service.tools.memory.planned import created_text, observed_text, related_text
 from service.tools.notes.note_texts import yaml_block
 from service.tools.notes.replace import ReplaceTextIn, replaced_in
 from service.tools.notes.write import PatchNoteIn, added, patched, with_section
@@ -136,7 +137,7 @@ def _then(
     check cannot tell. `paths`: the vault's files as the plan leaves them (a rewrite_links' links
     resolve over them; None: not known here)."""
     template = given.get(TEMPLATE)  # the template file the check found for the call (None: not known)
-    args = {k: v for k, v in given.items() if k != TEMPLATE}
+    args = {k: v for k, v in given.items() if k not in (TEMPLATE, LINKS)}
     content = args.get("content", "")
     if tool in _WHOLE and isinstance(content, str):
         if tool == "create_note":
@@ -159,9 +160,14 @@ def _then(
             return text
     if tool == "create_periodic_note":
         return text  # a periodic note there already is left as it is
-    if tool == "create_entities":  # an entity's new note (one there already is left as it is)
+    if tool in ("create_entities", "create_relations"):  # an entity's new note; relations from it
+        links = given.get(LINKS)
         try:
-            return created_text(ctx, CreateEntitiesIn.model_validate(args), text, rel)
+            if tool == "create_entities":
+                return created_text(ctx, CreateEntitiesIn.model_validate(args), text, rel)
+            if text is None or not isinstance(links, dict):  # a target's link only the run finds
+                return None
+            return related_text(ctx, CreateRelationsIn.model_validate(args), links, text, rel)
         except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
             return None
     found = _EDITS.get(tool)

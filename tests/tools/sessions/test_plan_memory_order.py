@@ -44,3 +44,31 @@ async def test_a_relation_to_an_entity_an_earlier_step_makes_runs_after_it(make_
         assert "knows [[Memory/Bob]]" in ann and "attended [[Notes/Bob's talk]]" in ann, ann
         await vg.confirmed("undo_last_plan")
         assert vg.snapshot() == start
+
+
+async def test_a_relation_to_a_note_an_earlier_step_makes_by_its_bare_name_runs_after_it(
+    make_vault: Callable[..., Path],
+) -> None:
+    """The note a relation's target names by its bare name (`Launch talk`, made at `Talks/`) is
+    the one the check finds as the call finds it: the relation runs after the step making it. It
+    ran beside the create (touches apart: only `Launch talk.md` at the root was taken for the
+    target) and failed ('neither a memory entity nor a note') after validate_plan passed it (s76)."""
+    plan = {
+        "goal": "a talk",
+        "steps": [
+            {"id": "n", "tool": "create_note", "args": {"path": "Talks/Launch talk", "content": "# Talk\n"}},
+            {
+                "id": "r",
+                "tool": "create_relations",
+                "args": {"relations": [{"from": "Ann", "to": "Launch talk", "relationType": "gave"}]},
+            },
+        ],
+    }
+    async with started(make_vault({"Memory/Ann.md": ANN})) as vg:
+        await vg.indexed()
+        assert (await vg.ok("validate_plan", plan=plan))["valid"]
+        for _ in range(3):  # side by side, the relation lost the race every time
+            run = await vg.ok("execute_plan", plan=plan)
+            assert run["status"] == "done", run
+            assert "gave [[Talks/Launch talk]]" in vg.read("Memory/Ann.md")
+            await vg.confirmed("undo_last_plan")

@@ -1,10 +1,11 @@
-"""A plan's preview foresees what create_entities and add_observations write into entity notes
-(P6 s75, left): an observation, or its `source`, linking a note a later step moves was an
-estimate — the move's counts missed the link the memory step put in the entity's note, and the
-entry said `estimate`. The check now composes the entity note's text with the memory tools' own
-functions (`service.tools.memory.planned`), so the move's entry is the move's own result, the
-confirmation's files are the files the run changed, and undo_last_plan restores every byte (the
-oracle of tests/tools/sessions/test_plan_preview_oracle.py)."""
+"""A plan's preview foresees what create_entities, add_observations and create_relations write
+into entity notes (P6 s75, left): an observation, its `source` or a relation linking a note a later
+step moves was an estimate — the move's counts missed the link the memory step put in the entity's
+note, and the entry said `estimate`. The check now composes the entity note's text with the memory
+tools' own functions (`service.tools.memory.planned`; a relation to the link the check found for its
+target, as the call finds it), so the move's entry is the move's own result, the confirmation's
+files are the files the run changed, and undo_last_plan restores every byte (the oracle of
+tests/tools/sessions/test_plan_preview_oracle.py)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,25 @@ PLANTED: dict[str, list[dict[str, Any]]] = {
             {"entityName": "Ann", "contents": ["Likes tea", f"Saw {LINK}"]},
             {"entityName": "Ann", "contents": [f"Saw {LINK}"]},
         ]}},
+    ],
+    "a relation to the note moved, by its bare name": [
+        {"id": "r", "tool": "create_relations",
+         "args": {"relations": [{"from": "Ann", "to": "Target", "relationType": "attended"}]}},
+    ],
+    "a relation to an entity the plan makes, whose note then moves": [
+        {"id": "e", "tool": "create_entities", "args": {"entities": [{"name": "Zed", "entityType": "thing"}]}},
+        {"id": "r", "tool": "create_relations", "args": {"relations": [
+            {"from": "Ann", "to": "Zed", "relationType": "knows"},
+            {"from": "Zed", "to": "Hub/Target", "relationType": "about"},
+        ]}},
+        {"id": "mv2", "tool": "move_note", "args": {"path": "Memory/Zed", "new_path": "People/"}, "captureAs": "m2"},
+    ],
+    "a relation to a note the plan makes, then that note moved": [
+        {"id": "n", "tool": "create_note", "args": {"path": "Talks/Launch talk", "content": "# Talk\n"}},
+        {"id": "r", "tool": "create_relations",
+         "args": {"relations": [{"from": "Ann", "to": "Launch talk", "relationType": "gave"}]}},
+        {"id": "mv2", "tool": "move_note", "args": {"path": "Talks/Launch talk", "new_path": "Moved/"},
+         "captureAs": "m2"},
     ],
 }  # fmt: skip
 
