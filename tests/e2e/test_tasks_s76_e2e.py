@@ -29,6 +29,9 @@ async def test_task_links_in_expressions_over_http(make_vault: Callable[..., Pat
             assert [g["names"] for g in out["groups"]] == [["Ann B=People/Ann.md Gone=null"]]
             query = "filter by function task.file.outlinksInProperties.some(l => l.linksTo('Hub'))"
             assert (await ok(client, "tasks_filter", query=query))["total"] == 2
+            query = "filter by function task.outlinks.some(link => link.linksTo(query.file))"
+            out = await ok(client, "tasks_filter", query=query, file="People/Ann")
+            assert [i["description"] for i in out["items"]] == ["call [[Ann|Ann B]] and [[Gone]]"]
 
 
 async def test_group_and_sort_orders_as_the_plugin_s_over_http(make_vault: Callable[..., Path], mode: str) -> None:

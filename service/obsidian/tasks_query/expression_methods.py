@@ -87,6 +87,8 @@ def _call(target: Any, name: str, args: list[Any], column: int) -> Any:
         return found
     if isinstance(target, TaskLink) and name == "linksTo":
         return _links_to(target, args, column)
+    if isinstance(target, TaskLink) and name == "linksToPath" and len(args) == 1 and isinstance(args[0], str):
+        return target.destination_path == args[0]  # `linksTo(query.file)`, as placeholders.py writes it
     return call_method(target, name, args, column)
 
 

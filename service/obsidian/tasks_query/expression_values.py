@@ -42,7 +42,7 @@ METHODS = {
     "taskdate": ("formatAsDate", "formatAsDateAndTime", "format"),
     "file": ("property", "hasProperty"),  # task.file's (its note's properties): expression_methods
     "task": ("isBlocked", "isBlocking"),  # with query.allTasks: expression_methods
-    "link": ("linksTo",),  # a TaskLink's (`links.py`): expression_methods
+    "link": ("linksTo", "linksToPath"),  # a TaskLink's (`links.py`; linksToPath: linksTo(query.file))
 }  # fmt: skip
 ALL_METHODS = frozenset(m for ms in METHODS.values() for m in ms)
 

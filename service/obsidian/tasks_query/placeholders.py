@@ -31,10 +31,11 @@ _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 _PROPERTY_CALL = re.compile(r"""(property|hasProperty)\((['"])([^'"]*)\2\)""")
 _PRESET_LINE = re.compile(r"preset +(.*)", re.IGNORECASE)
 _FUNCTION_LINE = re.compile(r"\s*(?:filter|sort|group)\s+by\s+function\b", re.IGNORECASE)
-# In an expression: a string literal (skipped), or `query.file.<name>` (a call when `(` follows).
+# In an expression: a string literal (skipped), or `query.file.<name>` (a call when `(` follows), or
+# `.linksTo(query.file)` (group 4: a link's test against the query's note, read as `.linksToPath('path')`).
 _QUERY_FILE = re.compile(  # group 2: a call's `(`, group 3: its one text argument
     r"""'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`"""
-    r"""|\bquery\.file\.(\w+)(\s*\(\s*(?:('[^']*'|"[^"]*")\s*\))?)?"""
+    r"""|\bquery\.file\.(\w+)(\s*\(\s*(?:('[^']*'|"[^"]*")\s*\))?)?|(\.linksTo\(\s*query\.file\s*\))"""
 )
 _SHOWN = ("tree", "tags", "id", "depends on", "priority", "recurrence rule", "on completion", "created date",
           "start date", "scheduled date", "due date", "cancelled date", "done date", "urgency", "backlink",
@@ -146,11 +147,16 @@ class Placeholders:
         return self._in_expression(line)
 
     def _in_expression(self, line: str) -> str:
-        if "query.file." not in line or not _FUNCTION_LINE.match(line):
+        if "query.file" not in line or not _FUNCTION_LINE.match(line):
             return line
 
         def value(m: re.Match[str]) -> str:
             name = m.group(1)
+            if m.group(4) is not None:  # link.linksTo(query.file): its resolved path is the query note's
+                if self.file is None:
+                    raise QueryError("'linksTo(query.file)' needs the note the query is in: give it as `file`",
+                                     m.start() + 1)  # fmt: skip
+                return f".linksToPath({_js_literal(self.file['path'])})"
             if name is None:
                 return m.group(0)  # a string literal, as written
             if m.group(3) is not None and name in ("property", "hasProperty"):  # query.file.property('x')

@@ -124,3 +124,22 @@ async def test_a_link_to_a_note_the_caller_may_not_read_is_unresolved(make_vault
     async with started(make_vault(files)) as vg:  # without the rule: resolved
         await vg.indexed()
         assert await grouped(vg, query) == [(["Secret:Private/Secret.md Open:Open.md"], 1)]
+
+
+async def test_links_to_the_query_s_note(make_vault: Callable[..., Path]) -> None:
+    """The demo vault's 'Tasks lines that link to the file containing the query' (How To/Access
+    links.md), both versions: `link.linksTo(query.file)` (was query_syntax_error: 'query' is not a
+    name this server knows) and `link.destinationPath === query.file.path`."""
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        for test in ("link.linksTo(query.file)", "link.destinationPath === query.file.path"):
+            query = f"filter by function task.outlinks.some(link => {test})"
+            out = await vg.ok("tasks_filter", query=query, file="People/Ann", today="2026-12-02")
+            assert [i["description"] for i in out["items"]] == [
+                "call [[Ann]] about [budget](Finance/Budget%202026.md#Q1)"
+            ]
+            out = await vg.ok("tasks_filter", query=query, file="Hub", today="2026-12-02")
+            assert out["items"] == []  # Hub is linked from Plan.md's properties, not from a task's line
+        query = "filter by function task.outlinks.some(link => link.linksTo(query.file))"
+        err = await vg.err("tasks_filter", "query_syntax_error", query=query)
+        assert "give it as `file`" in err["message"]
