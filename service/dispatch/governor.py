@@ -123,6 +123,7 @@ def trim(
 
 # Arguments that make a tool answer less, and how the hint names them (in this order).
 _NARROWING = (
+    ("include_content", "include_content: false (its metadata only), then read_note by line range"),
     ("paths", "fewer paths"),
     ("heading", "one heading's section"),
     ("start_line", "a line range (start_line/end_line)"),
