@@ -55,7 +55,8 @@ async def fuse_with_vectors(
     vector ranking of `query` under the same folder/tag/date filters (`retrieval.hybrid.fuse`);
     `vector_only`: the vector ranking alone. `text_complete`: the text ranking holds every note
     the query's words find (`fusion.complete`), so a note outside it gets text score 0, as in
-    search_hybrid. Also returns each note's best chunk."""
+    search_hybrid; the text ranking's weight is search_hybrid's too (`hybrid.text_weight` of the
+    query's `specificity`). Also returns each note's best chunk."""
     engine = engine_of(ctx)
     keep = sem.NoteFilter(can_read=readable(ctx), folders=folders, tags=sem.normalise_tags(tags))
     if window is not None:
@@ -66,16 +67,19 @@ async def fuse_with_vectors(
     depth = hybrid.depth(want)
 
     guard = guard_of(ctx)
+    memo = engine.cache.doc_freq  # taken before the reader runs, as search_hybrid's text half takes it
 
-    def compute(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], set[int], set[int]]:
+    def compute(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], set[int], set[int], float | None]:
         hits = sem.nearest(engine, conn, vid, vector, depth, without_secrets(guard, conn, keep), use.model)
         # Under `exclude` a note holding a secret leaves the text side too, as in search_hybrid.
         secret = excerpts(guard, conn, [h.note_id for h in ranked]).secrets if guard.excludes else set()
         # While the job catches up, a note written since has no vector: ranked by its words alone.
         pending = set() if use.complete else sem.without_vectors(conn, [h.note_id for h in ranked], use.model)
-        return [h for h in hits if restrict is None or h.row.note_id in restrict], secret, pending
+        # How rare the query's words are sets the text ranking's weight, as in search_hybrid.
+        rare = None if vector_only else sem.specificity(conn, query, memo)
+        return [h for h in hits if restrict is None or h.row.note_id in restrict], secret, pending, rare
 
-    chunks, secret, pending = await run_ranking(ctx, compute)
+    chunks, secret, pending, rare = await run_ranking(ctx, compute)
     if secret:
         ranked = [h for h in ranked if h.note_id not in secret]
     best = {h.row.note_id: h.row for h in sem.best_per_note(chunks)}
@@ -88,6 +92,7 @@ async def fuse_with_vectors(
     fused = hybrid.fuse(
         [hybrid.TextCandidate(h.note_id, h.score) for h in ranked],
         [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
+        text_weight=hybrid.text_weight(rare),
         unembedded=pending,
         text_complete=text_complete,
     )
