@@ -210,8 +210,11 @@ async def run_consolidation(ctx: ToolContext, args: RunIn) -> RunOut:
         return idle_out(await plane.cancel(vid), "cancelled")
     names = {j.name for j in plane.jobs}
     unknown = sorted(set(args.jobs or ()) - names)
-    if unknown:
-        raise ValidationFailed(f"no consolidation job {unknown[0]!r}", details={"field": "jobs", "jobs": sorted(names)})
+    if unknown or args.jobs == []:  # an empty list would run nothing and stand as the last run
+        what = (
+            f"no consolidation job {unknown[0]!r}" if unknown else "jobs is empty: name some, or leave it out for all"
+        )
+        raise ValidationFailed(what, details={"field": "jobs", "jobs": sorted(names)})
 
     async def progress(done: int, total: int, message: str) -> None:
         with contextlib.suppress(Exception):  # a gone client does not stop the run
