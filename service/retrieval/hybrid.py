@@ -4,7 +4,7 @@ The semantic search tools fetch `depth(limit)` candidates from each engine, alre
 read permission, and call `fuse`. Text candidates are notes (BM25 score, higher is better);
 vector candidates are chunks (cosine similarity, higher is better), several per note.
 
-Method (chosen on the SciFact training queries, see docs/search.md):
+Method (chosen on the SciFact training queries, see docs/semantic.md#hybrid-fusion):
 1. Chunks to notes: a note's vector score is its best chunk's similarity.
 2. Each list is normalised by its best score: text `score / max`, vector `similarity / max`
    (both lists are "higher is better" with 0 as the natural floor, so dividing by the maximum
@@ -17,7 +17,8 @@ Method (chosen on the SciFact training queries, see docs/search.md):
    only ties.
 4. Fused score = `w * text + (1 - w) * vector`, in 0..1 (1: the best note of both lists). Ties
    break by a note the text list holds first, then by note id. `w` is `TEXT_WEIGHT` unless the
-   caller passes one; `search_hybrid` passes `text_weight(specificity)`: the text list counts for
+   caller passes one; `search_hybrid` (and graphrag_query, the hybrid modes of search_notes and
+   search_vault) passes `text_weight(specificity)`: the text list counts for
    more when the query's words are rare in the vault (BM25 can tell notes apart) and for less when
    they are common ones, as in a question worded unlike the page ("how do I see which notes link to
    this note" in a vault where every page says note and link).
