@@ -56,3 +56,12 @@ async def test_next_friday_as_the_plugin_reads_it_over_http(make_vault: Callable
         async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
             out = await ok(client, "tasks_filter", query="due on next friday", today="2026-12-02")
             assert [i["description"] for i in out["items"]] == ["later"]
+
+
+async def test_sort_by_the_second_tag_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    files = {"T.md": "- [ ] ten #b #c10\n- [ ] nine #b #c9\n- [ ] one #a\n"}
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query="sort by tag 2")
+            assert [i["description"] for i in out["items"]] == ["nine #b #c9", "ten #b #c10", "one #a"]

@@ -130,6 +130,12 @@ def clean_description(text: str) -> str:
     return text
 
 
+def _nth_tag(tags: list[str], nth: int) -> tuple[int, tuple[str, str]]:
+    """`sort by tag N` (the plugin's makeCompareByTagComparator): tasks with an Nth tag by it, then
+    those with fewer tags (alike), then those with none."""
+    return (0, locale_key(tags[nth - 1])) if len(tags) >= nth else (1 if tags else 2, ("", ""))
+
+
 def locale_key(text: str) -> tuple[str, str]:
     """`text` in the order of JavaScript's `a.localeCompare(b, undefined, {numeric: true})`, the order
     the Tasks plugin gives group names (TaskGroups.sortTaskGroups) and compares texts in: spaces and
@@ -272,11 +278,13 @@ class Columns:
             return dense_rank([locale_key(posixpath.basename(p)) for p in self.paths])[self.note]
         if name == "recurring":
             return np.fromiter((t.recurrence is None for t in self.records), np.int64, self.n)
+        if name == "tag" or name.startswith("tag "):  # `sort by tag N`: by the Nth tag (the plugin's comparator)
+            nth = int(name[4:] or 1)
+            return dense_rank([_nth_tag(t.tags, nth) for t in self.records])
         keys: dict[str, Callable[[TaskRecord], Hashable]] = {
             "description": lambda t: locale_key(clean_description(t.searched_description)),
             "status.name": lambda t: locale_key(t.status_name),
             "heading": lambda t: locale_key(t.heading or ""),  # none: '' first, as the plugin compares ''
-            "tag": lambda t: (not t.tags, locale_key(t.tags[0]) if t.tags else ()),
             "id": lambda t: natural_key(t.task_id or ""),  # no id: '' first, as the plugin compares ''
         }
         return dense_rank([keys[name](t) for t in self.records])

@@ -40,6 +40,7 @@ _IGNORED = re.compile(r"(hide|show) .+|short mode|full mode|short|full|ignore gl
 _LIMIT = re.compile(r"limit(?: (groups))?(?: to)? (\d+)(?: tasks?)?", re.IGNORECASE)
 _FIELD_AT = re.compile(r"\s*(?:sort|group)\s+by\s+", re.IGNORECASE)
 _ORDER = re.compile(r"(sort|group) by (\S+)(?: (reverse))?", re.IGNORECASE)
+_TAG_ORDER = re.compile(r"sort by tag( reverse)? ?(\d+)")  # the plugin's `sort by tag [reverse] N`: the Nth tag
 _DATES = ("due", "scheduled", "start", "done", "created", "cancelled")
 _PRIORITY_NAMES = ("Highest", "High", "Medium", "Normal", "Low", "Lowest")
 
@@ -174,6 +175,9 @@ def _instruction(query: Query, line: str, ctx: Context) -> None:
             name = f"function {len(query.functions) + 1}"
             query.functions[name] = found[0]
             (query.sorts if kind == "sort" else query.groups).append((name, found[1]))
+            return
+        if (n := _TAG_ORDER.fullmatch(lower)) is not None and int(n.group(2)) >= 1:
+            query.sorts.append(("tag" if int(n.group(2)) == 1 else f"tag {int(n.group(2))}", bool(n.group(1))))
             return
         if m is None or m.group(2) not in allowed:
             raise QueryError(f"{kind} by takes one of: {', '.join(allowed)} (then 'reverse' if wanted)", column)

@@ -58,3 +58,17 @@ async def test_sort_by_function_and_text_sorts_in_the_plugin_s_order(make_vault:
         in_nine = {"Task 9 #home", "**Zed** bold", "[[Link|alpha]] linked"}
         assert set((await names(vg, "sort by path"))[:3]) == in_nine  # Note 9 before Note 10
         assert (await names(vg, "sort by heading"))[:2] == ["Task 10", "apple"]  # no heading: '' first
+
+
+async def test_sort_by_the_nth_tag(make_vault: Callable[..., Path]) -> None:
+    """`sort by tag 2` (docs Queries/Sorting.md: 'sort by the second tag found in the description';
+    the plugin's regex `^sort by tag( reverse)?[\\s]*(\\d+)?`): tasks with a 2nd tag by it (numbers by
+    value), then those with one tag, then those with none. It was query_syntax_error."""
+    files = {"T.md": "- [ ] two #a #zz\n- [ ] one #c\n- [ ] nine #b #c9\n- [ ] ten #b #c10\n- [ ] none\n"}
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        assert await names(vg, "sort by tag 2") == ["nine #b #c9", "ten #b #c10", "two #a #zz", "one #c", "none"]
+        assert (await names(vg, "sort by tag reverse 2"))[:2] == ["none", "one #c"]
+        assert await names(vg, "sort by tag 1") == await names(vg, "sort by tag")
+        err = await vg.err("tasks_filter", "query_syntax_error", query="sort by tag 0")
+        assert "sort by takes one of" in err["message"]
