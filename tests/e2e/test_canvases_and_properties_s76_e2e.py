@@ -10,6 +10,7 @@ from pathlib import Path
 from mcp import Client
 
 from tests.conftest import e2e
+from tests.e2e.calls import error as _error
 from tests.e2e.calls import ok as _ok
 
 
@@ -59,3 +60,15 @@ async def test_a_multiline_property_is_a_literal_block(make_vault: Callable[...,
         )
         got = await _ok(c, "get_properties", path="kyoto")
         assert got["properties"] == {"summary": summary, "steps": ["a\nb"]}
+
+
+async def test_a_canvas_by_name_in_a_property_tool_is_not_a_note(make_vault: Callable[..., Path], mode: str) -> None:
+    """get_properties 'Trip board.canvas' (the canvas in Boards/) answered note_not_found for
+    'Trip board.canvas.md' with no suggestion; it now names the canvas and read_canvas."""
+    board = {"nodes": [], "edges": []}
+    vault = make_vault({"Boards/Trip board.canvas": json.dumps(board), "Home.md": "# Home\n"})
+    async with e2e(vault, index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        error = await _error(c, "get_properties", path="Trip board.canvas")
+        assert error["code"] == "not_a_note" and error["details"]["path"] == "Boards/Trip board.canvas"
+        assert error["details"]["read_with"] == "read_canvas"

@@ -24,6 +24,7 @@ from service.markdown import line_ends, sections, yaml_edit
 from service.markdown.parse import note_title, parse_note
 from service.markdown.tag_edit import check_tag, edit_inline_tags
 from service.tools.context import ToolContext
+from service.tools.graph.named_files import find_note_only
 from service.tools.graph_common import (
     LineChangeItem,
     diff_lines,
@@ -52,7 +53,7 @@ class PropertiesOut(ToolOutput):
 
 
 async def get_properties(ctx: ToolContext, args: PathIn) -> PropertiesOut:
-    vp = (await ctx.find_note(args.path, "read")).vp
+    vp = (await find_note_only(ctx, args.path, "read")).vp
     note = ctx.vault.files.read(vp)
     props, error = await asyncio.to_thread(yaml_edit.read, note.content, vp.rel)  # YAML parsing: off the loop
     return PropertiesOut(
@@ -118,7 +119,7 @@ Edit = Callable[[str, str], str]  # a note's LF text and its path -> its text af
 
 
 async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, edit: Edit) -> EditOut:
-    vp = (await ctx.find_note(path, "write", section="reject")).vp
+    vp = (await find_note_only(ctx, path, "write", section="reject")).vp
 
     def change(text: str, rel: str) -> str:  # on the LF form; written with the note's line ends
         return line_ends.keeping(lambda lf: edit(lf, rel))(text)
