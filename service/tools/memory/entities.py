@@ -20,6 +20,7 @@ from service.memory.model import Entity, Observation, Relation, new_block_id, no
 from service.memory.store import Loaded
 from service.tools.context import ToolContext
 from service.tools.memory.names import entity_name, relate, relation_link, target_key, target_name, target_names
+from service.tools.memory.prechecks import entities_there
 from service.tools.memory.repeats import dated_attributes, holds_again
 from service.tools.memory.report import fitted
 from service.tools.memory.similar import Similar
@@ -414,6 +415,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=AddObservationsIn,
         output_model=AddObservationsOut,
         handler=add_observations,
+        static_check=entities_there("add_observations"),  # a dry-run vault's preview refuses a missing entity too
         tags=("memory",),
         **WRITE,  # type: ignore[arg-type]
     ),
@@ -426,6 +428,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=CreateRelationsIn,
         output_model=CreateRelationsOut,
         handler=create_relations,
+        static_check=entities_there("create_relations"),  # a dry-run vault's preview refuses a missing entity too
         tags=("memory",),
         **WRITE,  # type: ignore[arg-type]
     ),

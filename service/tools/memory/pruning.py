@@ -24,6 +24,7 @@ from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.memory.entities import RelationOut
 from service.tools.memory.names import entity_name, relation_link, target_key
+from service.tools.memory.prechecks import entities_there, none_missing
 from service.tools.memory.writing import WRITE, all_or_nothing, entity_store
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
@@ -71,12 +72,8 @@ async def delete_entities(ctx: ToolContext, args: DeleteEntitiesIn) -> DeleteEnt
         name = entity_name(ctx, store, raw, f"entityNames[{i}]")
         loaded = store.load(name, "delete")
         (found.append(loaded) if loaded is not None else missing.append(name))
-    if missing and not args.missing_ok:
-        raise NoteNotFound(
-            f"no memory entity {missing[0]!r}: nothing was deleted",
-            details={"entity": missing[0], "missing": missing, "suggestions": store.suggestions(missing[0])},
-            hint="read_memory_graph lists the entities; without missing_ok=false the others are deleted.",
-        )
+    if not args.missing_ok:
+        none_missing(store, missing)
     stems = {f.vp.rel.removesuffix(".md").lower(): f.entity.name for f in found}
     dangling = [
         RelationOut(**{"from": e.entity.name, "to": stems[key], "relationType": r.relation_type})
@@ -359,6 +356,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=DeleteObservationsIn,
         output_model=DeleteObservationsOut,
         handler=delete_observations,
+        static_check=entities_there("delete_observations"),  # a dry-run vault's preview refuses a missing entity too
         tags=("memory",),
         **WRITE,  # type: ignore[arg-type]
     ),
@@ -370,6 +368,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=DeleteRelationsIn,
         output_model=DeleteRelationsOut,
         handler=delete_relations,
+        static_check=entities_there("delete_relations"),  # a dry-run vault's preview refuses a missing entity too
         tags=("memory",),
         **WRITE,  # type: ignore[arg-type]
     ),
@@ -382,6 +381,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=DeleteEntitiesIn,
         output_model=DeleteEntitiesOut,
         handler=delete_entities,
+        static_check=entities_there("delete_entities"),  # a dry-run vault's preview refuses a missing entity too
         scopes=("delete:vault",),
         scope_class="delete",
         mutating=True,

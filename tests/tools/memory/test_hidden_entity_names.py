@@ -50,6 +50,11 @@ async def test_a_dry_run_vault_previews_the_callers_own_note(make_vault: Callabl
     root = make_vault({"Memory/Boss.md": BOSS})
     vault = {"id": "main", "path": root, "write_mode": "dry-run", "acl": ACL}
     async with started(root, vaults=[vault]) as vg:
-        for name in ("Chief", "Nobody"):
-            out = await vg.ok("add_observations", observations=[{"entityName": name, "contents": ["x"]}])
-            assert out["dry_run"] is True and "Boss" not in json.dumps(out), out
+        answers = []
+        for name in ("Chief", "Nobody"):  # refused as the real call refuses both (s76: it previewed a change)
+            out = await vg.err(
+                "add_observations", "note_not_found", observations=[{"entityName": name, "contents": ["x"]}]
+            )
+            assert "Boss" not in json.dumps(out), out
+            answers.append(json.dumps(out).replace(name, "NAME"))
+        assert answers[0] == answers[1]
