@@ -65,3 +65,14 @@ async def test_sort_by_the_second_tag_over_http(make_vault: Callable[..., Path],
         async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
             out = await ok(client, "tasks_filter", query="sort by tag 2")
             assert [i["description"] for i in out["items"]] == ["nine #b #c9", "ten #b #c10", "one #a"]
+
+
+async def test_an_invalid_date_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """`📅 2026-02-30` sorts first and is before no day, as the plugin's invalid date."""
+    files = {"T.md": "- [ ] late 📅 2026-03-05\n- [ ] bad 📅 2026-02-30\n"}
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query="sort by due")
+            assert [i["description"] for i in out["items"]] == ["bad", "late"]
+            assert (await ok(client, "tasks_filter", query="due before 2026-03-01"))["total"] == 0

@@ -215,6 +215,16 @@ class Columns:
 
         return self._memo(("date", name), build)  # type: ignore[no-any-return]
 
+    def invalid_dates(self, name: str) -> Bools:
+        """Which tasks' date `name` is written but names no day (2026-02-30): the plugin's invalid date."""
+
+        def build() -> Bools:
+            distinct, codes = self.date_codes(name)
+            bad = np.array([iso_day_or_none(v) is None for v in distinct] + [False], dtype=np.bool_)
+            return bad[codes]  # code -1 (no date) reads the trailing False
+
+        return self._memo(("invalid", name), build)  # type: ignore[no-any-return]
+
     def note_mask(self, test: Callable[[str], bool], idx: Ints) -> Bools:
         """`test` of the note path of each task at `idx`, asked once per note."""
         per_note = np.fromiter(map(test, self.paths), np.bool_, len(self.paths))
@@ -264,8 +274,8 @@ class Columns:
 
     def _sort_key(self, name: str) -> Ints:
         if name in ("due", "scheduled", "start", "done", "created", "cancelled", "happens"):
-            distinct, codes = self.date_codes(name)
-            return np.where(codes < 0, len(distinct), codes)
+            distinct, codes = self.date_codes(name)  # invalid dates first, as the plugin sorts them
+            return np.where(self.invalid_dates(name), -1, np.where(codes < 0, len(distinct), codes))
         if name == "status":
             return (~self.open).astype(np.int64)
         if name == "status.type":

@@ -127,29 +127,27 @@ _UNSUPPORTED = ("blocked by", "status.symbol")
 
 
 def _within(op: str, span: Span) -> Callable[[str], bool]:
+    """A written date's test; an invalid one (2026-02-30) is on no day, as the plugin's invalid moment."""
     first, last = span[0].isoformat(), span[1].isoformat()
-    if op == "before":
-        return lambda d: d < first
-    if op == "after":
-        return lambda d: d > last
-    if op == "on or before":
-        return lambda d: d <= last
-    if op == "on or after":
-        return lambda d: d >= first
+    tests: dict[str, Callable[[str], bool]] = {
+        "before": lambda d: d < first,
+        "after": lambda d: d > last,
+        "on or before": lambda d: d <= last,
+        "on or after": lambda d: d >= first,
+    }
+    test = tests.get(op, _between(first, last))
+    return lambda d: test(d) and iso_day_or_none(d) is not None
+
+
+def _between(first: str, last: str) -> Callable[[str], bool]:
     return lambda d: first <= d <= last
 
 
 def _sql_within(column: str, op: str, span: Span) -> tuple[str, tuple[Any, ...]]:
     first, last = span[0].isoformat(), span[1].isoformat()
-    if op == "before":
-        return f"t.{column} < ?", (first,)
-    if op == "after":
-        return f"t.{column} > ?", (last,)
-    if op == "on or before":
-        return f"t.{column} <= ?", (last,)
-    if op == "on or after":
-        return f"t.{column} >= ?", (first,)
-    return f"t.{column} BETWEEN ? AND ?", (first, last)
+    clause, params = {"before": ("< ?", (first,)), "after": ("> ?", (last,)), "on or before": ("<= ?", (last,)),
+                      "on or after": (">= ?", (first,))}.get(op, ("BETWEEN ? AND ?", (first, last)))  # fmt: skip
+    return f"(t.{column} {clause} AND date(t.{column}) IS t.{column})", params  # an invalid date: on no day
 
 
 def _code_bounds(distinct: list[str], op: str, first: str, last: str) -> tuple[int, int]:
@@ -171,7 +169,7 @@ def _date_vector(columns: tuple[str, ...], op: str, span: Span, keep_missing: bo
             distinct, codes = cols.date_codes(column)
             lo, hi = _code_bounds(distinct, op, first, last)
             c = codes[idx]
-            m = (c >= lo) & (c < hi)
+            m = (c >= lo) & (c < hi) & ~cols.invalid_dates(column)[idx]
             m = m | (c < 0) if keep_missing else m
             out = m if out is None else out | m
         assert out is not None

@@ -222,8 +222,8 @@ def order_sql(
     params: list[Any] = []
     for name, reverse in keys:
         how = " DESC" if reverse else ""
-        if name in _DATES:
-            parts += [f"t.{name} IS NULL{how}", f"t.{name}{how}"]
+        if name in _DATES:  # no date last, an invalid one (2026-02-30) first, as the plugin sorts them
+            parts += [f"t.{name} IS NULL{how}", f"(date(t.{name}) IS t.{name}){how}", f"t.{name}{how}"]
         elif name == "status":
             parts.append(f"t.status IN ({','.join('?' * len(closed))}){how}" if closed else "0")
             params += closed

@@ -16,6 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.budget import current
+from service.dates import iso_day_or_none
 from service.obsidian.task_status import is_open
 from service.obsidian.tasks_query.columns import Columns, dense_rank, locale_key, urgency_of
 from service.obsidian.tasks_query.dependencies import SEEN, all_tasks
@@ -279,7 +280,8 @@ def base_sorted(records: list[TaskRecord]) -> list[TaskRecord]:
     assert BASE_ORDER == ("status.type", "due", "priority", "path")
 
     def key(t: TaskRecord) -> tuple[Any, ...]:
-        return TYPE_RANK[t.kind], t.due is None, t.due or "", PRIORITY_RANK[t.priority or "none"], t.path, t.line
+        valid = t.due is not None and iso_day_or_none(t.due) is not None  # as order_sql: invalid dates first
+        return TYPE_RANK[t.kind], t.due is None, valid, t.due or "", PRIORITY_RANK[t.priority or "none"], t.path, t.line
 
     return sorted(records, key=key)
 
