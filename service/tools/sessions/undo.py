@@ -18,6 +18,8 @@ runs are never picked for you); a `run_id` of another caller's run needs the `ad
 
 from __future__ import annotations
 
+from functools import partial
+
 from pydantic import BaseModel, Field
 
 from service.errors import AclDenied, Conflict, ToolNotFound
@@ -29,7 +31,7 @@ from service.policy.task_owners import TaskOwners, owner_key
 from service.security.scopes import holds
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.spec import ToolSpec
+from service.tools.spec import Catalog, ToolSpec
 
 
 class UndoIn(ToolInput):
@@ -49,16 +51,42 @@ class ConflictItem(BaseModel):
     current_etag: str | None = Field(description="What is there now (null: absent).")
 
 
+class ActedItem(BaseModel):
+    step: str = Field(description="The plan step.")
+    tool: str = Field(description="Its tool, which acted in Obsidian (a command, a template, a QuickAdd choice).")
+    calls: int = Field(description="Its calls that ran.")
+
+
 class UndoOut(ToolOutput):
     run_id: str = Field(description="The run reversed.")
     undo_run_id: str | None = Field(description="The undo run (undo it to redo); null on a dry run.")
     restored: list[str] = Field(description="Paths put back as they were (folders included).")
     conflicts: list[ConflictItem] = Field(description="Files changed since the run wrote them (left alone).")
+    not_undone: list[ActedItem] = Field(
+        default_factory=list,
+        description="Steps that acted in Obsidian: what Obsidian did (a note a template made, a command's "
+        "effects) is not in the journal and stays; look there.",
+    )
     dry_run: bool = Field(description="True when nothing was changed.")
 
     def to_text(self) -> str:
         verb = "would restore" if self.dry_run else "restored"
-        return f"{verb} {len(self.restored)} path(s) of run {self.run_id}; {len(self.conflicts)} conflict(s)"
+        text = f"{verb} {len(self.restored)} path(s) of run {self.run_id}; {len(self.conflicts)} conflict(s)"
+        if self.not_undone:
+            text += f"; {len(self.not_undone)} step(s) acted in Obsidian and are not undone"
+        return text
+
+
+def acted_in_obsidian(registry: Catalog, row: RunRow) -> list[ActedItem]:
+    """The run's steps whose tool acts in the running Obsidian (scope class `execute`) and ran:
+    only vaultgate's own file changes are journaled, so an undo cannot reverse theirs."""
+    out = []
+    for step in row.outcome:
+        spec = registry.get(str(step.get("tool", "")))
+        ran = int(step.get("calls", 0) or 0) - int(step.get("failed_calls", 0) or 0)
+        if spec is not None and spec.scope_class == "execute" and ran > 0:
+            out.append(ActedItem(step=str(step.get("id", "")), tool=spec.name, calls=ran))
+    return out
 
 
 async def _target(ctx: ToolContext, run_id: str | None) -> RunRow:
@@ -108,8 +136,9 @@ async def _check_acl(ctx: ToolContext, run_id: str, plan: UndoPlan) -> None:
         raise AclDenied(f"the path ACL does not let you write {rel!r}", details={"path": rel, "op": "write"})
 
 
-async def undo_last_plan(ctx: ToolContext, args: UndoIn) -> UndoOut:
+async def undo_last_plan(ctx: ToolContext, args: UndoIn, *, registry: Catalog) -> UndoOut:
     row = await _target(ctx, args.run_id)
+    acted = acted_in_obsidian(registry, row)
     plans = ctx.services.plans
     entries = await plans.journal.entries(row.id)
     files = ctx.vault.files
@@ -126,7 +155,9 @@ async def undo_last_plan(ctx: ToolContext, args: UndoIn) -> UndoOut:
         plan = plan_undo(files, entries, skip={c.path for c in conflicts})
     restored = list(dict.fromkeys(e.path for e in plan.restores))
     if args.dry_run:
-        return UndoOut(run_id=row.id, undo_run_id=None, restored=restored, conflicts=conflicts, dry_run=True)
+        return UndoOut(
+            run_id=row.id, undo_run_id=None, restored=restored, conflicts=conflicts, not_undone=acted, dry_run=True
+        )
     async with plans.journal.recording(
         ctx.vault.id,
         caller_hash(ctx.principal.subject),
@@ -138,7 +169,9 @@ async def undo_last_plan(ctx: ToolContext, args: UndoIn) -> UndoOut:
         await apply_undo(files, plan)
     await plans.journal.mark_undone(row.id, undo_id)
     await plans.prune()
-    return UndoOut(run_id=row.id, undo_run_id=undo_id, restored=restored, conflicts=conflicts, dry_run=False)
+    return UndoOut(
+        run_id=row.id, undo_run_id=undo_id, restored=restored, conflicts=conflicts, not_undone=acted, dry_run=False
+    )
 
 
 async def undo_confirm_when(ctx: ToolContext, args: UndoIn) -> ChangePreview | None:
@@ -164,8 +197,13 @@ async def undo_confirm_when(ctx: ToolContext, args: UndoIn) -> ChangePreview | N
     return ChangePreview.of(summary, restored)
 
 
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
+    """undo_last_plan, which names the steps that acted in Obsidian (it looks their tools up)."""
+    return (_spec(registry),)
+
+
+def _spec(registry: Catalog) -> ToolSpec:
+    return ToolSpec(
         name="undo_last_plan",
         domain="sessions",
         title="Undo the last plan run",
@@ -175,7 +213,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "skip_conflicts. The undo is journaled too: undoing it redoes the run.",
         input_model=UndoIn,
         output_model=UndoOut,
-        handler=undo_last_plan,
+        handler=partial(undo_last_plan, registry=registry),
         scopes=("write:vault", "delete:vault"),
         scope_class="delete",
         mutating=True,
@@ -183,5 +221,4 @@ TOOLS: tuple[ToolSpec, ...] = (
         confirm_when=undo_confirm_when,
         idempotent=False,
         tags=("sessions", "plans"),
-    ),
-)
+    )
