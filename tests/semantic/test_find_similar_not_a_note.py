@@ -4,7 +4,10 @@ the path; with embeddings on, a canvas was "an attachment" with a hint about Mar
 path is now looked up first, as search_notes looks up its folder before its semantic mode: a
 canvas is not_a_note with details.kind 'canvas' and a hint naming graph_neighbors / get_outlinks
 (which take it), a base names query_base, an image get_backlinks; a note's name no note has is
-note_not_found with suggestions; a note that exists still gets mode_unavailable."""
+note_not_found with suggestions; a note that exists still gets mode_unavailable. A canvas named
+as an embed names it ('Pets.canvas', as graph_neighbors takes it) was "no note at
+'Pets.canvas.md'"; it is the canvas's not_a_note too, and a canvas name no file has is
+note_not_found of that file (kind canvas, the closest canvases)."""
 
 from __future__ import annotations
 
@@ -38,6 +41,11 @@ async def _not_notes(h: Harness) -> None:
     assert board["details"]["kind"] == "canvas" and board["details"]["path"] == BOARD, board
     assert "graph_neighbors" in board["hint"] and "get_outlinks" in board["hint"], board
     neighbours = await h.ok("graph_neighbors", path=BOARD)  # the hint's tool takes the canvas
+    for name in ("Pets.canvas", "[[Pets.canvas]]"):  # named as an embed names it, as the graph tools take it
+        by_name = await h.err("find_similar", "not_a_note", path=name)
+        assert by_name["details"] == {"path": BOARD, "kind": "canvas"}, by_name
+    nope = await h.err("find_similar", "note_not_found", path="Nope.canvas")  # not 'Nope.canvas.md'
+    assert nope["details"]["kind"] == "canvas" and nope["details"]["suggestions"] == [BOARD], nope
     assert "Pets/Cats.md" in {n["path"] for n in neighbours["items"]}, neighbours
     base = await h.err("find_similar", "not_a_note", path="Books.base")
     assert base["details"]["kind"] == "base" and "query_base" in base["hint"], base

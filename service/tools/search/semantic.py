@@ -317,23 +317,24 @@ _SIMILAR_INSTEAD = {
 
 
 async def similar_to(ctx: ToolContext, address: str) -> VaultPath:
-    """The note find_similar compares, looked up before the mode is checked: a canvas, base,
-    attachment or folder is `not_a_note` on any server (details.kind `canvas` for a canvas, not
-    `attachment`), the hint naming the tools that answer for it; a name no note has is
-    `note_not_found` with its suggestions."""
-    try:
-        return (await ctx.find_note(address, "read")).vp
-    except NotANote as exc:
-        path = str(exc.details.get("path", address))
-        kind = "canvas" if kind_of(path) == "canvas" else str(exc.details.get("kind"))
-        if kind not in _SIMILAR_INSTEAD:
-            raise  # a folder: its hint names list_notes
-        what, hint = _SIMILAR_INSTEAD[kind]
-        raise NotANote(
-            f"{path!r} is {what}, not a note: find_similar compares notes by meaning",
-            details={**exc.details, "kind": kind},
-            hint=hint,
-        ) from None
+    """The note find_similar compares, looked up before the mode is checked, as the graph tools
+    look up theirs (`linked_file`: a canvas, base or attachment also by the name an embed gives
+    it): another file is `not_a_note` on any server (details.kind `canvas`, `base` or
+    `attachment`), the hint naming the tools that answer for it; a folder is `not_a_note`; a name
+    no file has is `note_not_found` with its suggestions (of canvases for 'Nope.canvas')."""
+    from service.tools.graph.links import linked_file  # here: the graph package imports this module
+
+    vp = await linked_file(ctx, address)
+    if vp.rel.lower().endswith(".md"):
+        return vp
+    kind = kind_of(vp.rel)
+    kind = kind if kind in ("canvas", "base") else "attachment"
+    what, hint = _SIMILAR_INSTEAD[kind]
+    raise NotANote(
+        f"{vp.rel!r} is {what}, not a note: find_similar compares notes by meaning",
+        details={"path": vp.rel, "kind": kind},
+        hint=hint,
+    )
 
 
 async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
