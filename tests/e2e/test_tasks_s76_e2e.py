@@ -76,3 +76,5 @@ async def test_an_invalid_date_over_http(make_vault: Callable[..., Path], mode: 
             out = await ok(client, "tasks_filter", query="sort by due")
             assert [i["description"] for i in out["items"]] == ["bad", "late"]
             assert (await ok(client, "tasks_filter", query="due before 2026-03-01"))["total"] == 0
+            out = await ok(client, "tasks_filter", query="group by happens")  # an invalid date is ignored there
+            assert [g["names"][0] for g in out["groups"]] == ["2026-03-05 Thursday", "No happens date"]

@@ -204,10 +204,7 @@ class Columns:
         """The distinct written values of a date column in string order, and each task's code."""
 
         def build() -> tuple[list[str], Ints]:
-            if name == "happens":
-                values: list[str | None] = [min(t.happens(), default=None) for t in self.records]
-            else:
-                values = [t.date(name) for t in self.records]
+            values = [t.date(name) for t in self.records]  # happens: the earliest valid of the three
             distinct = sorted({v for v in values if v is not None})
             position = {v: i for i, v in enumerate(distinct)}
             codes = np.fromiter((-1 if v is None else position[v] for v in values), np.int64, self.n)

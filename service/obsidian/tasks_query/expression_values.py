@@ -195,7 +195,7 @@ def _day(written: str) -> date | None:
 def _day_of(value: _Obj) -> date | None:
     """The day a task's date names (None: no date, or not a day)."""
     t = value.task
-    written = min(t.happens(), default=None) if value.kind == "happens" else t.date(value.kind)
+    written = t.date(value.kind)
     return _day(written) if written is not None else None
 
 
@@ -303,7 +303,7 @@ def category(value: _Obj, today: date) -> dict[str, Any]:
     """`task.due.category` as the plugin's TasksDate gives it: Invalid date (0), Overdue (1),
     Today (2), Future (3), Undated (4), with `groupText` '%%<order>%% <name>'."""
     t = value.task
-    written = min(t.happens(), default=None) if value.kind == "happens" else t.date(value.kind)
+    written = t.date(value.kind)
     day = _day(written) if written is not None else None
     if written is None:
         name, order = "Undated", 4

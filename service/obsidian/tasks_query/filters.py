@@ -129,18 +129,11 @@ _UNSUPPORTED = ("blocked by", "status.symbol")
 def _within(op: str, span: Span) -> Callable[[str], bool]:
     """A written date's test; an invalid one (2026-02-30) is on no day, as the plugin's invalid moment."""
     first, last = span[0].isoformat(), span[1].isoformat()
-    tests: dict[str, Callable[[str], bool]] = {
-        "before": lambda d: d < first,
-        "after": lambda d: d > last,
-        "on or before": lambda d: d <= last,
-        "on or after": lambda d: d >= first,
-    }
-    test = tests.get(op, _between(first, last))
+    tests: dict[str, Callable[[str], bool]] = {"before": lambda d: d < first, "after": lambda d: d > last,
+                                               "on or before": lambda d: d <= last, "on or after": lambda d: d >= first,
+                                               "on": lambda d: first <= d <= last}  # fmt: skip
+    test = tests.get(op, tests["on"])
     return lambda d: test(d) and iso_day_or_none(d) is not None
-
-
-def _between(first: str, last: str) -> Callable[[str], bool]:
-    return lambda d: first <= d <= last
 
 
 def _sql_within(column: str, op: str, span: Span) -> tuple[str, tuple[Any, ...]]:
@@ -374,13 +367,18 @@ def _priority_filter(m: re.Match[str]) -> Filter:
     )
 
 
+def _any_written(cols: Columns, idx: Ints) -> Bools:  # `has happens date`: an invalid date written counts
+    found = [cols.date_codes(c)[1][idx] >= 0 for c in ("start", "scheduled", "due")]
+    return found[0] | found[1] | found[2]
+
+
 def _has_filter(m: re.Match[str]) -> Filter:
     has, name = m.group(1).lower() == "has", m.group(2).lower()
     if name == "happens":
         sql = "t.start IS NOT NULL OR t.scheduled IS NOT NULL OR t.due IS NOT NULL"
         return Filter(f"{m.group(1).lower()} happens date", lambda t: bool(t.happens()) == has,
                       (sql if has else f"NOT ({sql})", ()),
-                      vector=lambda cols, idx: (cols.date_codes("happens")[1][idx] >= 0) == has)  # fmt: skip
+                      vector=lambda cols, idx: _any_written(cols, idx) == has)  # fmt: skip
     clause = f"t.{name} IS {'NOT ' if has else ''}NULL"
     return Filter(
         f"{m.group(1).lower()} {name} date",

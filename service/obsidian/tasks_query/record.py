@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.dates import iso_day_or_none
 from service.markdown import tasks as tk
 from service.obsidian.task_status import OPEN_TYPES as OPEN_TYPES  # what `not done` keeps
 from service.obsidian.tasks_query.links import NO_LINKS, NoteLinks, TaskLink
@@ -123,6 +124,10 @@ class TaskRecord:
         )
 
     def date(self, name: str) -> str | None:
+        """A date as written; `happens`: the earliest of start, scheduled and due that names a day
+        (the plugin's Task.happens ignores invalid dates), else None."""
+        if name == "happens":
+            return min((d for d in self.happens() if iso_day_or_none(d) is not None), default=None)
         value: str | None = getattr(self, name)
         return value
 

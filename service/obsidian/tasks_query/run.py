@@ -184,9 +184,7 @@ def _function_key(function: Function, query: Query, cols: Columns, rows: Ints) -
 
     def key(value: Any) -> tuple[Any, ...]:
         if isinstance(value, _Obj) and value.kind in DATES:
-            written = (
-                min(value.task.happens(), default=None) if value.kind == "happens" else value.task.date(value.kind)
-            )
+            written = value.task.date(value.kind)
             day = member_of(value, "moment", 0) if written is not None else None
             return (0, 2, 0) if written is None else (0, 0, 0) if day is None else (0, 1, day.toordinal())
         if isinstance(value, date):
@@ -239,7 +237,7 @@ def group_names(name: str, t: TaskRecord, today: date | None = None) -> list[tup
         label += f" > {t.heading}" if t.heading and t.heading != label else ""
         return [(locale_key(label), label)]
     if name in _DATES or name == "happens":
-        value = min(t.happens(), default=None) if name == "happens" else t.date(name)
+        value = t.date(name)
         if value is None:
             return [((1, ""), f"No {name} date")]
         try:

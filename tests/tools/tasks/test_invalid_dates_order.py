@@ -41,3 +41,18 @@ async def test_an_invalid_date_sorts_first_and_is_on_no_day(make_vault: Callable
             "2026-02-01 Sunday",
             "2026-03-05 Thursday",
         ]
+
+
+async def test_happens_ignores_an_invalid_date(make_vault: Callable[..., Path]) -> None:
+    """`happens` is the earliest of start, scheduled and due that is a valid date (the plugin's
+    Task.happens: 'Invalid dates are ignored'); it was the earliest as written, the invalid one."""
+    note = "- [ ] mixed 🛫 2026-02-30 📅 2026-03-05\n- [ ] plain 📅 2026-03-01\n- [ ] only bad ⏳ 2026-02-31\n"
+    async with started(make_vault({"T.md": note})) as vg:
+        await vg.indexed()
+        out = await vg.ok("tasks_filter", query="group by happens", today="2026-02-15")
+        assert [(g["names"][0], g["count"]) for g in out["groups"]] == [
+            ("2026-03-01 Sunday", 1), ("2026-03-05 Thursday", 1), ("No happens date", 1)]  # fmt: skip
+        assert await kept(vg, "sort by happens") == ["plain", "mixed", "only bad"]
+        query = "filter by function task.happens.moment?.isSame('2026-03-05') || false"
+        assert await kept(vg, query) == ["mixed"]
+        assert sorted(await kept(vg, "has happens date")) == ["mixed", "only bad", "plain"]  # any date written
