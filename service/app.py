@@ -202,9 +202,10 @@ class VaultgateApp:
             catalog=self.registry,  # the notes tools imported ahead of the first write
         )
         self.ocr = self.services.ocr = Ocr(settings.ocr, self.db, self.activity)  # ocr_attachment, ocr_bulk
-        self.plane = self.services.plane = Plane(
-            self.vaults, self.db, self.state, settings, self.recall, self.experiences, self.activity, self._nested_call
-        )
+        self.plane = self.services.plane = Plane(  # a finding's claim belongs to the server, as its plan runs
+            self.vaults, self.db, self.state, settings, self.recall, self.experiences, self.activity, self._nested_call,
+            owner=self.plans.journal.owner,
+        )  # fmt: skip
         self.components += [self.warmup, self.recall, self.index_jobs, self.audit, self.sessions, self.maintenance]
         self.components += [self.plans, self.plane, self.ocr]  # consolidation runs; ocr_bulk's jobs, the OCR worker
         trimmer = heap.HeapTrimmer(release=[d.release_memory for d in (self.db, self.state, self.experiences.db)])

@@ -27,7 +27,9 @@ from typing import Any, Literal
 
 from service.errors import ValidationFailed
 from service.settings.plane import FINDING_KINDS
+from service.storage import owners
 from service.storage.db import Database
+from service.storage.owners import Owner
 
 Status = Literal["open", "applying", "dismissed", "applied", "gone"]
 BATCH = 500  # findings read at a time when they are filtered for a caller
@@ -111,8 +113,10 @@ _COLUMNS = "id, run_id, job, kind, key, title, detail, paths, etags, plan, statu
 
 
 class FindingStore:
-    def __init__(self, state: Database) -> None:
+    def __init__(self, state: Database, owner: Owner) -> None:
+        """`owner`: this server's (the plan runs' owner: `Journal.owner`), recorded with each claim."""
         self.state = state
+        self.owner = owner
 
     async def record(
         self,
@@ -242,29 +246,33 @@ class FindingStore:
         the one caller that got it, False for every other (it is not open, or another has it). A
         claim older than `CLAIM_STALE_S` (its process ended mid-apply) can be taken again."""
         now = time.time()
+        owner = self.owner.id
 
         def work(conn: sqlite3.Connection) -> bool:
             cursor = conn.execute(
-                "UPDATE plane_findings SET status = 'applying', updated_at = ? WHERE vault_id = ? AND id = ?"
-                " AND (status = 'open' OR (status = 'applying' AND updated_at < ?))",
-                (now, vault_id, finding_id, now - CLAIM_STALE_S),
+                "UPDATE plane_findings SET status = 'applying', updated_at = ?, claim_owner = ?"
+                " WHERE vault_id = ? AND id = ? AND (status = 'open' OR (status = 'applying' AND updated_at < ?))",
+                (now, owner, vault_id, finding_id, now - CLAIM_STALE_S),
             )
             return cursor.rowcount == 1
 
         return await self.state.run_write(work)
 
     async def release_dead_claims(self) -> list[str]:
-        """At start-up, before any call of this process claims one: every finding still `applying`
-        was claimed by a process that ended mid-apply (a kill, a crash). Open again, each with the
-        plan run its apply left `interrupted` (the journal's, when it has one: its goal, its vault,
-        begun after the claim) in its detail as `interrupted_run_id`, for get_plan_run and
-        undo_last_plan. Their ids."""
+        """At start-up, before any call of this process claims one: a finding still `applying`
+        whose claimer's lock is not held (`service.storage.owners`; no claimer: a row from before
+        owners) was claimed by a process that ended mid-apply (a kill, a crash); another live
+        server's claim is left alone. Open again, each with the plan run its apply left
+        `interrupted` (the journal's, when it has one: its goal, its vault, begun after the claim)
+        in its detail as `interrupted_run_id`, for get_plan_run and undo_last_plan. Their ids."""
         now = time.time()
+        folder = self.owner.folder
 
         def work(conn: sqlite3.Connection) -> list[str]:
-            rows = conn.execute(
-                "SELECT id, vault_id, plan, updated_at FROM plane_findings WHERE status = 'applying'"
+            claimed = conn.execute(
+                "SELECT id, vault_id, plan, updated_at, claim_owner FROM plane_findings WHERE status = 'applying'"
             ).fetchall()
+            rows = [r[:4] for r in claimed if not owners.alive(folder, r[4])]
             for fid, vault_id, plan, claimed_at in rows:
                 goal = (json.loads(plan) or {}).get("goal") if plan else None
                 run = conn.execute(

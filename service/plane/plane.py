@@ -46,6 +46,7 @@ from service.plane.gateway import Gateway, GatewayFailed
 from service.plane.job import FIRST_WINDOW_S, Job, JobContext
 from service.settings import Settings
 from service.storage.db import Database
+from service.storage.owners import Owner
 from service.tasks import cancel_and_wait
 from service.types import NestedCall
 from service.vault.vault import Vault
@@ -112,9 +113,12 @@ class Plane:
         dispatch: NestedCall | None = None,
         *,
         jobs: tuple[Job, ...] | None = None,
+        owner: Owner | None = None,
     ) -> None:
         """`dispatch` runs the plans of auto-applied findings through the whole chain; `jobs`: the
-        standard ones (`service.plane.jobs.JOBS`) unless given, imported at their first run."""
+        standard ones (`service.plane.jobs.JOBS`) unless given, imported at their first run;
+        `owner`: this server's owner of plan runs (`Journal.owner`), which claims findings too
+        (one of its own over the same lock folder when not given)."""
         self.vaults = vaults
         self.db = db
         self.state = state
@@ -128,7 +132,7 @@ class Plane:
         self.gateway = Gateway(settings.inference)
         self.dispatch = dispatch
         self._jobs = jobs
-        self.findings = FindingStore(state)
+        self.findings = FindingStore(state, owner or Owner(state.path.parent / "plan-owners"))
         self.running: dict[str, dict[str, Any]] = {}  # vault id -> {run_id, job, done, total}
         self._locks: dict[str, asyncio.Lock] = {}
         self._loops: dict[str, asyncio.Task[None]] = {}
