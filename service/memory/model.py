@@ -56,6 +56,7 @@ from service.vault.paths import with_md
 
 OBS_HEADING = "## Observations"
 REL_HEADING = "## Relations"
+_SECTIONS = {OBS_HEADING.casefold(): "obs", REL_HEADING.casefold(): "rel"}  # a person's `## observations` too
 
 # - [category] text [key:: value]... ^block (a value may hold wikilinks: [source:: [[Note]]])
 _VALUE = r"(?:[^\[\]]|\[\[[^\[\]]*\]\])*"
@@ -123,6 +124,7 @@ class Entity:
     fm_error: str | None = None  # why its writes are refused (`frontmatter.write_refusal`): `invalid_frontmatter`
     # the frontmatter as read (its YAML, its keys, its memory properties): kept as written (`front.kept_front`)
     front_read: tuple[str, frozenset[str], dict[str, Any]] | None = None
+    headings: dict[str, str] = field(default_factory=dict)  # "obs"/"rel" -> its section's heading as read
     newline: str = "\n"  # the note's line end (`line_ends.ending`): read on the LF form, written back with it
 
 
@@ -305,11 +307,8 @@ def parse(text: str, stem: str = "") -> Entity:
     for line in body.split("\n"):
         stripped = line.rstrip()
         if stripped.startswith("#"):
-            if stripped == OBS_HEADING:
-                section = "obs"
-                continue
-            if stripped == REL_HEADING:
-                section = "rel"
+            if (kind := _SECTIONS.get(stripped.casefold())) is not None:  # in any letter case, kept as written
+                section, entity.headings[kind] = kind, stripped
                 continue
             if section is not None:
                 section = "tail"
@@ -394,7 +393,8 @@ def render(entity: Entity, over: str | None = None) -> str:
     out = [title, ""] if title else []
     if entity.preamble:
         out += [entity.preamble, ""]
-    out += [OBS_HEADING, *_observation_lines(entity), "", REL_HEADING]
+    out += [entity.headings.get("obs", OBS_HEADING), *_observation_lines(entity), ""]
+    out += [entity.headings.get("rel", REL_HEADING)]
     out += [*(rel.render() for rel in entity.relations), *entity.extra_rel]
     if entity.tail:
         out += ["", entity.tail]
