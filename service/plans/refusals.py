@@ -21,7 +21,9 @@ async def refusal(
 ) -> tuple[str, str] | None:
     """(error code, message) of the call the check refuses, None when it passes. Arguments that do
     not validate are reported by the checker with the model. A note the check does not find is no
-    refusal: an earlier step of the plan may make it (the call answers `note_not_found` at run time)."""
+    refusal: an earlier step of the plan may make it (the call answers `note_not_found` at run time;
+    a memory relation's target found nowhere, `unknown_endpoint`, likewise: the plan's own check
+    decides both over its earlier steps, `service.plans.memory_effects`)."""
     if check is None:
         return None
     try:
@@ -31,6 +33,6 @@ async def refusal(
     try:
         await check(ctx, validated)
     except VaultgateError as exc:
-        if exc.code != "note_not_found":
+        if exc.code != "note_not_found" and exc.details.get("reason") != "unknown_endpoint":
             return exc.code, exc.message
     return None

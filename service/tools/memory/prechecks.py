@@ -1,23 +1,25 @@
 """memory domain, the refusals of a call that changes entities known before it runs (the tools'
-`ToolSpec.static_check`): an entity it needs that is not there answers `note_not_found`, as the
-call does, found as the call finds it (`names.entity_name`, `EntityStore.must_exist`: a note the
+`ToolSpec.static_check`): an entity it needs that is not there answers `note_not_found`, and a
+relation's target that is neither an entity nor a note `validation_error` (`unknown_endpoint`), as
+the call does, found as the call finds it (`names.entity_name`, `EntityStore.must_exist`: a note the
 caller may not read is no entity's). The path ACL's refusal is left to the call and to the checks
 of the paths (a validate_plan by a caller without the tool's scope runs this check too: a drop
 box's refusal would tell a hidden note from a missing one). A dry-run vault's preview runs it,
 so it never previews a change the call refuses (`service.dispatch.preview`); a plan's check takes
-no `note_not_found` from it (an earlier step may make the entity) and decides that over the plan's
+neither from it (an earlier step may make the entity or the note) and decides that over the plan's
 steps itself (`service.plans.memory_effects`).
 Touches: nothing (reads the memory folder's names).
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
-from service.errors import AclDenied, NoteNotFound
+from service.errors import AclDenied, AmbiguousNote, NoteNotFound
 from service.memory.store import EntityStore
 from service.tools.context import ToolContext
-from service.tools.memory.names import entity_name
+from service.tools.memory.names import entity_name, relation_link
 from service.tools.memory.writing import entity_store
 
 
@@ -27,7 +29,7 @@ def _needed(tool: str, args: Any) -> list[tuple[str, str, str]]:
         return [(b.entityName, f"observations[{i}].entityName", "write") for i, b in enumerate(args.observations)]
     if tool == "delete_observations":
         return [(d.entityName, f"deletions[{i}].entityName", "write") for i, d in enumerate(args.deletions)]
-    if tool in ("create_relations", "delete_relations"):
+    if tool == "delete_relations":
         return [(r.from_, f"relations[{i}].from", "write") for i, r in enumerate(args.relations)]
     return []
 
@@ -50,6 +52,10 @@ def entities_there(tool: str) -> Any:
         try:
             for raw, field, op in _needed(tool, args):
                 store.must_exist(entity_name(ctx, store, raw, field), op)
+            for i, relation in enumerate(args.relations if tool == "create_relations" else ()):
+                store.must_exist(entity_name(ctx, store, relation.from_, f"relations[{i}].from"), "write")
+                with contextlib.suppress(AmbiguousNote):  # which note: the call's own answer
+                    await relation_link(ctx, store, relation.to, f"relations[{i}].to")  # neither entity nor note
             if tool == "delete_entities" and args.missing_ok is False:
                 names = [entity_name(ctx, store, raw, f"entityNames[{i}]") for i, raw in enumerate(args.entityNames)]
                 none_missing(store, [n for n in names if store.load(n, "delete") is None])
