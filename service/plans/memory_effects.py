@@ -4,7 +4,8 @@ the note process_capture files a capture into.
 
 In a plan's check (`MemoryNotes.may` known), a call that needs its entity (add_observations,
 delete_observations, create_relations and delete_relations of their source, delete_entities with
-missing_ok false) and meets none after the plan's earlier steps is the call's refusal
+missing_ok false, supersede_observation, merge_observations, promote_experience, process_capture
+into an entity) and meets none after the plan's earlier steps is the call's refusal
 (`note_not_found`), and a create_relations whose target is neither an entity nor a note then is
 its `validation_error` (`relation_targets`): listed in the effects' failures, so validate_plan
 refuses the plan before any step runs. The entity is found as the tool finds it — the note
@@ -133,14 +134,16 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
         "merge_observations": "entityName",  # the merged entity's note is only read
     }
     if tool in named and note(args.get(named[tool])) is not None:
-        b.write(str(note(args.get(named[tool]))))
+        rel = str(note(args.get(named[tool])))
+        if tool == "memory_store" or there(b, memory, rel, "write", step_id):  # the others need the entity
+            b.write(rel)
         return True
     if tool == "capture":
         b.write(memory.inbox.strip("/"))
         return True
     if tool == "process_capture":
         b.write(memory.inbox.strip("/"))  # its item is marked processed
-        _process_capture(b, args, note, step_id)
+        _process_capture(b, memory, args, note, step_id)
         return True
     return False
 
@@ -197,14 +200,17 @@ async def relation_targets(
     return links
 
 
-def _process_capture(b: Builder, args: dict[str, Any], note: Callable[[object], str | None], step_id: str) -> None:
+def _process_capture(
+    b: Builder, memory: MemoryNotes, args: dict[str, Any], note: Callable[[object], str | None], step_id: str
+) -> None:
     """Where process_capture files the capture: the entity's note, the new note, or the note
     its target names (a name that is no path: not knowable here)."""
     target, action = args.get("target"), args.get("action")
     if not isinstance(target, str) or not target.strip() or action == "discard":
         return
     if action == "entity" and note(target) is not None:
-        b.write(str(note(target)))
+        if there(b, memory, str(note(target)), "write", step_id):  # filed into an entity there
+            b.write(str(note(target)))
     elif action == "new_note" or (action == "note" and b.exists(note_file(target))):
         b.write(note_file(target))
     else:

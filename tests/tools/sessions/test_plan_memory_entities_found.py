@@ -152,3 +152,25 @@ async def _as(vg: Harness, principal: Principal, plan: dict[str, Any]) -> dict[s
     result = await vg.app.dispatcher.call("validate_plan", {"plan": plan}, principal=principal)
     assert result.structured is not None
     return result.structured
+
+
+async def test_the_other_memory_steps_needing_an_entity_are_refused_too(make_vault: Callable[..., Path]) -> None:
+    """supersede_observation, merge_observations and process_capture into an entity need the
+    entity there, as the calls do: a plan naming no entity is refused before it runs."""
+    async with started(make_vault({"Welcome.md": "# Welcome\n", "Memory/Ann.md": ANN})) as vg:
+        await vg.indexed()
+        captured = await vg.ok("capture", text="met Nobody at the fair")
+        start = vg.snapshot()
+        for tool, args in (
+            ("supersede_observation", {"entityName": "Nobody", "observation": "x", "superseded_by": "y"}),
+            ("merge_observations", {"entityName": "Nobody", "mergedName": "Ann"}),
+            ("process_capture", {"capture_id": captured["id"], "action": "entity", "target": "Nobody"}),
+        ):
+            direct = await vg.call(tool, **args)
+            assert direct.structured["error"]["code"] == "note_not_found", (tool, direct.structured)
+            checked = await vg.ok("validate_plan", plan=_plan(tool, args))
+            assert [(p["step"], p["code"]) for p in checked["problems"]] == [("m", "note_not_found")], checked
+            assert (await vg.call("execute_plan", plan=_plan(tool, args))).is_error
+            assert vg.snapshot() == start, tool
+        filed = {"capture_id": captured["id"], "action": "entity", "target": "Ann"}  # an entity there: valid
+        assert (await vg.ok("validate_plan", plan=_plan("process_capture", filed)))["valid"]
