@@ -95,7 +95,11 @@ def _classes() -> tuple[type, type, type]:
                 # style (a new value, or one written plain that no longer can be) is double-quoted, as
                 # Obsidian writes properties (`"[[Link]]"`, `"145"`, `""`); single quotes when the text
                 # holds a '"' and no "'" (fewer escapes), as Obsidian's writer does too. A quote style
-                # read from the note is kept.
+                # read from the note is kept, a block's only while the new text can be one: a CR, a
+                # control character or a last line of blanks written raw in a kept `|` broke the
+                # frontmatter (set_properties of 'a\rb' over a block), and a single line is no block.
+                if self.event.style in ("|", ">") and not literal_block(self.event.value):
+                    self.event.style = None
                 if (
                     not self.event.style
                     and not self.flow_level
