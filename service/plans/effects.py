@@ -264,6 +264,10 @@ class EffectsBuilder:
         self.paths.append((rel, "write"))
         self._touch(rel)
 
+    def moved_away(self, rel: str) -> bool:
+        """Whether an earlier step moved the file at `rel` elsewhere, alone or with its folder."""
+        return any(m.from_path == rel or (m.folder and rel in (m.moved_files or ())) for m in self.effects.files_moved)
+
     def lacks(self, rel: str) -> bool:
         """Whether no file is at `rel` after the steps seen so far, as a call finds it (one moved
         away or deleted by an earlier step, or none on disk at all: one the caller may not read is

@@ -60,6 +60,8 @@ class Builder(Protocol):
 
     def lacks(self, rel: str) -> bool: ...
 
+    def moved_away(self, rel: str) -> bool: ...
+
     def stepped(self) -> tuple[list[str], set[str]]: ...
 
     absent: list[tuple[str, str]]
@@ -153,11 +155,13 @@ def there(b: Builder, memory: MemoryNotes, rel: str, op: str, step_id: str) -> b
     where it is not, and the caller may use `rel` for `op` (else the call answers `acl_denied`
     first, whatever is there: the ACL check reports that) and read it (else a note there is a
     drop box's, which the caller is not told of), the call's `note_not_found`, listed in `absent`.
-    True when not known: a single call's preview, or a plan with a step whose files only the run
-    knows (it may make the entity)."""
+    True when not known: a single call's preview, a plan with a step whose files only the run
+    knows (it may make the entity), or an entity note an earlier step moved (found by its name)."""
     if memory.may is None or b.late_writes or not (memory.may(rel, op) and memory.may(rel, "read")):
         return True
     if not b.lacks(rel):  # there now, or made by an earlier step
+        return True
+    if b.moved_away(rel):  # the call finds the entity by its name at the path an earlier step moved it to
         return True
     b.absent.append((step_id, rel))
     b.paths.append((rel, op))
@@ -188,6 +192,8 @@ async def relation_targets(
         if rel is not None and not memory.may(rel, "read"):  # the call's acl_denied: the ACL check reports it
             b.paths.append((rel, "read"))
             rel = None
+        elif rel is not None and not b.exists(rel) and b.moved_away(rel):
+            rel = None  # found by its name where an earlier step moved it: the run knows its link
         elif rel is not None and not b.exists(rel):
             found, fits = await resolve(target, *b.stepped())
             if found is None and fits == 0:

@@ -174,3 +174,26 @@ async def test_the_other_memory_steps_needing_an_entity_are_refused_too(make_vau
             assert vg.snapshot() == start, tool
         filed = {"capture_id": captured["id"], "action": "entity", "target": "Ann"}  # an entity there: valid
         assert (await vg.ok("validate_plan", plan=_plan("process_capture", filed)))["valid"]
+
+
+async def test_an_entity_note_an_earlier_step_moved_is_found_by_its_name(make_vault: Callable[..., Path]) -> None:
+    """R6's review of 8855e810: [move_note Memory/Ann.md -> Memory/Anna.md, add_observations Ann]
+    validated and ran before it; then validate_plan answered note_not_found (the check looked for
+    the entity at the path it had before the plan's moves), though the call finds the moved note by
+    its `name`. An entity note an earlier step moved is left to the run, as the call finds it: as
+    the entity a step writes to, and as a relation's target."""
+    files = {"Welcome.md": "# Welcome\n", "Memory/Ann.md": ANN, "Memory/Chief.md": BOSS}
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        move = {"id": "mv", "tool": "move_note", "args": {"path": "Memory/Ann.md", "new_path": "Memory/Anna.md"}}
+
+        def after_the_move(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+            return {"goal": "g", "steps": [move, {"id": "m", "tool": tool, "args": args, "dependsOn": ["mv"]}]}
+
+        to_ann = {"relations": [{"from": "Chief", "to": "Ann", "relationType": "reports_to"}]}
+        for tool, args in [*_needing("Ann")[:3], ("create_relations", to_ann)]:
+            checked = await vg.ok("validate_plan", plan=after_the_move(tool, args))
+            assert checked["valid"], (tool, checked["problems"])
+        run = await vg.ok("execute_plan", plan=after_the_move(*_needing("Ann")[0]))
+        assert run["status"] == "done", run
+        assert "- x" in vg.read("Memory/Anna.md") and not (vg.root / "Memory/Ann.md").exists()
