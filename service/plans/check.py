@@ -203,7 +203,11 @@ async def _check_step(
         return False
     results: list[Any] = []
     known: list[Any] = [None] * len(items)  # what each call's result is known to hold (`_known_result`)
-    runnable = reads and not tool.mutating
+    # A read-only call that acts in the running Obsidian (open_in_obsidian opens a tab) is never
+    # made by a check: validating a plan opened the note, execute_plan opened it once more before
+    # the run. Its result is known to the run only; later reads are still run.
+    acts = tool.scope_class == "execute"
+    runnable = reads and not tool.mutating and not acts
     for index, item in enumerate(items):
         call_scope = Scope(
             scope.params, scope.steps, (step.item_name, item) if step.foreach is not None else None, scope.known
@@ -273,6 +277,10 @@ async def _check_step(
                     checked.paths.setdefault(rel_op, where)
                 so_far = checked.touches.get(step.id)
                 checked.touches[step.id] = None if touched is None or so_far is None else so_far | touched
+        elif acts:  # not made now: what its call refuses from the configuration alone (no bridge)
+            refused = None if late else await refusal(tool.static_check, tool.input_model, args, host.ctx)
+            if refused is not None:
+                checked.problems.append(Problem(where, *refused))
         elif runnable and not late:
             result, code = await host.read(step.tool, args)
             if code is not None and step.on_error == "stop":
@@ -287,7 +295,7 @@ async def _check_step(
             scope.steps[step.capture_as] = read
     elif tool.mutating and (step.foreach is not None or known[0] is not None):
         _know(step, scope, known if step.foreach is not None else known[0])
-    return reads and not tool.mutating and runnable
+    return reads and not tool.mutating and (runnable or acts)
 
 
 def _known_effects(

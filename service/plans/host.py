@@ -31,6 +31,8 @@ class ToolInfo(Protocol):
     @property
     def scopes(self) -> tuple[str, ...]: ...
     @property
+    def scope_class(self) -> str: ...  # "execute": it acts in the running Obsidian
+    @property
     def tags(self) -> tuple[str, ...]: ...
     @property
     def static_check(self) -> StaticCheck | None: ...  # `service.plans.refusals`

@@ -67,6 +67,12 @@ def _openable(rel: str) -> None:
         )
 
 
+async def open_static_check(ctx: ToolContext, args: OpenIn) -> None:
+    """A bridge is configured: what validate_plan and a dry-run vault's preview, which open
+    nothing in Obsidian, can tell of the call."""
+    client_of(ctx)
+
+
 async def open_in_obsidian(ctx: ToolContext, args: OpenIn) -> OpenOut:
     vp = await _target(ctx, args.path)  # outside the vault, unreadable or missing: nothing is sent
     _openable(vp.rel)
@@ -151,6 +157,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output_model=OpenOut,
         handler=open_in_obsidian,
         scope_class="execute",
+        static_check=open_static_check,  # validate_plan and a dry-run preview: nothing is opened
         idempotent=True,
         path_args=("path",),
         reads_index=False,
