@@ -282,9 +282,11 @@ async def _check_step(
             if refused is not None:
                 checked.problems.append(Problem(where, *refused))
         elif runnable and not late:
-            result, code = await host.read(step.tool, args)
-            if code is not None and step.on_error == "stop":
-                checked.problems.append(Problem(where, code, f"{step.tool} fails now: {code}"))
+            result, error = await host.call(step.tool, args)
+            if error is not None and error.retryable and step.retry is not None and step.retry.attempts > 1:
+                runnable = False  # Obsidian slow, the caller throttled: the run's retries may get past it
+            elif error is not None and step.on_error == "stop":
+                checked.problems.append(Problem(where, error.code, f"{step.tool} fails now: {error.code}"))
             results.append(result)
         else:
             runnable = False

@@ -17,6 +17,15 @@ from service.plans.refusals import StaticCheck
 from service.plans.texts import PlannedText
 
 
+class Failure(Protocol):
+    """A call's error as a check reads it (`service.plans.runner.CallError` is one)."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def retryable(self) -> bool: ...
+
+
 class ToolInfo(Protocol):
     """What the engine reads of a tool (`service.tools.spec.ToolSpec` is one)."""
 
@@ -108,3 +117,6 @@ class Host(Rewriter, Protocol):
 
     async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """Run a call that changes nothing through the dispatch chain: (result, error code)."""
+
+    async def call(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, Failure | None]:
+        """`read`, with its error whole: whether a retry may get past it too."""

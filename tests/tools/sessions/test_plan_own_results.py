@@ -142,13 +142,13 @@ async def test_a_foreach_past_the_call_limit_is_refused_before_any_of_its_reads(
     from service.tools.sessions.plan_host import PlanHost
 
     reads: list[str] = []
-    real_read = PlanHost.read
+    real_call = PlanHost.call  # every call a check makes (`read` goes through it too)
 
-    async def counting(self: PlanHost, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    async def counting(self: PlanHost, tool: str, args: dict[str, Any]) -> Any:
         reads.append(tool)
-        return await real_read(self, tool, args)
+        return await real_call(self, tool, args)
 
-    monkeypatch.setattr(PlanHost, "read", counting)
+    monkeypatch.setattr(PlanHost, "call", counting)
     async with started(make_vault({"A.md": "# A\n"})) as vg:
         plan = {
             "goal": "read too much",
