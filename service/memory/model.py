@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from service.markdown import line_ends
+from service.markdown import fences, line_ends
 from service.markdown.frontmatter import split, write_refusal
 from service.memory.front import kept_front
 from service.vault.invisible import shows_nothing
@@ -303,10 +303,10 @@ def parse(text: str, stem: str = "") -> Entity:
     section: str | None = None
     pre: list[str] = []
     tail: list[str] = []
-    titled = False
+    titled, code = False, fences.CodeScanner()  # a '## Observations' line in a code block is code
     for line in body.split("\n"):
         stripped = line.rstrip()
-        if stripped.startswith("#"):
+        if not code.code(line) and stripped.startswith("#"):
             if (kind := _SECTIONS.get(stripped.casefold())) is not None:  # in any letter case, kept as written
                 section, entity.headings[kind] = kind, stripped
                 continue
