@@ -25,7 +25,7 @@ def not_a_note(vp: VaultPath) -> NotANote:
     kind = kind_of(vp.rel)
     reader = READERS.get(kind, "read_attachment")
     return NotANote(
-        f"{vp.rel!r} is a {kind} file, not a note",
+        f"{vp.rel!r} is {'an' if kind[:1] in 'aeiou' else 'a'} {kind} file, not a note",
         details={"path": vp.rel, "kind": kind, "read_with": reader},
         hint=f"Note tools read and edit Markdown notes ('.md'); {reader} reads this file, get_backlinks and "
         "get_outlinks take it too.",
