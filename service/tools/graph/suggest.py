@@ -29,10 +29,10 @@ from service.graph.linkpath import strip_md
 from service.graph.mentions import Mention, NameIndex, mentions
 from service.markdown.parse import note_title
 from service.tools.context import ToolContext
-from service.tools.graph.named_files import find_note_only
 from service.tools.graph.views import VIEWS, View
 from service.tools.graph_common import NoteItem, note_item
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor, page_of
+from service.tools.named_files import find_note_only
 from service.tools.search_common import FOLDER_FIELD, FolderArg, Partial, forget_gone, partial, scope
 from service.tools.spec import ToolSpec
 

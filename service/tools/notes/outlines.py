@@ -32,8 +32,8 @@ from service.markdown import line_ends, sections
 from service.markdown.outline_reading import OutlineReading
 from service.markdown.parse import Heading
 from service.tools.context import ToolContext
-from service.tools.graph.named_files import find_note_only
 from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.named_files import find_note_only
 from service.tools.notes import part_reads
 from service.tools.spec import ToolSpec
 from service.vault import offloop

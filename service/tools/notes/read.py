@@ -26,8 +26,8 @@ from service.markdown import frontmatter as fm
 from service.markdown import line_ends, sections
 from service.markdown.parse import ParsedNote, note_title, parse_note
 from service.tools.context import FoundNote, ToolContext
-from service.tools.graph.named_files import find_note_only
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.named_files import find_note_only
 from service.tools.notes import base_reads, part_reads
 from service.tools.notes.note_facts import note_facts
 from service.tools.notes.part_reads import HEADING_MATCHES

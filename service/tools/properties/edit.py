@@ -24,13 +24,13 @@ from service.markdown import line_ends, sections, yaml_edit
 from service.markdown.parse import note_title, parse_note
 from service.markdown.tag_edit import check_tag, edit_inline_tags
 from service.tools.context import ToolContext
-from service.tools.graph.named_files import find_note_only
 from service.tools.graph_common import (
     LineChangeItem,
     diff_lines,
     note_item,
 )
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput
+from service.tools.named_files import find_note_only
 from service.tools.obsidian.config import fit_declared
 from service.vault import offloop
 

@@ -1,7 +1,9 @@
-"""A note tool given a canvas, a base or an attachment by its name: `not_a_note` naming the file.
+"""A note tool given a canvas, a base or an attachment by its name: `not_a_note` naming the file
+(shared by the notes, properties and graph domains; outside them, so importing it loads none).
 
 `find_note_only` is `ToolContext.find_note` for tools that take notes only (get_properties,
-set_properties and the other one-note property edits, suggest_links): an address that names an
+set_properties and the other one-note property edits, suggest_links; read_note, read_notes,
+note_info, get_outline): an address that names an
 existing file by its extension ('Trip board.canvas', '[[temple.png]]', 'books.BASE') as a link
 names it (`ToolContext.find_file`: any folder, any letter case, the caller's read rules) is
 `not_a_note` with the file's path, its kind and the tool that reads it, where `find_note` alone
