@@ -1,0 +1,188 @@
+"""kill -9 in the write of one file by the newest writers, then a new server on the same data
+folder: nothing is lost or torn, and what the killed call began is undone byte for byte.
+
+The process that dies is tests/reliability/writes_killed.py: it runs one call through the dispatch
+chain and SIGKILLs itself in the write of REL, once the journal (for a plan step or an
+all-or-nothing call) recorded REL's prior bytes and before REL changes — no rollback, no clean
+shutdown. Then, on a new server:
+- a plan with memory steps (a multi-entity add_observations, create_relations) killed in an entity
+  note's write, or in a later step's: the run is `interrupted`, undo_last_plan puts every byte
+  back, every entity parses, and the plan runs whole afterwards;
+- apply_finding of a duplicate_entity merge killed in its merge_observations or its rewrite_links:
+  the finding is open again naming the interrupted run, undo_last_plan puts every byte back, and
+  the finding applies afterwards;
+- set_properties over a literal block (alone, or a plan step) killed in its write: the note keeps
+  its blocks byte for byte (undo_last_plan restores them after a later step's kill), and reads back;
+- write_canvas killed in its write, and rename_note killed in the rewrite of a canvas that links
+  the note (or of a note): the canvas is as it was; the start rolls the rename back whole.
+The killed write's temp file (written, not renamed) is removed by the sweep of a later start's
+process; the test runs that sweep as such a start would (tests/tools/sessions/test_plan_killed.py).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.memory.model import parse
+from service.vault.temps import sweep
+from tests.conftest import Harness, snapshot, started
+from tests.killed import run_until_killed
+from tests.reliability import writes_killed as w
+
+MODULE = "tests.reliability.writes_killed"
+
+
+async def killed_in(root: Path, scenario: str, rel: str, *more: str) -> None:
+    assert await run_until_killed(MODULE, str(root), scenario, rel, *more) == -signal.SIGKILL
+
+
+def swept(root: Path, rel: str) -> dict[str, bytes]:
+    """The vault once a later start swept the killed write's temp file: the one beside `rel`, if any."""
+    temps = [k for k in snapshot(root) if k.endswith(".vgtmp")]
+    folder, _, name = rel.rpartition("/")
+    assert all(t.rpartition("/")[0] == folder and t.rpartition("/")[2].startswith(f".{name}.") for t in temps), temps
+    assert sweep(root, temps, started=time.time()) == temps
+    return snapshot(root)
+
+
+async def interrupted_run(vg: Harness) -> str:
+    [(status, run_id)] = await vg.app.state.fetchall("SELECT status, id FROM plan_runs WHERE kind = 'plan'")
+    assert status == "interrupted"
+    return str(run_id)
+
+
+async def undone(vg: Harness) -> None:
+    out = await vg.confirmed("undo_last_plan")
+    assert not out["conflicts"], out
+
+
+def observations(root: Path, name: str) -> list[str]:
+    return [o.text for o in parse((root / f"Memory/{name}.md").read_text(encoding="utf-8")).observations]
+
+
+@pytest.mark.parametrize("rel", ["Memory/Ann.md", "Memory/Bob.md", "Home.md"])
+async def test_a_plan_with_memory_steps_killed_in_a_write_is_undone_whole(
+    make_vault: Callable[..., Path], rel: str
+) -> None:
+    """Ann.md: the first note of add_observations' all-or-nothing write; Bob.md: its second, Ann
+    written; Home.md: the last step, after create_relations wrote both notes again."""
+    root = make_vault(w.MEMORY_VAULT)
+    before = snapshot(root)
+    await killed_in(root, "memory-plan", rel)
+    assert (root / rel).read_bytes() == before[rel]  # killed before its write
+    assert (root / "Notes/log.md").read_bytes() != before["Notes/log.md"]  # the first step ran
+    if rel == "Memory/Bob.md":
+        assert "plays the cello" in observations(root, "Ann")  # half of the step's write is on disk
+    async with started(root) as vg:
+        run_id = await interrupted_run(vg)
+        run = await vg.ok("get_plan_run", run_id=run_id)
+        assert run["status"] == "interrupted" and run["steps"][-1]["status"] == "not_run", run
+        await undone(vg)
+        assert swept(root, rel) == before
+        assert observations(root, "Ann") == ["met at the Ann fair"]
+        assert observations(root, "Bob") == ["met at the Bob fair"]
+        again = await vg.ok("execute_plan", plan=w.MEMORY_PLAN)  # the plan still runs, whole
+        assert again["status"] == "done", again
+        nodes = await vg.ok("open_nodes", names=["Ann", "Bob"])
+        facts = {e["name"]: [o["text"] for o in e["observations"]] for e in nodes["entities"]}
+        assert facts == {
+            "Ann": ["met at the Ann fair", "plays the cello"],
+            "Bob": ["met at the Bob fair", "builds boats"],
+        }
+        assert [(r["from"], r["to"]) for r in nodes["relations"]] == [("Ann", "Bob")]
+
+
+@pytest.mark.parametrize("rel", ["Memory/Zed.md", "Home.md"])
+async def test_an_apply_finding_killed_in_a_write_leaves_the_finding_open_and_its_run_undoable(
+    make_vault: Callable[..., Path], rel: str
+) -> None:
+    """Zed.md: the merge's first step (merge_observations); Home.md: its second (rewrite_links),
+    Zed.md already holding Zoé's observation."""
+    root = make_vault(w.MERGE_VAULT)
+    async with started(root) as vg:
+        await vg.indexed()
+        await vg.ok("run_consolidation", wait=True, jobs=["duplicates"])
+        [found] = (await vg.ok("list_findings", kind="duplicate_entity"))["items"]
+    before = snapshot(root)
+    await killed_in(root, "apply", rel, found["id"])
+    assert (root / rel).read_bytes() == before[rel] and (root / "Memory/Zoe.md").is_file()
+    if rel == "Home.md":
+        assert "aime le café" in observations(root, "Zed")
+    async with started(root) as vg:
+        run_id = await interrupted_run(vg)
+        [again] = (await vg.ok("list_findings", kind="duplicate_entity"))["items"]
+        assert again["id"] == found["id"] and again["status"] == "open", again
+        assert again["detail"]["interrupted_run_id"] == run_id, again
+        await undone(vg)
+        assert swept(root, rel) == before
+        applied = await vg.confirmed("apply_finding", finding_id=found["id"])
+        assert applied["status"] == "applied" and applied["run"]["status"] == "done", applied
+        assert not (root / "Memory/Zoe.md").exists() and "[[Memory/Zed|her]]" in vg.read("Home.md")
+        assert observations(root, "Zed") == ["plays chess", "aime le café"]
+
+
+async def test_a_literal_block_write_killed_leaves_the_blocks_byte_for_byte(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(w.BLOCK_VAULT)
+    before = snapshot(root)
+    await killed_in(root, "block", "N.md")
+    async with started(root) as vg:
+        assert swept(root, "N.md") == before
+        got = await vg.ok("get_properties", path="N")
+        assert got["properties"] == {"title": "t", "p": "x\ny", "q": "keep\nthis\n"}, got
+        await vg.ok("set_properties", path="N", properties={"p": w.BLOCK_VALUE})  # still editable
+        got = await vg.ok("get_properties", path="N")
+        assert got["properties"] == {"title": "t", "p": w.BLOCK_VALUE, "q": "keep\nthis\n"}, got
+
+
+@pytest.mark.parametrize("rel", ["N.md", "Other.md"])
+async def test_a_plan_killed_after_or_in_a_literal_block_write_is_undone_byte_for_byte(
+    make_vault: Callable[..., Path], rel: str
+) -> None:
+    root = make_vault(w.BLOCK_VAULT)
+    before = snapshot(root)
+    await killed_in(root, "block-plan", rel)
+    if rel == "Other.md":
+        assert "p: |-\n  first line\n  second line\n    indented third\n" in (root / "N.md").read_text()
+    async with started(root) as vg:
+        await interrupted_run(vg)
+        await undone(vg)
+        assert swept(root, rel) == before
+        got = await vg.ok("get_properties", path="N")
+        assert got["properties"] == {"title": "t", "p": "x\ny", "q": "keep\nthis\n"}, got
+
+
+async def test_a_write_canvas_killed_leaves_the_canvas_as_it_was(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(w.CANVAS_VAULT)
+    before = snapshot(root)
+    await killed_in(root, "canvas", "Board.canvas")
+    async with started(root) as vg:
+        assert swept(root, "Board.canvas") == before
+        read = await vg.ok("read_canvas", path="Board")
+        assert [n["id"] for n in read["nodes"]] == ["n1", "n2"] and len(read["edges"]) == 1, read
+        await vg.ok("write_canvas", path="Board", nodes=w.CANVAS_NODES, edges=[], expected_etag=read["etag"])
+        assert [n["id"] for n in json.loads(vg.read("Board.canvas"))["nodes"]] == ["n1", "n3"]
+
+
+@pytest.mark.parametrize("rel", ["Board.canvas", "Home.md"])
+async def test_a_rename_killed_in_a_canvas_rewrite_is_rolled_back_at_the_next_start(
+    make_vault: Callable[..., Path], rel: str
+) -> None:
+    root = make_vault(w.CANVAS_VAULT)
+    before = snapshot(root)
+    await killed_in(root, "canvas-rename", rel)
+    assert (root / rel).read_bytes() == before[rel]
+    async with started(root) as vg:  # the start rolls the cut rename back, whole
+        rows: list[Any] = await vg.app.state.fetchall("SELECT kind, status FROM plan_runs ORDER BY started_at")
+        assert [tuple(r) for r in rows] == [("bulk", "interrupted"), ("undo", "done")], rows
+        assert swept(root, rel) == before
+        await vg.indexed()
+        await vg.ok("rename_note", path="Ideas/Idea.md", new_path="Big Idea")
+        board = json.loads(vg.read("Board.canvas"))
+        assert board["nodes"][0]["file"] == "Ideas/Big Idea.md" and "[[Big Idea]]" in vg.read("Home.md"), board

@@ -1,0 +1,143 @@
+"""`python -m tests.reliability.writes_killed VAULT SCENARIO REL [FINDING]`: a server process that
+kills itself (SIGKILL) in the write of REL by one of the newest writers, once the journal (when the
+write has one) recorded REL's prior bytes and before REL changes (`tests.plan_killed.kill_when_writing`):
+
+- `memory-plan`: `execute_plan` of `MEMORY_PLAN` (an append, a multi-entity add_observations, a
+  create_relations, an append);
+- `apply`: `apply_finding` of FINDING (a duplicate_entity merge: merge_observations, rewrite_links,
+  delete_entities);
+- `block-plan`: `execute_plan` of `BLOCK_PLAN` (set_properties over a literal block, an append);
+- `block`: one `set_properties` over a literal block;
+- `canvas`: one `write_canvas` overwrite;
+- `canvas-rename`: one `rename_note` of a note a canvas links to (the canvas rewritten with it).
+
+Calls that ask a human are confirmed as the tests confirm them. Plans run one call at a time, so no
+other write is caught halfway. If no write of REL comes, the process ends by itself (code 0).
+Used by tests/reliability/test_newest_writers_killed.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from service.app import VaultgateApp
+from service.settings import load_settings
+from service.types import Principal
+from tests.plan_killed import kill_when_writing
+
+PERSON = "---\nname: {0}\nentityType: person\n---\n# {0}\n\n## Observations\n- met at the {0} fair ^{1}\n"
+MEMORY_VAULT: dict[str, str] = {
+    "Home.md": "# Home\n",
+    "Notes/log.md": "# Log\n",
+    "Memory/Ann.md": PERSON.format("Ann", "a1"),
+    "Memory/Bob.md": PERSON.format("Bob", "b1"),
+}
+MEMORY_PLAN: dict[str, Any] = {
+    "goal": "remember the meeting",
+    "steps": [
+        {"id": "log", "tool": "append_note", "args": {"path": "Notes/log", "content": "- met Ann and Bob\n"}},
+        {
+            "id": "facts",
+            "tool": "add_observations",
+            "args": {
+                "observations": [
+                    {"entityName": "Ann", "contents": ["plays the cello"]},
+                    {"entityName": "Bob", "contents": ["builds boats"]},
+                ]
+            },
+        },
+        {
+            "id": "link",
+            "tool": "create_relations",
+            "args": {"relations": [{"from": "Ann", "to": "Bob", "relationType": "knows"}]},
+        },
+        {"id": "done", "tool": "append_note", "args": {"path": "Home", "content": "- remembered\n"}},
+    ],
+}
+
+ZED = (
+    '---\nname: Zed\nentityType: person\naliases: ["Zoé"]\ncreated: "2026-01-01T00:00:00Z"\n---\n'
+    "## Observations\n- plays chess ^z1\n"
+)
+MERGE_VAULT: dict[str, str] = {
+    "Home.md": "# Home\n\nSee [[Memory/Zoe|her]].\n",
+    "Memory/Zed.md": ZED,
+    "Memory/Zoe.md": "# Zoé\n\n## Observations\n- aime le café\n",
+}
+
+BLOCK = "---\ntitle: t\np: |-\n  x\n  y\nq: |\n  keep\n  this\n---\n# N\n\nbody\n"  # as Obsidian writes them
+BLOCK_VAULT: dict[str, str] = {"N.md": BLOCK, "Other.md": "# Other\n"}
+BLOCK_VALUE = "first line\nsecond line\n  indented third"
+BLOCK_PLAN: dict[str, Any] = {
+    "goal": "rewrite a block",
+    "steps": [
+        {"id": "set", "tool": "set_properties", "args": {"path": "N", "properties": {"p": BLOCK_VALUE}}},
+        {"id": "note", "tool": "append_note", "args": {"path": "Other", "content": "- p rewritten\n"}},
+    ],
+}
+
+
+def canvas_text(file: str) -> str:
+    nodes = [
+        {"id": "n1", "type": "file", "file": file, "x": 0, "y": 0, "width": 400, "height": 300},
+        {"id": "n2", "type": "text", "text": "# Plan\nsee [[Idea]]", "x": 500, "y": 0, "width": 300, "height": 200},
+    ]
+    edges = [{"id": "e1", "fromNode": "n1", "toNode": "n2"}]
+    return json.dumps({"nodes": nodes, "edges": edges}, indent="\t") + "\n"
+
+
+CANVAS_VAULT: dict[str, str] = {
+    "Home.md": "# Home\n\n[[Idea]]\n",
+    "Ideas/Idea.md": "# Idea\n",
+    "Board.canvas": canvas_text("Ideas/Idea.md"),
+}
+CANVAS_NODES: list[dict[str, Any]] = [
+    {"id": "n1", "type": "file", "file": "Ideas/Idea.md", "x": 0, "y": 0, "width": 400, "height": 300},
+    {"id": "n3", "type": "text", "text": "replaced", "x": 0, "y": 400, "width": 300, "height": 200},
+]
+
+
+async def confirmed(app: VaultgateApp, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    who = Principal.local("test")
+    first = await app.dispatcher.call(tool, args, principal=who)
+    error = (first.structured or {}).get("error") or {}
+    if error.get("code") != "elicit_required":
+        return first.structured or {}
+    store = app.services.confirmations
+    [request] = await store.pending(error["details"]["args_hash"], error["details"]["vault"])
+    token, _ = await store.mint(request, minted_by="test")
+    again = await app.dispatcher.call(tool, {**args, "elicit_token": str(token)}, principal=who)
+    return again.structured or {}
+
+
+CALLS: dict[str, tuple[str, dict[str, Any]]] = {
+    "memory-plan": ("execute_plan", {"plan": MEMORY_PLAN}),
+    "block-plan": ("execute_plan", {"plan": BLOCK_PLAN}),
+    "block": ("set_properties", {"path": "N", "properties": {"p": BLOCK_VALUE}}),
+    "canvas": ("write_canvas", {"path": "Board", "nodes": CANVAS_NODES, "edges": []}),
+    "canvas-rename": ("rename_note", {"path": "Ideas/Idea.md", "new_path": "Big Idea"}),
+}
+
+
+async def main(root: Path, scenario: str, finding: str | None) -> None:
+    settings = load_settings(
+        root,
+        embeddings={"provider": "none"},
+        index={"watch": False},
+        plane={"enabled": False},
+        plans={"max_concurrency": 1},
+    )
+    app = VaultgateApp(settings)
+    async with app.running():
+        tool, args = ("apply_finding", {"finding_id": finding}) if scenario == "apply" else CALLS[scenario]
+        answer = await confirmed(app, tool, args)
+        print(f"not killed: {tool} answered {answer}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    kill_when_writing(sys.argv[3])
+    asyncio.run(main(Path(sys.argv[1]), sys.argv[2], sys.argv[4] if len(sys.argv) > 4 else None))
