@@ -96,7 +96,7 @@ _OPEN = (
     "INSERT INTO plan_runs(id, vault_id, caller, kind, goal, plan_hash, status, undoes, steps_total, "
     "started_at, owner) VALUES (?,?,?,?,?,?, 'running', ?,?,?,?)"
 )
-# An interrupted run still to roll back: no undo run, or one that did not end (killed: interrupted; failed).
+# A run not undone: no undo run, or one that did not end (killed: interrupted; failed) and restored nothing.
 _NOT_UNDONE = (
     "(undone_by IS NULL OR undone_by IN (SELECT u.id FROM plan_runs u WHERE u.status IN ('interrupted', 'failed')))"
 )
@@ -253,16 +253,23 @@ class Journal:
         `undone_by`, in one transaction, unless another server claimed `row` since it was read
         (two starts after a crash: only one rolls it back); the undo run's id, or None. The undo
         run is then written under `recording(..., opened=...)`."""
+        return await self._claim(row, caller, goal, "", "status = 'interrupted' AND undone_by IS ?", (row.undone_by,))
+
+    async def claim_undo(self, row: RunRow, caller: str, goal: str) -> str | None:
+        """`claim_rollback` for undo_last_plan: a finished run not undone (nor claimed by an undo
+        that was killed or failed), so two callers (or two servers) undoing it at once undo it once."""
+        return await self._claim(row, caller, goal, row.plan_hash, f"status != 'running' AND {_NOT_UNDONE}", ())
+
+    async def _claim(
+        self, row: RunRow, caller: str, goal: str, plan_hash: str, where: str, params: tuple[Any, ...]
+    ) -> str | None:
         await self.recover()
         undo_id = uuid.uuid4().hex
-        opened = (undo_id, row.vault_id, caller, "undo", goal[:1000], "", row.id, 1, time.time(), self.owner.id)
+        opened = (undo_id, row.vault_id, caller, "undo", goal[:1000], plan_hash, row.id, 1, time.time(), self.owner.id)
 
         def work(conn: sqlite3.Connection) -> bool:
-            claimed = conn.execute(
-                "UPDATE plan_runs SET undone_by = ? WHERE id = ? AND status = 'interrupted' AND undone_by IS ?",
-                (undo_id, row.id, row.undone_by),
-            )
-            if claimed.rowcount != 1:
+            sql = f"UPDATE plan_runs SET undone_by = ? WHERE id = ? AND {where}"  # noqa: S608 - constant clauses
+            if conn.execute(sql, (undo_id, row.id, *params)).rowcount != 1:
                 return False
             conn.execute(_OPEN, opened)
             return True
@@ -270,8 +277,8 @@ class Journal:
         return undo_id if await self.db.run_write(work) else None
 
     async def release_claim(self, run_id: str, undo_id: str) -> None:
-        """`claim_rollback`'s undo run failed (all or nothing: nothing restored): `run_id` is to
-        be rolled back again."""
+        """A claim's undo run failed (all or nothing: nothing restored): `run_id` is to be rolled
+        back (undone) again."""
         await self._write("UPDATE plan_runs SET undone_by = NULL WHERE id = ? AND undone_by = ?", (run_id, undo_id))
 
     def recorder(self, run_id: str) -> Recorder:
@@ -360,8 +367,11 @@ class Journal:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()  # imported: a leftover would only be imported again (no duplicates)
 
-    async def mark_undone(self, run_id: str, undo_run: str) -> None:
-        await self._write("UPDATE plan_runs SET undone_by = ? WHERE id = ?", (undo_run, run_id))
+    async def undone(self, row: RunRow) -> bool:
+        """`row` is undone: its `undone_by` names an undo run that is running or done (one killed
+        or failed restored nothing in the end: `_NOT_UNDONE`)."""
+        undo = await self.run(row.undone_by) if row.undone_by is not None else None
+        return row.undone_by is not None and (undo is None or undo.status not in ("interrupted", "failed"))
 
     async def recover(self) -> None:
         """Runs still `running` when this process first touches the journal died with their
@@ -415,7 +425,7 @@ class Journal:
         await self.recover()
         row = await self.db.fetchone(
             f"SELECT {_RUN_COLUMNS} FROM plan_runs r WHERE vault_id = ? AND caller = ? AND status != 'running' "
-            "AND NOT (kind = 'undo' AND status = 'failed') AND undone_by IS NULL "
+            f"AND NOT (kind = 'undo' AND status = 'failed') AND {_NOT_UNDONE} "
             "AND EXISTS (SELECT 1 FROM plan_journal j WHERE j.run_id = r.id) "
             "ORDER BY started_at DESC, rowid DESC LIMIT 1",
             (vault_id, caller),

@@ -9,7 +9,8 @@ pruned at start-up and after each run (`PlanRuns`). The rule, per vault:
   the vault (finished, journaled changes, not undone — exactly what `undo_last_plan` without a
   `run_id` would reverse for that caller); and an `interrupted` run nobody has undone (a killed
   process left the vault half changed, and its journal is the way back), or one whose start-up
-  rollback did not end (`Journal.claim_rollback`: its undo run was killed, or failed).
+  rollback did not end (`Journal.claim_rollback`: its undo run was killed, or failed); and a run
+  an undo is reversing right now (`Journal.claim_undo`: the undo's claim is released if it fails).
 
 Pruning a run deletes its row and its journal entries in one transaction. A kept run may name
 a pruned one in `undone_by`/`undoes`; that only says it was undone, which stays true.
@@ -26,10 +27,14 @@ _PROTECTED = """
 SELECT id FROM plan_runs WHERE status = 'running'
    OR (status = 'interrupted' AND (undone_by IS NULL
        OR undone_by IN (SELECT u.id FROM plan_runs u WHERE u.status IN ('interrupted', 'failed'))))
+   OR undone_by IN (SELECT u.id FROM plan_runs u WHERE u.status = 'running')
 UNION
 SELECT (SELECT r.id FROM plan_runs r
          WHERE r.vault_id = c.vault_id AND r.caller = c.caller AND r.status != 'running'
-           AND r.undone_by IS NULL AND EXISTS (SELECT 1 FROM plan_journal j WHERE j.run_id = r.id)
+           AND NOT (r.kind = 'undo' AND r.status = 'failed')
+           AND (r.undone_by IS NULL
+                OR r.undone_by IN (SELECT u.id FROM plan_runs u WHERE u.status IN ('interrupted', 'failed')))
+           AND EXISTS (SELECT 1 FROM plan_journal j WHERE j.run_id = r.id)
          ORDER BY r.started_at DESC, r.rowid DESC LIMIT 1)
   FROM (SELECT DISTINCT vault_id, caller FROM plan_runs) c
 """

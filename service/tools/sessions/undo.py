@@ -14,12 +14,16 @@ workspace rewrite, put them in a run). A path it may not read is not named in th
 Whose run: without `run_id`, the caller's own newest undoable run in the vault (another agent's
 runs are never picked for you); a `run_id` of another caller's run needs the `admin` scope
 (otherwise it is answered like a run that does not exist, so run ids of others are not probed).
+
+Two callers (or two servers on one vault) undoing one run at once: the undo claims the run first
+(`Journal.claim_undo`), so one undoes it and the other is answered `conflict`, already undone.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
+import anyio
 from pydantic import BaseModel, Field
 
 from service.errors import AclDenied, Conflict, ToolNotFound
@@ -104,13 +108,17 @@ async def _target(ctx: ToolContext, run_id: str | None) -> RunRow:
         )
     if row.status == "running":
         raise Conflict("the run is still running", details={"run_id": row.id}, hint="cancel_plan it first.")
-    if row.undone_by is not None:
-        raise Conflict(
-            "the run is already undone",
-            details={"run_id": row.id, "undone_by": row.undone_by},
-            hint="Undo the undo run (undone_by) to redo it.",
-        )
+    if await ctx.services.plans.journal.undone(row):
+        raise _already_undone(row)
     return row
+
+
+def _already_undone(row: RunRow) -> Conflict:
+    return Conflict(
+        "the run is already undone",
+        details={"run_id": row.id, "undone_by": row.undone_by},
+        hint="Undo the undo run (undone_by) to redo it.",
+    )
 
 
 async def _check_acl(ctx: ToolContext, run_id: str, plan: UndoPlan) -> None:
@@ -158,16 +166,17 @@ async def undo_last_plan(ctx: ToolContext, args: UndoIn, *, registry: Catalog) -
         return UndoOut(
             run_id=row.id, undo_run_id=None, restored=restored, conflicts=conflicts, not_undone=acted, dry_run=True
         )
-    async with plans.journal.recording(
-        ctx.vault.id,
-        caller_hash(ctx.principal.subject),
-        kind="undo",
-        goal=f"undo of {row.id}: {row.goal}",
-        plan_hash=row.plan_hash,
-        undoes=row.id,
-    ) as undo_id:
-        await apply_undo(files, plan)
-    await plans.journal.mark_undone(row.id, undo_id)
+    me, goal = caller_hash(ctx.principal.subject), f"undo of {row.id}: {row.goal}"
+    undo_id = await plans.journal.claim_undo(row, me, goal)  # another caller undoing it at once: one of you
+    if undo_id is None:
+        raise _already_undone(await plans.journal.run(row.id) or row)
+    try:
+        async with plans.journal.recording(ctx.vault.id, me, kind="undo", goal=goal, opened=undo_id):
+            await apply_undo(files, plan)
+    except BaseException:
+        with anyio.CancelScope(shield=True):  # all or nothing: nothing restored, the run is undoable again
+            await plans.journal.release_claim(row.id, undo_id)
+        raise
     await plans.prune()
     return UndoOut(
         run_id=row.id, undo_run_id=undo_id, restored=restored, conflicts=conflicts, not_undone=acted, dry_run=False
