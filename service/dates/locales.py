@@ -10,10 +10,10 @@ the locale's own rule. A `localeOverride` of `"system-default"` (or none) leaves
 the machine, which a server cannot see: vaultgate's `notes.week_locale` setting stands in for it
 (default `en`, Moment's default locale).
 
-`WEEK_RULES` holds the rule of every locale Obsidian's languages map to, and of the English
-variants, as Moment's locale files define them; a locale Moment gives no rule of its own has the
-default `(0, 6)`. A locale not listed falls back to its language (`de-at` → `de`), then to the
-default. Pure functions over parsed JSON.
+`WEEK_RULES` holds the rule of every locale of Moment 2.29 (Obsidian's; the plugins' locale override
+offers each one), as Moment's locale files define them, and `en-us`; a locale Moment gives no rule
+of its own has the default `(0, 6)`. A locale not listed falls back to its language (`de-xx` →
+`de`), then to the default. Pure functions over parsed JSON.
 """
 
 from __future__ import annotations
@@ -27,17 +27,24 @@ CALENDAR_DATA = ".obsidian/plugins/calendar/data.json"
 APP_CONFIG = ".obsidian/app.json"
 WEEKDAYS = ("sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday")
 
-_MONDAY_4 = (1, 4)  # Monday first, week 1 holds 4 January (ISO-like)
-WEEK_RULES: dict[str, Week] = {
-    "en": LOCALE_WEEK, "en-us": LOCALE_WEEK, "en-ca": LOCALE_WEEK, "en-in": LOCALE_WEEK,
-    "en-gb": _MONDAY_4, "en-ie": _MONDAY_4, "en-nz": _MONDAY_4, "en-au": (0, 4),
-    "de": _MONDAY_4, "fr": _MONDAY_4, "es": _MONDAY_4, "it": _MONDAY_4, "nl": _MONDAY_4,
-    "pl": _MONDAY_4, "pt": _MONDAY_4, "ru": _MONDAY_4, "cs": _MONDAY_4, "da": _MONDAY_4,
-    "nn": _MONDAY_4, "nb": _MONDAY_4, "sv": _MONDAY_4, "fi": _MONDAY_4, "zh-cn": _MONDAY_4,
-    "ro": (1, 7), "tr": (1, 7), "uk": (1, 7),
-    "pt-br": LOCALE_WEEK, "zh-tw": LOCALE_WEEK, "ja": LOCALE_WEEK, "ko": LOCALE_WEEK,
-    "hi": LOCALE_WEEK, "id": LOCALE_WEEK, "ar": (6, 12),
-}  # fmt: skip
+# Every locale of Moment 2.29 (the one Obsidian bundles, all locales loaded), by its week rule
+# (`moment.localeData(l)._week`): the Calendar plugin's and Periodic Notes' locale override offer
+# each of them (`moment.locales()`). Locales of the default rule are listed too, so that `pt-br`
+# does not fall back to `pt`'s.
+_BY_RULE: dict[Week, str] = {
+    (1, 4): "af ar-ma ar-tn bm br ca cs cy da de de-at de-ch el en-gb en-ie en-nz en-sg es es-do et fi "
+    "fil fo fr fr-ch fy ga gd gl hu is it it-ch km lb lt lv mi mt my nb nl nl-be nn oc-lnc pl pt ru sd "
+    "se sk sq ss sv tet tl-ph tlh tzl ur vi x-pseudo yo zh-cn",
+    LOCALE_WEEK: "ar-sa bn bn-bd bo en en-ca en-il en-in en-us es-us fr-ca gu he hi id ja kn ko lo ml mn mr "
+    "ne pa-in pt-br si ta te th zh-hk zh-mo zh-tw",
+    (1, 7): "az be bg bs cv eo eu hr hy-am jv ka kk ky me mk ms ms-my ro sl sr sr-cyrl sw tg tk tr ug-cn uk uz uz-latn",
+    (6, 12): "ar ar-ly fa ku tzm tzm-latn",
+    (0, 4): "ar-dz en-au es-mx",
+    (0, 3): "gom-deva gom-latn",
+    (0, 12): "ar-kw",
+    (7, 12): "dv",  # as Moment's dv.js writes it: 7 is Sunday again, week 1 holds 2 January
+}
+WEEK_RULES: dict[str, Week] = {locale: rule for rule, names in _BY_RULE.items() for locale in names.split()}
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,8 +111,8 @@ def tokens(fmt: str, strict: bool = False) -> list[tuple[bool, str]]:
 
 
 def _first_week_offset(year: int, dow: int, doy: int) -> int:
-    fwd = 7 + dow - doy
-    fwdlw = (7 + (date(year, 1, fwd).isoweekday() % 7) - dow) % 7
+    fwd = 7 + dow - doy  # a January day, or one of late December (ar-kw's (0, 12): -5), as Moment counts it
+    fwdlw = (7 + ((date(year, 1, 1) + timedelta(days=fwd - 1)).isoweekday() % 7) - dow) % 7
     return -fwdlw + fwd - 1
 
 

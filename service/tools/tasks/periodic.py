@@ -15,7 +15,7 @@ Touches: vault files through `VaultFiles`; `.obsidian/daily-notes.json` and
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from pydantic import Field
 
@@ -140,8 +140,11 @@ def _out(ctx: ToolContext, config: PeriodConfig, start: date, vp: VaultPath) -> 
 
 
 def _describe(rule: WeekRule) -> str:
-    january = 7 + rule.dow - rule.doy
-    return f"{WEEKDAYS[rule.dow]}, week 1 holds {january} January ({rule.locale}, {rule.source})"
+    # The day always in week 1: January `7 + dow - doy`, a late December day when that is below 1
+    # (ar-kw's (0, 12)); Moment's dv locale writes Sunday as dow 7.
+    held = date(2001, 1, 1) + timedelta(days=6 + rule.dow - rule.doy)
+    month = "January" if held.month == 1 else "December"
+    return f"{WEEKDAYS[rule.dow % 7]}, week 1 holds {held.day} {month} ({rule.locale}, {rule.source})"
 
 
 async def get_periodic_note(ctx: ToolContext, args: PeriodIn) -> PeriodicOut:

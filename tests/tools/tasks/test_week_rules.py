@@ -102,3 +102,26 @@ async def test_a_disabled_plugins_settings_are_ignored(make_vault: Callable[...,
             assert out["path"] == day, enabled
             weekly = await vg.ok("get_periodic_note", period="weekly", date="2026-11-29")
             assert weekly["path"] == week, enabled
+
+
+async def test_every_moment_locale_the_calendar_plugin_offers_has_its_own_week_rule(
+    make_vault: Callable[..., Path],
+) -> None:
+    """The Calendar plugin's locale override lists every locale Moment holds (`moment.locales()`):
+    Hungarian weeks start on Monday and week 1 holds 4 January (moment/locale/hu.js `week: {dow: 1,
+    doy: 4}`), so Sunday 5 January 2025 closes 2025-W01; Belarusian's (1, 7) put 1 January 2026 in
+    2026-W01. Only 33 locales had a rule: the others were counted as English weeks (2025-W02, and
+    2025-W53 for Belarusian), and Kuwaiti Arabic's (0, 12) (week 1 holds 26 December: Moment counts
+    it as January -5, so 28 December 2025 opens 2026-W02) answered internal_error."""
+    cases = [
+        ("hu", "2025-01-05", "2025-W01.md", "2024-12-30", "monday, week 1 holds 4 January (hu, calendar)"),
+        ("be", "2026-01-01", "2026-W01.md", "2025-12-29", "monday, week 1 holds 1 January (be, calendar)"),
+        ("vi", "2021-01-03", "2020-W53.md", "2020-12-28", "monday, week 1 holds 4 January (vi, calendar)"),
+        ("ar-kw", "2025-12-28", "2026-W02.md", "2025-12-28", "sunday, week 1 holds 26 December (ar-kw, calendar)"),
+        ("dv", "2026-01-04", "2026-W02.md", "2026-01-04", "sunday, week 1 holds 2 January (dv, calendar)"),
+    ]
+    for locale, day, path, start, rule in cases:
+        files = {CALENDAR: json.dumps({"weekStart": "locale", "localeOverride": locale})}
+        async with started(make_vault(files)) as vg:
+            out = await vg.ok("get_periodic_note", period="weekly", date=day)
+            assert (out["path"], out["period_start"], out["week_rule"]) == (path, start, rule), locale

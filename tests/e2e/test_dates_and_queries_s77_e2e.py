@@ -1,0 +1,25 @@
+"""Session 77 (V1): periodic notes, Dataview and Bases answers as the plugins give them, over real
+HTTP with the SDK client in both protocol eras."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import ok
+
+CALENDAR = ".obsidian/plugins/calendar/data.json"
+
+
+async def test_weekly_notes_in_a_locale_the_calendar_plugin_offers(make_vault: Callable[..., Path], mode: str) -> None:
+    """Hungarian weeks (moment/locale/hu.js: Monday, week 1 holds 4 January): Sunday 5 January
+    2025 closes 2025-W01, as Obsidian names the note; it was 2025-W02 (English weeks)."""
+    files = {CALENDAR: json.dumps({"weekStart": "locale", "localeOverride": "hu"}), "a.md": "a\n"}
+    async with e2e(make_vault(files)) as (url, _), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        out = await ok(client, "get_periodic_note", period="weekly", date="2025-01-05")
+        assert (out["path"], out["period_start"]) == ("2025-W01.md", "2024-12-30")
+        assert out["week_rule"] == "monday, week 1 holds 4 January (hu, calendar)"
