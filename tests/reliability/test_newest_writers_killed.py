@@ -15,6 +15,9 @@ shutdown. Then, on a new server:
   its blocks byte for byte (undo_last_plan restores them after a later step's kill), and reads back;
 - write_canvas killed in its write, and rename_note killed in the rewrite of a canvas that links
   the note (or of a note): the canvas is as it was; the start rolls the rename back whole.
+`after:REL` kills the process right after REL's write instead (the new bytes in place, the call
+not answered, its step not recorded as done): the same recovery for the plans and the rename; a
+single write is then whole on disk.
 The killed write's temp file (written, not renamed) is removed by the sweep of a later start's
 process; the test runs that sweep as such a start would (tests/tools/sessions/test_plan_killed.py).
 """
@@ -37,6 +40,7 @@ from tests.killed import run_until_killed
 from tests.reliability import writes_killed as w
 
 MODULE = "tests.reliability.writes_killed"
+BLOCK_WRITTEN = w.BLOCK.replace("p: |-\n  x\n  y\n", "p: |-\n  first line\n  second line\n    indented third\n")
 
 
 async def killed_in(root: Path, scenario: str, rel: str, *more: str) -> None:
@@ -45,6 +49,7 @@ async def killed_in(root: Path, scenario: str, rel: str, *more: str) -> None:
 
 def swept(root: Path, rel: str) -> dict[str, bytes]:
     """The vault once a later start swept the killed write's temp file: the one beside `rel`, if any."""
+    rel = rel.removeprefix("after:")
     temps = [k for k in snapshot(root) if k.endswith(".vgtmp")]
     folder, _, name = rel.rpartition("/")
     assert all(t.rpartition("/")[0] == folder and t.rpartition("/")[2].startswith(f".{name}.") for t in temps), temps
@@ -67,18 +72,22 @@ def observations(root: Path, name: str) -> list[str]:
     return [o.text for o in parse((root / f"Memory/{name}.md").read_text(encoding="utf-8")).observations]
 
 
-@pytest.mark.parametrize("rel", ["Memory/Ann.md", "Memory/Bob.md", "Home.md"])
+@pytest.mark.parametrize("rel", ["Memory/Ann.md", "Memory/Bob.md", "after:Memory/Bob.md", "Home.md"])
 async def test_a_plan_with_memory_steps_killed_in_a_write_is_undone_whole(
     make_vault: Callable[..., Path], rel: str
 ) -> None:
     """Ann.md: the first note of add_observations' all-or-nothing write; Bob.md: its second, Ann
-    written; Home.md: the last step, after create_relations wrote both notes again."""
+    written (after: both written, the step not recorded as done); Home.md: the last step, after
+    create_relations wrote both notes again."""
     root = make_vault(w.MEMORY_VAULT)
     before = snapshot(root)
     await killed_in(root, "memory-plan", rel)
-    assert (root / rel).read_bytes() == before[rel]  # killed before its write
+    if rel.startswith("after:"):
+        assert "builds boats" in observations(root, "Bob")
+    else:
+        assert (root / rel).read_bytes() == before[rel]  # killed before its write
     assert (root / "Notes/log.md").read_bytes() != before["Notes/log.md"]  # the first step ran
-    if rel == "Memory/Bob.md":
+    if rel.endswith("Memory/Bob.md"):
         assert "plays the cello" in observations(root, "Ann")  # half of the step's write is on disk
     async with started(root) as vg:
         run_id = await interrupted_run(vg)
@@ -99,12 +108,12 @@ async def test_a_plan_with_memory_steps_killed_in_a_write_is_undone_whole(
         assert [(r["from"], r["to"]) for r in nodes["relations"]] == [("Ann", "Bob")]
 
 
-@pytest.mark.parametrize("rel", ["Memory/Zed.md", "Home.md"])
+@pytest.mark.parametrize("rel", ["Memory/Zed.md", "Home.md", "after:Home.md"])
 async def test_an_apply_finding_killed_in_a_write_leaves_the_finding_open_and_its_run_undoable(
     make_vault: Callable[..., Path], rel: str
 ) -> None:
     """Zed.md: the merge's first step (merge_observations); Home.md: its second (rewrite_links),
-    Zed.md already holding Zoé's observation."""
+    Zed.md already holding Zoé's observation (after: Home.md rewritten, Zoe.md not yet deleted)."""
     root = make_vault(w.MERGE_VAULT)
     async with started(root) as vg:
         await vg.indexed()
@@ -112,8 +121,9 @@ async def test_an_apply_finding_killed_in_a_write_leaves_the_finding_open_and_it
         [found] = (await vg.ok("list_findings", kind="duplicate_entity"))["items"]
     before = snapshot(root)
     await killed_in(root, "apply", rel, found["id"])
-    assert (root / rel).read_bytes() == before[rel] and (root / "Memory/Zoe.md").is_file()
-    if rel == "Home.md":
+    assert ((root / "Home.md").read_bytes() == before["Home.md"]) is not rel.startswith("after:")
+    assert (root / "Memory/Zoe.md").is_file()
+    if rel.endswith("Home.md"):
         assert "aime le café" in observations(root, "Zed")
     async with started(root) as vg:
         run_id = await interrupted_run(vg)
@@ -134,6 +144,7 @@ async def test_a_literal_block_write_killed_leaves_the_blocks_byte_for_byte(make
     await killed_in(root, "block", "N.md")
     async with started(root) as vg:
         assert swept(root, "N.md") == before
+        assert not await vg.app.state.fetchall("SELECT id FROM plan_runs")  # one file: nothing to roll back
         got = await vg.ok("get_properties", path="N")
         assert got["properties"] == {"title": "t", "p": "x\ny", "q": "keep\nthis\n"}, got
         await vg.ok("set_properties", path="N", properties={"p": w.BLOCK_VALUE})  # still editable
@@ -141,15 +152,25 @@ async def test_a_literal_block_write_killed_leaves_the_blocks_byte_for_byte(make
         assert got["properties"] == {"title": "t", "p": w.BLOCK_VALUE, "q": "keep\nthis\n"}, got
 
 
-@pytest.mark.parametrize("rel", ["N.md", "Other.md"])
+async def test_a_literal_block_write_killed_once_written_is_whole(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(w.BLOCK_VAULT)
+    await killed_in(root, "block", "after:N.md")
+    assert not [k for k in snapshot(root) if k.endswith(".vgtmp")]
+    assert (root / "N.md").read_text() == BLOCK_WRITTEN
+    async with started(root) as vg:
+        got = await vg.ok("get_properties", path="N")
+        assert got["properties"] == {"title": "t", "p": w.BLOCK_VALUE, "q": "keep\nthis\n"}, got
+
+
+@pytest.mark.parametrize("rel", ["N.md", "Other.md", "after:Other.md"])
 async def test_a_plan_killed_after_or_in_a_literal_block_write_is_undone_byte_for_byte(
     make_vault: Callable[..., Path], rel: str
 ) -> None:
     root = make_vault(w.BLOCK_VAULT)
     before = snapshot(root)
     await killed_in(root, "block-plan", rel)
-    if rel == "Other.md":
-        assert "p: |-\n  first line\n  second line\n    indented third\n" in (root / "N.md").read_text()
+    if rel != "N.md":
+        assert (root / "N.md").read_text() == BLOCK_WRITTEN
     async with started(root) as vg:
         await interrupted_run(vg)
         await undone(vg)
@@ -170,14 +191,26 @@ async def test_a_write_canvas_killed_leaves_the_canvas_as_it_was(make_vault: Cal
         assert [n["id"] for n in json.loads(vg.read("Board.canvas"))["nodes"]] == ["n1", "n3"]
 
 
-@pytest.mark.parametrize("rel", ["Board.canvas", "Home.md"])
+async def test_a_write_canvas_killed_once_written_is_whole(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(w.CANVAS_VAULT)
+    await killed_in(root, "canvas", "after:Board.canvas")
+    assert not [k for k in snapshot(root) if k.endswith(".vgtmp")]
+    async with started(root) as vg:
+        read = await vg.ok("read_canvas", path="Board")
+        assert [n["id"] for n in read["nodes"]] == ["n1", "n3"] and read["edges"] == [], read
+
+
+@pytest.mark.parametrize("rel", ["Board.canvas", "after:Board.canvas", "Home.md"])
 async def test_a_rename_killed_in_a_canvas_rewrite_is_rolled_back_at_the_next_start(
     make_vault: Callable[..., Path], rel: str
 ) -> None:
     root = make_vault(w.CANVAS_VAULT)
     before = snapshot(root)
     await killed_in(root, "canvas-rename", rel)
-    assert (root / rel).read_bytes() == before[rel]
+    if rel.startswith("after:"):
+        assert (root / "Board.canvas").read_bytes() != before["Board.canvas"]  # written, the call not answered
+    else:
+        assert (root / rel).read_bytes() == before[rel]  # killed before its write
     async with started(root) as vg:  # the start rolls the cut rename back, whole
         rows: list[Any] = await vg.app.state.fetchall("SELECT kind, status FROM plan_runs ORDER BY started_at")
         assert [tuple(r) for r in rows] == [("bulk", "interrupted"), ("undo", "done")], rows

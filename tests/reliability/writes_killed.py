@@ -11,6 +11,8 @@ write has one) recorded REL's prior bytes and before REL changes (`tests.plan_ki
 - `canvas`: one `write_canvas` overwrite;
 - `canvas-rename`: one `rename_note` of a note a canvas links to (the canvas rewritten with it).
 
+With REL given as `after:REL`, the process kills itself right after REL's write instead (the
+file renamed into place, the call not yet answered, its step not yet recorded as done).
 Calls that ask a human are confirmed as the tests confirm them. Plans run one call at a time, so no
 other write is caught halfway. If no write of REL comes, the process ends by itself (code 0).
 Used by tests/reliability/test_newest_writers_killed.py.
@@ -20,6 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,6 +31,7 @@ from typing import Any
 from service.app import VaultgateApp
 from service.settings import load_settings
 from service.types import Principal
+from service.vault import files, reread
 from tests.plan_killed import kill_when_writing
 
 PERSON = "---\nname: {0}\nentityType: person\n---\n# {0}\n\n## Observations\n- met at the {0} fair ^{1}\n"
@@ -101,6 +106,22 @@ CANVAS_NODES: list[dict[str, Any]] = [
 ]
 
 
+def kill_after_writing(rel: str) -> None:
+    """Make the process die (SIGKILL) right after the atomic write of `rel` (both writers, as
+    `kill_when_writing` wraps them) has put the new bytes in place."""
+    write = files.write_in
+
+    def write_then_die(folder_fd: int, name: str, data: bytes, *, rel: str, **more: Any) -> os.stat_result:
+        done = write(folder_fd, name, data, rel=rel, **more)
+        if rel == target:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return done
+
+    target = rel
+    files.write_in = write_then_die  # type: ignore[assignment]
+    reread.write_in = write_then_die  # type: ignore[assignment]
+
+
 async def confirmed(app: VaultgateApp, tool: str, args: dict[str, Any]) -> dict[str, Any]:
     who = Principal.local("test")
     first = await app.dispatcher.call(tool, args, principal=who)
@@ -139,5 +160,6 @@ async def main(root: Path, scenario: str, finding: str | None) -> None:
 
 
 if __name__ == "__main__":
-    kill_when_writing(sys.argv[3])
+    where, _, rel = sys.argv[3].rpartition(":")
+    (kill_after_writing if where == "after" else kill_when_writing)(rel)
     asyncio.run(main(Path(sys.argv[1]), sys.argv[2], sys.argv[4] if len(sys.argv) > 4 else None))
