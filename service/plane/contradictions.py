@@ -7,7 +7,10 @@ acme, "moved to Berlin in 2021" → city berlin, "Budget is 5000" → budget 500
 home" → `has cat at home` 2; numbers in words are read as numbers). Two observations
 of one entity that give one attribute different values contradict each other; ordered by their
 date (the `date` field, else `recorded`, else their order in the note), the newer supersedes the
-older. The plan marks the older one valid until the newer one's date and superseded by it
+older. A fact stated in the past ("Worked at Acme", "Lived in Paris", "Role was nurse") is
+history and contradicts nothing: "Worked at Acme" / "Worked at Globex" are both true, and "Worked
+at Acme" / "Works at Globex" is a change; a present perfect ("Has worked at Acme since 2015")
+states the present. The plan marks the older one valid until the newer one's date and superseded by it
 (`supersede_observation`): nothing is deleted, the history stays in the note, and an observation
 already marked is not reported again.
 """
@@ -92,6 +95,12 @@ def _one(noun: str) -> str:
 
 def attribute(text: str) -> tuple[str, str] | None:
     """(attribute, value) an observation states, normalised; None when it states none we know."""
+    found = _stated(text)
+    return found[:2] if found is not None else None
+
+
+def _stated(text: str) -> tuple[str, str, bool] | None:
+    """`attribute`'s (attribute, value) and whether the observation states it as history (`_past`)."""
     text = as_digits(text)
     for family, pattern in _FAMILIES:
         found = pattern.search(text)
@@ -100,12 +109,27 @@ def attribute(text: str) -> tuple[str, str] | None:
             words = value.lower().split()
             cut = next((n for n, w in enumerate(words) if n and w in _DETAIL), len(words))
             if words[:cut]:
-                return family, " ".join(words[: min(cut, 4)])
+                return family, " ".join(words[: min(cut, 4)]), _past(text, found.start(), found.start("v"))
     found = _MEASURE.search(text.strip())
     if found:
-        return " ".join(found.group("a").lower().split()), found.group("v").lower().replace(",", "")
+        measure = " ".join(found.group("a").lower().split()), found.group("v").lower().replace(",", "")
+        return *measure, _past(text.strip(), found.end("a"), found.start("v"))
     age = _AGE.search(text)
-    return ("age", age.group("v")) if age else _count(text)
+    counted = ("age", age.group("v")) if age else _count(text)  # both in the present only
+    return (*counted, False) if counted is not None else None
+
+
+# a verb of the past stating the attribute: "Worked at Acme", "Lived in Paris", "Was based in
+# Oslo", "Role was nurse". Such a fact is history, true beside a later one ("Worked at Globex",
+# "Works at Globex"); a present perfect ("Has lived in Paris since 2010") still holds, and
+# "moved to", "settled in" and "turned 40" say what holds now.
+_PAST = re.compile(r"\b(?:worked|lived|was|were)\b", re.I)
+_PERFECT = re.compile(r"\b(?:has|have|'s|'ve)\s+$", re.I)
+
+
+def _past(text: str, start: int, end: int) -> bool:
+    """Whether the verb in `text[start:end]` (the words before the value) is in the past."""
+    return _PAST.search(text, start, end) is not None and _PERFECT.search(text[:start]) is None
 
 
 def same_value(a: str, b: str) -> bool:
@@ -139,8 +163,8 @@ class Contradictions:
         for position, obs in enumerate(entry.entity.observations):
             if "valid_until" in obs.fields or "superseded_by" in obs.fields:
                 continue  # already superseded
-            found = attribute(obs.text)
-            if found is not None:
+            found = _stated(obs.text)
+            if found is not None and not found[2]:  # history stays true beside any later fact
                 stated.setdefault(found[0], []).append((_when(obs), position, obs, found[1]))
         out = []
         for attr, items in stated.items():

@@ -22,7 +22,10 @@ other words, one that contradicts it or one that only adds a detail to it (`CLAI
 families): `claims_in_other_words` scores the contradictions found there and counts the details
 read as contradictions (none should be) and the pairs merged as duplicates; and entities whose
 second fact is the first's words about another thing (`SWAPS`: "Plays the piano" / "Plays the
-guitar"), none of which may be merged (`one_thing_swapped`). Prints JSON.
+guitar"), none of which may be merged (`one_thing_swapped`); and entities that state one
+attribute twice (`HISTORIES`, `past_tense_histories`): both as history ("Worked at Acme" / "Worked
+at Globex", both true), a past fact then the present ("Worked at Acme" / "Works at Globex", a
+change), neither a contradiction, or two present facts, which are. Prints JSON.
 """
 
 from __future__ import annotations
@@ -121,6 +124,32 @@ SWAPS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Plays the {thing}", "Plays the {thing2}"),
         ("Orders {food} at lunch", "Orders {food2} at lunch"),
         ("Has a {drink} allergy", "Has a {drink2} allergy"),
+    ),
+}
+# One attribute stated twice, dated apart, as history or as the present: (kind, older, newer).
+# "history": both past tense ("Worked at Acme" / "Worked at Globex"), both true as history, no
+# contradiction; "change": a past fact, then the present ("Worked at Acme" / "Works at Globex"), a
+# change and no contradiction of the present; "present": two present facts, or a present perfect
+# that still holds ("Has worked at Acme since 2015"), a contradiction. Entities of their own
+# ("History 0000"), from a random stream of their own; split as the families.
+HISTORIES: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "tune": (
+        ("history", "Worked at {company}", "Worked at {company2}"),
+        ("history", "Lived in {city}", "Lived in {city2}"),
+        ("history", "Worked as a {role}", "Worked as a {role2}"),
+        ("change", "Worked at {company}", "Works at {company2}"),
+        ("change", "Lived in {city}", "Lives in {city2}"),
+        ("present", "Works at {company}", "Works at {company2}"),
+        ("present", "Has lived in {city} since {year}", "Lives in {city2}"),
+    ),
+    "report": (
+        ("history", "Was based in {city}", "Was based in {city2}"),
+        ("history", "Was employed by {company}", "Worked for {company2}"),
+        ("history", "Role was {role}", "Worked as a {role2}"),
+        ("change", "Was based in {city}", "Is based in {city2}"),
+        ("change", "Worked as a {role}", "Role is {role2}"),
+        ("present", "Lives in {city}", "Lives in {city2}"),
+        ("present", "Has worked at {company} since {year}", "Works at {company2}"),
     ),
 }
 DRINKS = ["tea", "coffee", "juice", "milk", "cocoa", "lemonade"]
@@ -241,6 +270,7 @@ def plant(entities: int, seed: int, families: str) -> tuple[dict[str, str], dict
     plant_entities(files, truth)
     plant_claims(files, truth, entities // 2, seed, families)
     plant_swaps(files, truth, entities // 2, seed, families)
+    plant_histories(files, truth, entities // 2, seed, families)
     # the vault beside the memory
     notes = [f"Topic {i:03d}" for i in range(60)]
     broken = set()
@@ -305,6 +335,25 @@ def plant_swaps(files: dict[str, str], truth: dict[str, Any], entities: int, see
         fill |= {"drink": drink, "drink2": drink2, "color": color, "color2": color2}
         lines = [(first.format(**fill), "2020-01-01"), (second.format(**fill), "2024-01-01")]
         files[f"Memory/Swap {e:04d}.md"] = entity_note(f"Swap {e:04d}", lines)
+
+
+def plant_histories(files: dict[str, str], truth: dict[str, Any], entities: int, seed: int, families: str) -> None:
+    """Per entity one attribute stated twice (`HISTORIES`): as history, as a change, or as two
+    present facts (a contradiction, the only kind to be found)."""
+    rng = random.Random(seed + 3)
+    chosen = [*HISTORIES["tune"], *HISTORIES["report"]] if families == "all" else list(HISTORIES[families])
+    truth["histories"] = {"history": set(), "change": set(), "present": set()}
+    for e in range(entities):
+        name = f"History {e:04d}"
+        kind, older, newer = chosen[e % len(chosen)]  # every pair as often as the others
+        company, company2 = rng.sample(COMPANIES, 2)
+        city, city2 = rng.sample(CITIES, 2)
+        role, role2 = rng.sample(ROLES, 2)
+        values = {"company": company, "company2": company2, "city": city, "city2": city2, "role": role}
+        values |= {"role2": role2, "year": rng.randint(2000, 2015)}
+        first, second = older.format(**values), newer.format(**values)
+        files[f"Memory/{name}.md"] = entity_note(name, [(first, "2021-03-01"), (second, "2023-06-01")])
+        truth["histories"][kind].add((name, first, second))
 
 
 async def plant_stale(vg: Any) -> set[str]:
@@ -373,9 +422,17 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
                 if not cursor:
                     break
     claims = [i for i in items if i["kind"] == "contradiction" and i["detail"]["entity"].startswith("Claim ")]
+    histories = {
+        (i["detail"]["entity"], i["detail"]["older"], i["detail"]["newer"])
+        for i in items
+        if i["kind"] == "contradiction" and i["detail"]["entity"].startswith("History ")
+    }
+    histories_merged = [
+        i for i in items if i["kind"].endswith("duplicate") and i["detail"]["entity"].startswith("History ")
+    ]
     claims_merged = [i for i in items if i["kind"].endswith("duplicate") and i["detail"]["entity"].startswith("Claim ")]
     swaps_merged = [i for i in items if i["kind"].endswith("duplicate") and i["detail"]["entity"].startswith("Swap ")]
-    items = [i for i in items if not i["detail"].get("entity", "").startswith(("Claim ", "Swap "))]
+    items = [i for i in items if not i["detail"].get("entity", "").startswith(("Claim ", "Swap ", "History "))]
     by = lambda kind: [i for i in items if i["kind"] == kind]  # noqa: E731
     claimed = {(i["detail"]["entity"], i["detail"]["older"], i["detail"]["newer"]) for i in claims}
     dups = {
@@ -411,6 +468,14 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
             "details_planted": len(truth["claim_details"]),
             "merged_as_duplicates": len(claims_merged),
             "detail_deleted": sum(1 for i in claims_merged if _detailed(i, truth)),
+        },
+        "past_tense_histories": {
+            "contradictions": score(histories, truth["histories"]["present"]),
+            "histories_read_as_contradictions": len(histories & truth["histories"]["history"]),
+            "histories_planted": len(truth["histories"]["history"]),
+            "changes_read_as_contradictions": len(histories & truth["histories"]["change"]),
+            "changes_planted": len(truth["histories"]["change"]),
+            "merged_as_duplicates": len(histories_merged),
         },
         "duplicate_entities": score(merged_entities, truth["same_entities"]),
         "look_alike_entities_merged": len(merged_entities & truth["look_alike"]),
