@@ -89,8 +89,13 @@ def _date(ctx: Context, a: list[Any]) -> Any:
     if isinstance(v, dt.datetime):
         return v
     if isinstance(v, Link):
+        # Dataview's date(link): the display text, then the path (as written while the link resolves
+        # nowhere: a resolved one ends in '.md', no date), then the linked page's file.day
         page = ctx.page_of(v)
-        return page.get("file", {}).get("day") if page else parse_date(v.path.rsplit("/", 1)[-1][:-3])
+        for text in (v.display, None if page else v.path.removesuffix(".md")):
+            if text and (when := parse_date(text)) is not None:
+                return when
+        return page.get("file", {}).get("day") if page else None
     if isinstance(v, str):
         return parse_date(v) or date_keyword(v, ctx.now)
     return None
@@ -285,6 +290,8 @@ def _choice(ctx: Context, a: list[Any]) -> Any:
 @fn("display")
 def _display(ctx: Context, a: list[Any]) -> Any:
     v = a[0] if a else None
+    if v is None:
+        return ""  # Dataview: display(null) is ''
     if isinstance(v, Link):
         return v.display or v.path.rsplit("/", 1)[-1].removesuffix(".md")
     if isinstance(v, list):

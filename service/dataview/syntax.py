@@ -113,7 +113,10 @@ def tokenize(source: str) -> list[Token]:
 
 
 def _unescape(text: str) -> str:
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), text)
+    """A string literal's text as Dataview reads it (`EXPRESSION.escapeCharacter`): `\\"` is a quote
+    and `\\\\` one backslash; any other escape keeps its backslash, so `"\\d+"` is the regex `\\d+`
+    (and `"\\n"` a backslash and an n: Dataview's strings have no control escapes)."""
+    return re.sub(r"\\(.)", lambda m: m.group(1) if m.group(1) in '"\\' else m.group(0), text, flags=re.DOTALL)
 
 
 def _raw_literal(source: str, open_at: int, kind: str) -> tuple[Any, int] | None:

@@ -23,3 +23,17 @@ async def test_weekly_notes_in_a_locale_the_calendar_plugin_offers(make_vault: C
         out = await ok(client, "get_periodic_note", period="weekly", date="2025-01-05")
         assert (out["path"], out["period_start"]) == ("2025-W01.md", "2024-12-30")
         assert out["week_rule"] == "monday, week 1 holds 4 January (hu, calendar)"
+
+
+async def test_dql_regexes_and_dates_of_links_as_dataview_reads_them(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """A backslash escape other than a quote or a backslash stays in the string (Dataview's
+    parse.ts escapeCharacter), so "\\d+" is a regex; date() of a link reads its display text
+    first (functions.ts date); display(null) is ''."""
+    files = {"Log 2024.md": "---\nwhen: '[[Meeting|2024-03-02]]'\n---\n", "Meeting.md": "notes\n"}
+    async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        query = r'TABLE WITHOUT ID regexreplace(file.name, "\s\d+", "!"), date(when), display(null) WHERE when'
+        out = await ok(client, "search_dql", query=query)
+        assert [c["value"] for c in out["rows"][0]["cells"]] == ["Log!", "2024-03-02", ""]

@@ -1,0 +1,55 @@
+"""Session 77 (V1): DQL answers compared with Dataview's own source (blacksmithgu/obsidian-dataview,
+src/expression/parse.ts and functions.ts, and its tests src/test/function/*.test.ts), through the
+dispatch chain."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import started
+
+
+def cells(out: dict[str, Any]) -> list[Any]:
+    return [c["value"] for c in out["rows"][0]["cells"]]
+
+
+async def test_a_string_keeps_the_backslash_of_an_escape_other_than_a_quote_or_a_backslash(
+    make_vault: Callable[..., Path],
+) -> None:
+    """parse.ts `escapeCharacter`: `\\"` is a quote, `\\\\` a backslash, any other `\\x` stays
+    `\\x`, so regexes work as written (string.test.ts: regextest("\\w+", "m3me") is true,
+    split("hello  world", "\\s+") is ["hello", "world"]). The backslash was dropped: "\\d+" was the
+    regex `d+`, "\\s*,\\s*" matched nothing, and "\\n" was a line break."""
+    note = "---\nlist: 'a, b,c'\n---\n"
+    async with started(make_vault({"Inbox 2024-07 v12.md": note})) as vg:
+        await vg.indexed()
+        query = (
+            r'TABLE WITHOUT ID regextest("\w+", "m3me"), split(list, "\s*,\s*"), '
+            r'regexreplace(file.name, "\d+", "#"), regexmatch("\S+ \d{4}-\d{2} v\d+", file.name), '
+            r'"a\nb", "say \"hi\" \\ bye" FROM "Inbox 2024-07 v12"'
+        )
+        out = await vg.ok("search_dql", query=query)
+        assert cells(out) == [True, ["a", "b", "c"], "Inbox #-# v#", True, "a\\nb", 'say "hi" \\ bye']
+        rows = await vg.ok("search_dql", query=r'LIST WHERE regexmatch(".*\d{4}.*", file.name)')
+        assert [r["path"] for r in rows["rows"]] == ["Inbox 2024-07 v12.md"]
+
+
+async def test_date_of_a_link_reads_its_display_then_its_path_then_its_page(make_vault: Callable[..., Path]) -> None:
+    """functions.ts `date`, for a link: the display text parsed as a date, then the path, then the
+    linked page's file.day (functions.test.ts: date([[2020-04-18]]) is 2020-04-18 and
+    date([[Place|2021-04]]) is 2021-04-01). A display date was ignored (null), and a link that
+    resolves nowhere lost its path's last three characters: date([[2020-04-18]]) was 2020-04-01."""
+    files = {
+        "Log.md": "---\nwhen: '[[Meeting|2024-03-02]]'\nday: '[[2024-12-30]]'\n---\n",
+        "Meeting.md": "notes\n",
+    }
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        query = (
+            "TABLE WITHOUT ID date(when), date(day), date([[2020-04-18]]), date([[Place|2021-04]]), "
+            'date([[Meeting]]), display(null), display(list("a", null)) FROM "Log"'
+        )
+        out = await vg.ok("search_dql", query=query)
+        assert cells(out) == ["2024-03-02", "2024-12-30", "2020-04-18", "2021-04-01", None, "", "a, "]
