@@ -18,6 +18,9 @@ shutdown. Then, on a new server:
 `after:REL` kills the process right after REL's write instead (the new bytes in place, the call
 not answered, its step not recorded as done): the same recovery for the plans and the rename; a
 single write is then whole on disk.
+- undo_last_plan of a memory plan killed in a restore (75a4d283 claims the run first): the start
+  rolls the cut undo back (the plan's result whole again), the run is still undoable, and its undo
+  then restores every byte.
 The killed write's temp file (written, not renamed) is removed by the sweep of a later start's
 process; the test runs that sweep as such a start would (tests/tools/sessions/test_plan_killed.py).
 """
@@ -219,3 +222,28 @@ async def test_a_rename_killed_in_a_canvas_rewrite_is_rolled_back_at_the_next_st
         await vg.ok("rename_note", path="Ideas/Idea.md", new_path="Big Idea")
         board = json.loads(vg.read("Board.canvas"))
         assert board["nodes"][0]["file"] == "Ideas/Big Idea.md" and "[[Big Idea]]" in vg.read("Home.md"), board
+
+
+@pytest.mark.parametrize("rel", ["Memory/Bob.md", "after:Memory/Bob.md", "Notes/log.md"])
+async def test_an_undo_killed_in_a_restore_is_rolled_back_and_the_run_is_still_undoable(
+    make_vault: Callable[..., Path], rel: str
+) -> None:
+    root = make_vault(w.MEMORY_VAULT)
+    before = snapshot(root)
+    async with started(root) as vg:
+        run = await vg.ok("execute_plan", plan=w.MEMORY_PLAN)
+        assert run["status"] == "done", run
+    done = snapshot(root)
+    await killed_in(root, "undo", rel)
+    assert snapshot(root) != done  # the undo restored a file (or two) before it died
+    async with started(root) as vg:  # the start rolls the cut undo back: the plan's result, whole
+        assert swept(root, rel) == done
+        [plan] = await vg.app.state.fetchall("SELECT undone_by FROM plan_runs WHERE id = ?", (run["run_id"],))
+        killed = await vg.ok("get_plan_run", run_id=plan[0])  # the killed undo's claim names it
+        assert killed["status"] == "interrupted", killed
+        undo = await vg.confirmed("undo_last_plan")
+        assert undo["run_id"] == run["run_id"] and not undo["conflicts"], undo
+        assert snapshot(root) == before
+        again = await vg.call("undo_last_plan", run_id=run["run_id"])
+        assert again.is_error and again.structured is not None
+        assert again.structured["error"]["code"] == "conflict", again.structured  # undone once

@@ -9,7 +9,8 @@ write has one) recorded REL's prior bytes and before REL changes (`tests.plan_ki
 - `block-plan`: `execute_plan` of `BLOCK_PLAN` (set_properties over a literal block, an append);
 - `block`: one `set_properties` over a literal block;
 - `canvas`: one `write_canvas` overwrite;
-- `canvas-rename`: one `rename_note` of a note a canvas links to (the canvas rewritten with it).
+- `canvas-rename`: one `rename_note` of a note a canvas links to (the canvas rewritten with it);
+- `undo`: `undo_last_plan` (the caller's newest run; the restores are killed as the writes are).
 
 With REL given as `after:REL`, the process kills itself right after REL's write instead (the
 file renamed into place, the call not yet answered, its step not yet recorded as done).
@@ -31,7 +32,7 @@ from typing import Any
 from service.app import VaultgateApp
 from service.settings import load_settings
 from service.types import Principal
-from service.vault import files, reread
+from service.vault import files, reread, restore
 from tests.plan_killed import kill_when_writing
 
 PERSON = "---\nname: {0}\nentityType: person\n---\n# {0}\n\n## Observations\n- met at the {0} fair ^{1}\n"
@@ -141,6 +142,7 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "block": ("set_properties", {"path": "N", "properties": {"p": BLOCK_VALUE}}),
     "canvas": ("write_canvas", {"path": "Board", "nodes": CANVAS_NODES, "edges": []}),
     "canvas-rename": ("rename_note", {"path": "Ideas/Idea.md", "new_path": "Big Idea"}),
+    "undo": ("undo_last_plan", {}),
 }
 
 
@@ -162,4 +164,5 @@ async def main(root: Path, scenario: str, finding: str | None) -> None:
 if __name__ == "__main__":
     where, _, rel = sys.argv[3].rpartition(":")
     (kill_after_writing if where == "after" else kill_when_writing)(rel)
+    restore.write_in = files.write_in  # an undo's restores die as the writes do
     asyncio.run(main(Path(sys.argv[1]), sys.argv[2], sys.argv[4] if len(sys.argv) > 4 else None))
