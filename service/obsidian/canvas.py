@@ -23,6 +23,8 @@ import json
 import re
 from typing import Any
 
+from service.obsidian.json_depth import MAX_FILE_DEPTH, too_deep
+
 NODE_TYPES = ("text", "file", "link", "group")
 SIDES = ("top", "right", "bottom", "left")
 ENDS = ("none", "arrow")
@@ -194,11 +196,15 @@ def searchable_text(canvas: object) -> str:
 
 def loads(text: str) -> object:
     """A canvas file's JSON; an empty file is an empty canvas, as Obsidian opens it. JSON nested
-    past the parser's recursion limit is a ValueError like any other JSON it cannot read."""
+    deeper than `MAX_FILE_DEPTH` (or past the parser's recursion limit) is a ValueError like any
+    other JSON it cannot read."""
     try:
-        return json.loads(text) if text.strip() else {}
+        data = json.loads(text) if text.strip() else {}
     except RecursionError:
         raise ValueError("nested deeper than JSON is read") from None
+    if too_deep(data):
+        raise ValueError(f"nested deeper than {MAX_FILE_DEPTH} levels")
+    return data
 
 
 def dumps(canvas: dict[str, Any]) -> str:

@@ -45,6 +45,7 @@ from typing import Any, Literal
 
 from service.obsidian import jsjson, lzstring
 from service.obsidian.excalidraw_elements import BLOCK_ID, element_text, elements_of, live
+from service.obsidian.json_depth import MAX_FILE_DEPTH, too_deep
 
 PLUGIN_KEY = "excalidraw-plugin"
 CHUNK = 256  # characters per line of the compressed block, as the plugin wraps it
@@ -127,6 +128,8 @@ def _scene(text: str) -> dict[str, Any]:
         raise DrawingError("invalid_json", f"the scene is not valid JSON: {exc}") from None
     if not isinstance(scene, dict):
         raise DrawingError("invalid_scene", "the scene is not a JSON object")
+    if too_deep(scene):
+        raise DrawingError("too_deep", f"the scene nests deeper than {MAX_FILE_DEPTH} levels")
     return scene
 
 
