@@ -9,17 +9,21 @@ holds '#' (`validation_error`, `hash_in_path`: the plugin reads the path as link
 starts a heading, and would open, and create, another note). `get_active_note`
 shows the active file only when the caller may read its path (else it answers as if none were
 open, as get_workspace hides such a file); an image, audio, video or PDF in focus has no
-`content` (the plugin reads its bytes as text), and the request waits out the plugin's own wait
-for metadata such a file (or a canvas) never gets (`rest_api.METADATA_WAIT_S`).
-Touches: nothing on disk; the plugin's `POST /open/{path}` and `GET /active/`.
+`content` (the plugin reads its bytes as text), nor has any other file whose bytes are no text (a
+.zip, .docx, .sqlite: `_text_of`), `kind` saying what it is; and the request waits out the
+plugin's own wait for metadata such a file (or a canvas) never gets (`rest_api.METADATA_WAIT_S`).
+Touches: nothing on disk (get_active_note reads an active non-note file whose text holds U+FFFD);
+the plugin's `POST /open/{path}` and `GET /active/`.
 """
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import BaseModel, Field
 
 from service.bridges.rest_api import LocalRestApi
-from service.errors import ValidationFailed
+from service.errors import ValidationFailed, VaultgateError
 from service.markdown.parse import note_title
 from service.obsidian.attachments import kind_of
 from service.tools.context import ToolContext
@@ -101,19 +105,67 @@ class ActiveOut(ToolOutput):
     path: str | None = Field(description="Vault-relative path of the active file.")
     title: str | None = Field(description="Its title.")
     obsidian_url: str | None = Field(description="obsidian://open URL of it.")
-    content: str | None = Field(description="Its text as Obsidian holds it (unsaved edits included).")
+    kind: str | None = Field(
+        description="What the file is: note, canvas, base, text, image, audio, video, pdf or other (by extension)."
+    )
+    content: str | None = Field(
+        description="Its text as Obsidian holds it (unsaved edits included); null for a file whose bytes are no "
+        "text (an image, audio, video, PDF, or binary content): read_attachment reads such a file."
+    )
     frontmatter: dict[str, JsonValue] = Field(description="Its properties as Obsidian parsed them.")
     tags: list[str] = Field(description="Its tags as Obsidian found them.")
     stat: NoteStat | None = Field(description="Times and size.")
 
 
 BINARY = ("image", "audio", "video", "pdf")  # kinds whose bytes are no text (`attachments.kind_of`)
+SNIFF = 8192  # read_attachment's look for a NUL (`tools.obsidian.media._as_text`)
 
 
 def _none() -> ActiveOut:
     return ActiveOut(
-        active=False, path=None, title=None, obsidian_url=None, content=None, frontmatter={}, tags=[], stat=None
+        active=False,
+        path=None,
+        title=None,
+        obsidian_url=None,
+        kind=None,
+        content=None,
+        frontmatter={},
+        tags=[],
+        stat=None,
     )
+
+
+def _kind(rel: str) -> str:
+    return "note" if rel.lower().endswith(".md") else kind_of(rel)
+
+
+async def _text_of(ctx: ToolContext, rel: str, kind: str, content: str) -> str | None:
+    """The active file's text, None when its bytes are no text. The plugin reads any file as
+    text (`cachedRead`: UTF-8, each byte that is none becoming U+FFFD, a NUL kept); the rule is
+    read_attachment's (`tools.obsidian.media._as_text`): text has no NUL in its first 8 KiB and
+    decodes as UTF-8. A U+FFFD may also be the character itself in a text file: the file's bytes
+    decide then. A note is text whatever it holds, as read_note reads it."""
+    if kind == "note":
+        return content
+    if kind in BINARY or "\x00" in content[:SNIFF]:
+        return None
+    if "\ufffd" not in content:
+        return content
+    try:
+        data = await asyncio.to_thread(ctx.vault.files.read_bytes, ctx.resolve(rel, "read"))
+    except VaultgateError:  # gone or moved since Obsidian read it: what it sent cannot be told text
+        return None
+    return content if _is_text(data) else None
+
+
+def _is_text(data: bytes) -> bool:
+    if b"\x00" in data[:SNIFF]:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _stat(raw: object) -> NoteStat | None:
@@ -134,12 +186,14 @@ async def get_active_note(ctx: ToolContext, args: ActiveIn) -> ActiveOut:
         return _none()
     frontmatter = note.get("frontmatter")
     tags = note.get("tags")
+    kind = _kind(rel)
     return ActiveOut(
         active=True,
         path=rel,
         title=note_title(rel),
         obsidian_url=ctx.vault.url(rel),
-        content=note["content"] if args.include_content and kind_of(rel) not in BINARY else None,
+        kind=kind,
+        content=await _text_of(ctx, rel, kind, note["content"]) if args.include_content else None,
         frontmatter=frontmatter if isinstance(frontmatter, dict) else {},
         tags=[str(t) for t in tags] if isinstance(tags, list) else [],
         stat=_stat(note.get("stat")),

@@ -53,7 +53,7 @@ async def bridged(
     url: str | None = None,
     cert: SelfSigned | None = None,
     facade: str = "flat",
-    files: dict[str, str] | None = None,
+    files: dict[str, str | bytes] | None = None,
     **bridge: Any,
 ) -> AsyncIterator[tuple[Harness, Obsidian]]:
     """The app with one vault (`FILES`, or `files`) bridged to a running stand-in (trusted by its
