@@ -11,6 +11,9 @@ shutdown. Then, on a new server:
 - apply_finding of a duplicate_entity merge killed in its merge_observations or its rewrite_links:
   the finding is open again naming the interrupted run, undo_last_plan puts every byte back, and
   the finding applies afterwards;
+- a consolidation run that applies a duplicate itself (`[plane] auto_apply`) killed in, or right
+  after, the entity note's write: the finding is open again naming the interrupted run (the
+  plane's), an admin's undo_last_plan of that run restores every byte, and the next run applies it;
 - set_properties over a literal block (alone, or a plan step) killed in its write: the note keeps
   its blocks byte for byte (undo_last_plan restores them after a later step's kill), and reads back;
 - write_canvas killed in its write, and rename_note killed in the rewrite of a canvas that links
@@ -247,3 +250,28 @@ async def test_an_undo_killed_in_a_restore_is_rolled_back_and_the_run_is_still_u
         again = await vg.call("undo_last_plan", run_id=run["run_id"])
         assert again.is_error and again.structured is not None
         assert again.structured["error"]["code"] == "conflict", again.structured  # undone once
+
+
+@pytest.mark.parametrize("rel", ["Memory/Ann.md", "after:Memory/Ann.md"])
+async def test_a_run_killed_while_it_applies_a_finding_itself_leaves_it_open_and_undoable(
+    make_vault: Callable[..., Path], rel: str
+) -> None:
+    root = make_vault(w.AUTO_VAULT)
+    before = snapshot(root)
+    await killed_in(root, "auto-apply", rel)
+    assert ((root / "Memory/Ann.md").read_bytes() == before["Memory/Ann.md"]) is not rel.startswith("after:")
+    async with started(root, plane={"enabled": False, **w.AUTO_APPLY}) as vg:
+        [found] = (await vg.ok("list_findings", kind="duplicate"))["items"]
+        assert found["status"] == "open", found
+        run_id = found["detail"]["interrupted_run_id"]
+        # the plane's run (caller vaultgate-plane): get_plan_run answers not_found to anyone else,
+        # an admin included (reported to P2/B2 by R7 s77); an admin's undo_last_plan reverses it
+        [status] = await vg.app.state.fetchall("SELECT status FROM plan_runs WHERE id = ?", (run_id,))
+        assert status[0] == "interrupted"
+        undo = await vg.confirmed("undo_last_plan", run_id=run_id)
+        assert not undo["conflicts"], undo
+        assert swept(root, rel) == before
+        await vg.ok("run_consolidation", wait=True, jobs=["duplicates"])  # applied by the next run
+        [done] = (await vg.ok("list_findings", kind="duplicate", status="applied"))["items"]
+        assert done["id"] == found["id"]
+        assert observations(root, "Ann") == ["Likes green tea in the morning"]

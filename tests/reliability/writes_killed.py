@@ -10,6 +10,8 @@ write has one) recorded REL's prior bytes and before REL changes (`tests.plan_ki
 - `block`: one `set_properties` over a literal block;
 - `canvas`: one `write_canvas` overwrite;
 - `canvas-rename`: one `rename_note` of a note a canvas links to (the canvas rewritten with it);
+- `auto-apply`: `run_consolidation` of the duplicates job with `[plane] auto_apply = ["duplicate"]`
+  (`AUTO_VAULT`: the run applies the finding itself, as `vaultgate-plane`);
 - `undo`: `undo_last_plan` (the caller's newest run; the restores are killed as the writes are).
 
 With REL given as `after:REL`, the process kills itself right after REL's write instead (the
@@ -74,6 +76,15 @@ MERGE_VAULT: dict[str, str] = {
     "Memory/Zed.md": ZED,
     "Memory/Zoe.md": "# Zoé\n\n## Observations\n- aime le café\n",
 }
+
+AUTO_VAULT: dict[str, str] = {
+    "Home.md": "# Home\n",
+    "Memory/Ann.md": (
+        "---\nname: Ann\nentityType: person\naliases: []\n---\n# Ann\n\n## Observations\n"
+        "- Likes green tea in the morning ^m-00000001\n- likes green tea in the morning. ^m-00000002\n"
+    ),
+}
+AUTO_APPLY: dict[str, Any] = {"auto_apply": ["duplicate"]}
 
 BLOCK = "---\ntitle: t\np: |-\n  x\n  y\nq: |\n  keep\n  this\n---\n# N\n\nbody\n"  # as Obsidian writes them
 BLOCK_VAULT: dict[str, str] = {"N.md": BLOCK, "Other.md": "# Other\n"}
@@ -142,6 +153,7 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "block": ("set_properties", {"path": "N", "properties": {"p": BLOCK_VALUE}}),
     "canvas": ("write_canvas", {"path": "Board", "nodes": CANVAS_NODES, "edges": []}),
     "canvas-rename": ("rename_note", {"path": "Ideas/Idea.md", "new_path": "Big Idea"}),
+    "auto-apply": ("run_consolidation", {"wait": True, "jobs": ["duplicates"]}),
     "undo": ("undo_last_plan", {}),
 }
 
@@ -151,7 +163,7 @@ async def main(root: Path, scenario: str, finding: str | None) -> None:
         root,
         embeddings={"provider": "none"},
         index={"watch": False},
-        plane={"enabled": False},
+        plane={"enabled": False, **(AUTO_APPLY if scenario == "auto-apply" else {})},
         plans={"max_concurrency": 1},
     )
     app = VaultgateApp(settings)
