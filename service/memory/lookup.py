@@ -12,7 +12,8 @@ from pathlib import Path
 
 from service.errors import AmbiguousNote
 from service.markdown.frontmatter import split
-from service.memory.model import OBS_HEADING, REL_HEADING, parse
+from service.memory.body import OBS_HEADING, REL_HEADING
+from service.memory.model import parse
 from service.vault.casing import fold
 from service.vault.decoding import decode_start
 

@@ -23,12 +23,10 @@ id. A `::` in a text or field value gets a backslash before its second colon, an
 starts with `[` one before the bracket (Markdown escapes, shown as typed in Obsidian; `escape`,
 `unescape`), so what an agent gives reads back as given, never as provenance, a category or a
 task box of its own. Relations are the list items under `## Relations`: a relation type and
-one wikilink. A line in either section that does not have that shape is kept verbatim
-(`Entity.extra_obs`, `extra_rel`), never lost or rewritten; so is everything outside the two
-sections (`Entity.preamble`, `Entity.tail`). Under `## Observations` such lines (blank ones
-too) also keep their place among the items (`Entity.obs_layout`): a new observation goes after
-the last item and the lines that continue it, before a blank line and what follows it (a
-person's paragraph stays a paragraph, not a continuation of the new item).
+one wikilink. A line of a code block is code, never an item. Every other line of the body (a
+person's paragraph, blank line, callout, comment, heading, what comes before and after the
+sections) is kept where it is, byte for byte (`Entity.lines`, `service.memory.body`): a memory
+write changes only the memory's own lines.
 
 `file_name` maps any entity name to a safe, reversible file name (the real name stays in the
 frontmatter): characters a file name cannot hold (and `~`) are written `~XX`, and names that would be
@@ -50,12 +48,11 @@ from typing import Any
 
 from service.markdown import fences, line_ends
 from service.markdown.frontmatter import split, write_refusal
+from service.memory.body import OBS_HEADING, REL_HEADING, Line, lines_of
 from service.memory.front import kept_front
 from service.vault.invisible import shows_nothing
 from service.vault.paths import with_md
 
-OBS_HEADING = "## Observations"
-REL_HEADING = "## Relations"
 _SECTIONS = {OBS_HEADING.casefold(): "obs", REL_HEADING.casefold(): "rel"}  # a person's `## observations` too
 
 # - [category] text [key:: value]... ^block (a value may hold wikilinks: [source:: [[Note]]])
@@ -110,13 +107,8 @@ class Entity:
     updated: str = ""
     observations: list[Observation] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
-    preamble: str = ""  # the body before the first memory section (below the title)
     title: str | None = None  # the `# title` line as read ("": none); None: a new entity's note, titled with its name
-    extra_obs: list[str] = field(default_factory=list)  # lines under Observations without that shape
-    # the Observations section as read: its observations and every other line (blank ones too), in order
-    obs_layout: list[Observation | str] = field(default_factory=list)
-    extra_rel: list[str] = field(default_factory=list)  # lines under Relations without that shape
-    tail: str = ""  # other sections after the memory sections
+    lines: list[Line] | None = None  # the body as read, line by line (`service.memory.body`); None: a new note
     other_properties: dict[str, Any] = field(default_factory=dict)
     # a memory property read in another type (`entityType: {kind: person}`, `aliases: 5`): its value
     # as written and as the entity holds it; written back as written while the entity's is unchanged
@@ -300,49 +292,36 @@ def parse(text: str, stem: str = "") -> Entity:
         raw = data.get(key)
         if key in data and raw is not None and not _plain(raw, list if key == "aliases" else str):
             entity.given[key] = (raw, list(held) if isinstance(held, list) else held)  # a copy: edits in place show
-    section: str | None = None
-    pre: list[str] = []
-    tail: list[str] = []
-    titled, code = False, fences.CodeScanner()  # a '## Observations' line in a code block is code
+    section, lines = "pre", list[Line]()
+    entity.lines = lines
+    titled, code = False, fences.CodeScanner()  # a line of a code block is code: no heading, no item
     for line in body.split("\n"):
         stripped = line.rstrip()
-        if not code.code(line) and stripped.startswith("#"):
+        if code.code(line):
+            lines.append((section, None, line))
+            continue
+        if stripped.startswith("#"):
             if (kind := _SECTIONS.get(stripped.casefold())) is not None:  # in any letter case, kept as written
                 section, entity.headings[kind] = kind, stripped
+                lines.append((kind + "#", None, line))
                 continue
-            if section is not None:
+            if section != "pre":
                 section = "tail"
-        if section is None:
-            if not titled and stripped.startswith("# "):
-                titled = True
-                entity.title = line
-                entity.name = entity.name or stripped[2:].strip()
-            else:
-                pre.append(line)
-        elif section == "obs":
-            m = _OBS.match(stripped) if stripped.startswith("- ") else None
-            if m and m.group("text").strip():
+        item: Observation | Relation | None = None
+        if section == "pre" and not titled and stripped.startswith("# "):
+            titled = True
+            entity.title = line
+            entity.name = entity.name or stripped[2:].strip()
+        elif section == "obs" and (m := _OBS.match(stripped) if stripped.startswith("- ") else None):
+            if m.group("text").strip():
                 fields = {k: unescape(v) for k, v in _FIELD.findall(m.group("fields") or "")}
                 text = unescape(m.group("text").strip())
-                obs = Observation(text, m.group("category"), m.group("block") or "", fields, stripped)
-                entity.observations.append(obs)
-                entity.obs_layout.append(obs)
-            else:
-                entity.obs_layout.append(line)
-                if stripped:
-                    entity.extra_obs.append(line)
-        elif section == "rel":
-            m = _REL.match(stripped)
-            if m:
-                entity.relations.append(Relation(m.group("type"), m.group("target").strip()))
-            elif stripped:
-                entity.extra_rel.append(line)
-        else:
-            tail.append(line)
-    while entity.obs_layout and isinstance(entity.obs_layout[-1], str) and not entity.obs_layout[-1].strip():
-        entity.obs_layout.pop()  # the blank line before the next section is the renderer's
-    entity.preamble = "\n".join(pre).strip("\n")
-    entity.tail = "\n".join(tail).strip("\n")
+                item = Observation(text, m.group("category"), m.group("block") or "", fields, stripped)
+                entity.observations.append(item)
+        elif section == "rel" and (m := _REL.match(stripped)):
+            item = Relation(m.group("type"), m.group("target").strip())
+            entity.relations.append(item)
+        lines.append((section, item, line))
     entity.fm_error = write_refusal(fm)
     if not entity.name and fm.error is not None and stem:
         entity.name = name_of_file(stem)
@@ -389,57 +368,16 @@ def render(entity: Entity, over: str | None = None) -> str:
             props[key] = raw
     kept = entity.front_read and kept_front(*entity.front_read, _memory_properties(entity), _yaml_json)
     front = kept or "---\n" + "".join(f"{k}: {_yaml_json(v)}\n" for k, v in props.items()) + "---\n"
-    title = f"# {one_line(entity.name)}" if entity.title is None else entity.title  # as read, or none
-    out = [title, ""] if title else []
-    if entity.preamble:
-        out += [entity.preamble, ""]
-    out += [entity.headings.get("obs", OBS_HEADING), *_observation_lines(entity), ""]
-    out += [entity.headings.get("rel", REL_HEADING)]
-    out += [*(rel.render() for rel in entity.relations), *entity.extra_rel]
-    if entity.tail:
-        out += ["", entity.tail]
-    body = "\n".join(out) + "\n"
+    if entity.lines is None:  # a new entity's note
+        out = [f"# {one_line(entity.name)}", "", OBS_HEADING, *(obs.render() for obs in entity.observations), ""]
+        body = "\n".join([*out, REL_HEADING, *(rel.render() for rel in entity.relations)]) + "\n"
+    else:
+        body = "\n".join(lines_of(entity.lines, entity.observations, entity.relations))
     if over is None or "\r" not in over:
         return line_ends.from_lf(front + body, entity.newline if over is None else "\n")
     cut = split(line_ends.view(over)).body_start
     fronted = line_ends.keeping(lambda lines: front + lines[cut:])(over)
     return line_ends.keeping(lambda lines: front + body)(fronted)
-
-
-def _observation_lines(entity: Entity) -> list[str]:
-    """The Observations section's lines: as read (`obs_layout`), less the observations removed
-    since, with the new ones after the last item read and the lines that continue it (up to a
-    blank line), in `observations` order. Without a layout (a new entity, or one built in code
-    with `extra_obs`): the observations, then the other lines."""
-    if not entity.obs_layout:
-        return [obs.render() for obs in entity.observations] + entity.extra_obs
-    kept = {id(obs) for obs in entity.observations}
-    read = {id(item) for item in entity.obs_layout if not isinstance(item, str)}
-    new = [obs.render() for obs in entity.observations if id(obs) not in read]
-    last = max((i for i, item in enumerate(entity.obs_layout) if not isinstance(item, str)), default=None)
-    at = len(entity.obs_layout)
-    if last is not None:
-        at = last + 1
-        while at < len(entity.obs_layout) and _continues(entity.obs_layout[at]):
-            at += 1
-    lines: list[str] = []
-    for i, item in enumerate(entity.obs_layout):
-        if i == at:
-            lines += new
-        if isinstance(item, str):
-            lines.append(item)
-        elif id(item) in kept:
-            lines.append(item.render())
-    if at == len(entity.obs_layout):
-        if new and last is None and lines and lines[-1].strip() and not lines[-1].lstrip().startswith(("- ", "* ")):
-            lines.append("")  # a person's text before the first item: a paragraph, not its continuation
-        lines += new
-    return lines
-
-
-def _continues(item: Observation | str) -> bool:
-    """Whether a line after an observation continues it (not blank, not another observation)."""
-    return isinstance(item, str) and bool(item.strip())
 
 
 def inbox_key(inbox: str) -> str:

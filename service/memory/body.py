@@ -1,0 +1,105 @@
+"""The body of an entity note as read, line by line, and written back with only the memory's
+own lines changed.
+
+A note a person keeps in Obsidian holds more than the memory's items: paragraphs, blank lines,
+callouts, comments, code blocks, headings of any level, text before the title and after the
+sections. `model.parse` keeps every body line in order (`Line`: its section, the observation or
+relation it holds, the line as read); `lines_of` gives them back with the items the entity no
+longer holds left out, an item a tool changed in its memory form, and the new items placed:
+after the section's last item and the lines that continue it, else after the section's last
+line of text (a blank line between when that text is no list item, so a person's paragraph
+stays a paragraph). Every other line stays as it was, byte for byte. A section the note lacks
+is added (Observations before Relations, Relations after Observations, both after the body)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+OBS_HEADING = "## Observations"
+REL_HEADING = "## Relations"
+
+
+class Item(Protocol):
+    """An observation or a relation (`service.memory.model`): its line in the memory's form."""
+
+    def render(self) -> str: ...
+
+
+# a body line as read: its section ("pre", "obs", "rel", "tail"; a memory section's heading is
+# "obs#" / "rel#"), the memory item it holds (None for a person's line) and the line itself
+Line = tuple[str, Item | None, str]
+
+
+def lines_of(read: list[Line], observations: Sequence[Item], relations: Sequence[Item]) -> list[str]:
+    """The note's body lines: those `read` with the memory items changed as the entity now holds
+    them (its `observations` and `relations`, in order); joined by LF, the body as read when
+    nothing changed. An observation read and left unchanged (its `raw` kept) and a relation
+    (never changed in place) are written as their lines were read."""
+    held = {id(item) for item in [*observations, *relations]}
+    seen = {id(item) for _, item, _ in read if item is not None}
+    new = {
+        "obs": [obs.render() for obs in observations if id(obs) not in seen],
+        "rel": [rel.render() for rel in relations if id(rel) not in seen],
+    }
+    inserts: dict[int, list[str]] = {}
+    ends: dict[str, int] = {}
+    for kind in ("obs", "rel"):
+        if (placed := _place(read, kind, bool(new[kind]))) is not None:
+            at, blank, end = placed
+            inserts.setdefault(at, []).extend([""] * blank + new[kind])
+            ends[kind] = end
+    if "obs" not in ends:  # no Observations section: before Relations, else after the body
+        heads = [i for i, (section, _, _) in enumerate(read) if section == "rel#"]
+        if heads:
+            inserts.setdefault(heads[0], []).extend([OBS_HEADING, *new["obs"], ""])
+            ends["obs"] = heads[0]
+        else:
+            end = _after_text(read, range(len(read)))
+            at, lead = _after(read, end) if end else (0, [])  # none at the note's start
+            inserts.setdefault(at, []).extend([*lead, OBS_HEADING, *new["obs"]])
+            ends["obs"] = at
+    if "rel" not in ends:  # no Relations section: after Observations
+        at, lead = _after(read, ends["obs"])
+        inserts.setdefault(at, []).extend([*lead, REL_HEADING, *new["rel"]])
+    out: list[str] = []
+    for i, (_, item, line) in enumerate(read):
+        out += inserts.get(i, [])
+        if item is None:
+            out.append(line)
+        elif id(item) in held:
+            out.append(line if getattr(item, "raw", "") is not None else item.render())
+    return out + inserts.get(len(read), [])
+
+
+def _place(read: list[Line], kind: str, adding: bool) -> tuple[int, int, int] | None:
+    """Where a section's new items go (before which line), whether a blank line goes before them,
+    and where the section's text ends; None when the note has no such section."""
+    heads = [i for i, (section, _, _) in enumerate(read) if section == kind + "#"]
+    if not heads:
+        return None
+    mine = [i for i, (section, _, _) in enumerate(read) if section == kind]
+    end = _after_text(read, mine, heads[0] + 1)
+    items = [i for i in mine if read[i][1] is not None]
+    if items:
+        at = items[-1] + 1
+        while at < len(read) and read[at][0] == kind and read[at][1] is None and read[at][2].strip():
+            at += 1  # the lines that continue the last item (up to a blank line)
+        return at, 0, end
+    last = read[end - 1][2].lstrip() if end - 1 not in heads else ""
+    blank = adding and bool(last) and not last.startswith(("- ", "* "))
+    return end, int(blank), end
+
+
+def _after_text(read: list[Line], among: range | list[int], start: int = 0) -> int:
+    """The index after the last line holding text among `among` (`start` when none)."""
+    return max((i + 1 for i in among if read[i][2].strip()), default=start)
+
+
+def _after(read: list[Line], at: int) -> tuple[int, list[str]]:
+    """Where a missing section goes after the text ending at `at`, and the blank line before it:
+    at the note's end (blank lines to the end of the note), after the first of them."""
+    rest = read[at:]
+    if len(rest) >= 2 and not any(line.strip() for _, _, line in rest):
+        return at + 1, []
+    return at, [""]
