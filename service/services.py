@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from service.bridges.hub import Bridges
 from service.embeddings.sizes import TokenSizes
 from service.markdown.outline_reading import KeptReadings
+from service.memory.store import EntityWrites
 from service.types import ClientLog, NestedCall, OpenGuard, PathGuard
 
 if TYPE_CHECKING:
@@ -72,4 +73,5 @@ class Services:
     bridges: Bridges = field(default_factory=lambda: Bridges(()))  # Local REST API clients ([vaults.bridge])
     outlines: KeptReadings = field(default_factory=KeptReadings)  # get_outline's readings kept for next pages
     token_sizes: TokenSizes = field(default_factory=TokenSizes)  # context_for_query's passage sizes (bounded)
+    memory_writes: EntityWrites = field(default_factory=EntityWrites)  # entity notes' locks, group commits, names
     started_at: float = field(default_factory=time.time)

@@ -1,12 +1,13 @@
 """The memory's name lookup: which note of the memory folder holds the entity of a name when its
 file is not named so (a person renamed the entity in its frontmatter, or the file in Obsidian).
-Each note's name is read once per change and kept (`_names`)."""
+Each note's name is read once per change and kept, per app and bounded (`EntityNames`)."""
 
 from __future__ import annotations
 
 import os
 import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,23 +18,44 @@ from service.memory.model import parse
 from service.vault.casing import fold
 from service.vault.decoding import decode_start
 
-# note's absolute path -> (mtime_ns, size, entity name, its aliases, both folded: `fold`)
-_names: dict[str, tuple[int, int, str, tuple[str, ...], str, frozenset[str]]] = {}
+# what a note's entity name is read as: (mtime_ns, size, entity name, its aliases, both folded: `fold`)
+_Known = tuple[int, int, str, tuple[str, ...], str, frozenset[str]]
 NAME_READ = 64 * 1024  # the name is in the frontmatter, at the note's start
+MAX_NOTES = 20_000  # names kept (a few hundred bytes each); past it, the least recently used go
 
 
-_names_lock = threading.Lock()  # `note_named` runs on the event loop and in `EntityStore.names_read`'s thread
+class EntityNames:
+    """The entity names of the memory folder's notes read so far, by the note's absolute path,
+    each checked against its size and mtime before use: one app's (`store.EntityWrites`), at most
+    `max_notes` (the least recently used dropped first: a note dropped is read again when next
+    listed). `note_named` runs on the event loop and in `EntityStore.names_read`'s thread."""
 
+    def __init__(self, max_notes: int = MAX_NOTES) -> None:
+        self.max_notes = max_notes
+        self._known: OrderedDict[str, _Known] = OrderedDict()
+        self._lock = threading.Lock()
 
-def note_named(
-    folder: Path, name: str, skip: Callable[[str], bool], *, by_alias: bool = False, any_case: bool = False
-) -> str | None:
-    with _names_lock:
-        return _note_named(folder, name, skip, by_alias, any_case)
+    def __len__(self) -> int:
+        return len(self._known)
+
+    def note_named(
+        self, folder: Path, name: str, skip: Callable[[str], bool], *, by_alias: bool = False, any_case: bool = False
+    ) -> str | None:
+        with self._lock:
+            try:
+                return _note_named(self._known, folder, name, skip, by_alias, any_case)
+            finally:
+                while len(self._known) > self.max_notes:
+                    self._known.popitem(last=False)
 
 
 def _note_named(
-    folder: Path, name: str, skip: Callable[[str], bool], by_alias: bool = False, any_case: bool = False
+    known_names: OrderedDict[str, _Known],
+    folder: Path,
+    name: str,
+    skip: Callable[[str], bool],
+    by_alias: bool = False,
+    any_case: bool = False,
 ) -> str | None:
     """The file name of the note directly in `folder` whose entity name (its `name` property) is
     `name`, for a note whose file name is not that name's: a person renamed the entity in its
@@ -71,7 +93,9 @@ def _note_named(
         except OSError:
             continue
         seen.add(entry.path)
-        known = _names.get(entry.path)
+        known = known_names.get(entry.path)
+        if known is not None:
+            known_names.move_to_end(entry.path)
         if known is None or known[:2] != (st.st_mtime_ns, st.st_size):
             try:
                 head = _head(entry.path)
@@ -81,7 +105,7 @@ def _note_named(
             aliases = tuple(a.strip() for a in named.aliases)
             entity = named.name.strip()
             known = (st.st_mtime_ns, st.st_size, entity, aliases, fold(entity), frozenset(map(fold, aliases)))
-            _names[entry.path] = known
+            known_names[entry.path] = known
         if known[2] == name and found is None:
             found = nfc
         elif by_alias and name and name in known[3]:
@@ -91,8 +115,8 @@ def _note_named(
         elif key and by_alias and key in known[5]:
             folded_alias.append(nfc)
     prefix = os.path.join(folder, "")
-    for gone in [p for p in _names if p.startswith(prefix) and p not in seen]:
-        del _names[gone]
+    for gone in [p for p in known_names if p.startswith(prefix) and p not in seen]:
+        del known_names[gone]
     if found is not None or len(aliased) == 1 or not key:
         return found if found is not None or len(aliased) != 1 else aliased[0]
     if len(folded) > 1:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
 from service.markdown.yaml_edit import invalid_frontmatter
-from service.memory.lookup import note_named
+from service.memory.lookup import MAX_NOTES, EntityNames
 from service.memory.model import Entity, file_name, inbox_key, linked_stem, parse, render
 from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
@@ -35,8 +35,6 @@ from service.vault.spelling import on_disk
 MAX_NAME = 200
 CAS_TRIES = 50
 
-_lock = KeyedLocks()
-
 
 @dataclass(frozen=True, slots=True)
 class _Waiting:
@@ -45,7 +43,17 @@ class _Waiting:
     size: int = 0  # the characters its change brings (`update`'s `size`)
 
 
-_waiting: dict[tuple[str, str], list[_Waiting]] = {}  # note -> changes waiting for its lock
+class EntityWrites:
+    """What the entity stores of one app share (`Services.memory_writes`): a lock per note, the
+    changes waiting for it (`EntityStore.update`'s group commit) and the entity names read
+    (`lookup.EntityNames`, bounded). The app's own: two apps in one process, whose vaults may
+    share an id (`main`), never write one's change into the other's note, nor keep the other's
+    names."""
+
+    def __init__(self, max_names: int = MAX_NOTES) -> None:
+        self.locks = KeyedLocks()
+        self.waiting: dict[tuple[str, str], list[_Waiting]] = {}  # note -> changes waiting for its lock
+        self.names = EntityNames(max_names)
 
 
 def _stem(rel: str) -> str:
@@ -97,8 +105,11 @@ class EntityStore:
         folder: str,
         resolve: Callable[[str, str], VaultPath],
         inbox: str = "",
+        *,
+        shared: EntityWrites,
     ) -> None:
         self.vault_id = vault_id
+        self._shared = shared
         self.files = files
         self.folder = folder.strip().strip("/")
         self._resolve = resolve
@@ -122,7 +133,9 @@ class EntityStore:
         vp = self._resolve(f"{self.folder}/{file_name(name)}.md", op)
         if not self.files.has_note(vp) and not self.is_inbox(vp.rel):
             folder = vp.abs.parent
-            other = note_named(folder, name, self._not_an_entity_in_folder, by_alias=op != "delete", any_case=any_case)
+            other = self._shared.names.note_named(
+                folder, name, self._not_an_entity_in_folder, by_alias=op != "delete", any_case=any_case
+            )
             if other is not None:
                 vp = self._resolve(f"{self.folder}/{other}", op)
         if op != "read" and self.is_inbox(vp.rel):
@@ -141,7 +154,9 @@ class EntityStore:
             folder = self._resolve(f"{self.folder}/{file_name('entity')}.md", "read").abs.parent
         except Exception:  # noqa: BLE001 - the folder not readable: the lookups answer as before
             return
-        await asyncio.to_thread(note_named, folder, "", lambda f: self._not_an_entity(f"{self.folder}/{f}"))
+        await asyncio.to_thread(
+            self._shared.names.note_named, folder, "", lambda f: self._not_an_entity(f"{self.folder}/{f}")
+        )
 
     def _not_an_entity_in_folder(self, file: str) -> bool:
         return self._not_an_entity(f"{self.folder}/{file}")
@@ -232,7 +247,7 @@ class EntityStore:
 
     async def create(self, entity: Entity) -> Loaded:
         vp = self.path_of(entity.name, "write", any_case=False)
-        async with _lock(self.vault_id, vp.rel):
+        async with self._shared.locks(self.vault_id, vp.rel):
             if self.files.has_note(vp):
                 raise AlreadyExists(f"memory entity {entity.name!r} exists", details={"path": vp.rel})
             entity.created = entity.created or now_iso()
@@ -259,15 +274,16 @@ class EntityStore:
         (`service.vault.offloop`), the note's lock held, the event loop free for other calls."""
         vp = self.path_of(name, "write")
         key = (self.vault_id, vp.rel)
+        lock, waiting = self._shared.locks(*key), self._shared.waiting
         if before is not None or recording():
-            async with _lock(*key):
+            async with lock:
                 return await self._write(name, vp, [change], before, size)
         me = _Waiting(change, asyncio.get_running_loop().create_future(), size)
-        _waiting.setdefault(key, []).append(me)
-        async with _lock(*key):
+        waiting.setdefault(key, []).append(me)
+        async with lock:
             if me.done.done():  # a call before this one wrote its change along with its own
                 return me.done.result()
-            batch = _waiting.pop(key, [me])
+            batch = waiting.pop(key, [me])
             try:
                 loaded = await self._write(name, vp, [w.change for w in batch], None, sum(w.size for w in batch))
             except Exception:
@@ -391,13 +407,16 @@ def memory_notes(
     root: Path | None = None,
     readable: Callable[[str], bool] | None = None,
     may: Callable[[str, str], bool] | None = None,
+    names: EntityNames | None = None,
 ) -> MemoryNotes:
     """Where the memory tools write, for previews and plan effects (`service.plans.effects`):
     in the vault at `root`, the note `EntityStore.path_of` finds (a note renamed by hand too, a
     note or folder the disk names in NFD), by its vault path (NFC); as there, a note renamed by
     hand that the caller may not read (`readable`) is not the entity's. `may(path, op)`: the
-    caller's path ACL, as the store's resolve applies it (`MemoryNotes.may`)."""
+    caller's path ACL, as the store's resolve applies it (`MemoryNotes.may`). `names`: the app's
+    entity names read (`EntityWrites.names`); without them, names read for this preview alone."""
     folder = memory.folder.strip().strip("/")
+    known = names if names is not None else EntityNames()
     inbox = inbox_key(memory.inbox)
 
     def note_of(name: str, by_alias: bool = True, any_case: bool = True) -> str:
@@ -411,7 +430,7 @@ def memory_notes(
         if root is None or (root / on_disk(str(root), rel)).is_file():
             return rel
         where = root / on_disk(str(root), folder)
-        other = note_named(
+        other = known.note_named(
             where,
             name,
             lambda f: (

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from mcp import Client
 
-from service.memory import store
 from tests.conftest import Harness, e2e
 from tests.e2e.calls import error, ok
 
@@ -50,7 +49,7 @@ async def test_an_applied_finding_written_after_another_agents_add_is_undone(
     async with e2e(root) as (url, h), Client(url, mode=mode) as agent, Client(url, mode=mode) as other:  # type: ignore[arg-type]
         await ok(agent, "run_consolidation", jobs=["contradictions"])
         [finding] = (await ok(agent, "list_findings", kind="contradiction"))["items"]
-        lock = store._lock("main", NOTE)
+        lock = h.app.services.memory_writes.locks("main", NOTE)  # the app's lock of the note
         async with lock:
             add = asyncio.create_task(
                 ok(other, "add_observations", observations=[{"entityName": "Ann", "contents": [FACT]}])

@@ -32,6 +32,7 @@ def entity_store(ctx: ToolContext) -> EntityStore:
         memory.folder,
         lambda p, op: ctx.resolve(p, op),  # type: ignore[arg-type]
         inbox=memory.inbox,
+        shared=ctx.services.memory_writes,
     )
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from service.memory import store
 from tests.conftest import Harness
 
 NOTE = "Memory/Ann.md"
@@ -46,7 +45,7 @@ async def _race(vg: Harness, plan_first: bool) -> str:
     ]
     plan: dict[str, Any] = {"goal": "mark Ann's older city as superseded", "steps": steps}
     add = {"observations": [{"entityName": "Ann", "contents": [FACT]}]}
-    lock = store._lock("main", NOTE)
+    lock = vg.app.services.memory_writes.locks("main", NOTE)  # the app's lock of the note
     async with lock:
         if plan_first:
             first = asyncio.create_task(vg.call("execute_plan", plan=plan))
