@@ -1,7 +1,8 @@
 """Job 6, the digest: what changed since the last run, without an LLM — the notes created and
 changed per folder with their first sentence, the open tasks among them, and the memory entities
 updated. One finding a run (kind `digest`), whose plan writes it as a note under `Digests/`
-(`create_note`); the first run of a vault looks back one day. The day's first digest kept is
+(`create_note`); the first run of a vault looks back one day, and a run while a digest is not
+kept yet (open) back to where that one started (`open_since`), which it then replaces. The day's first digest kept is
 `Digests/<day> digest.md`; once that note exists, a later run's digest is
 `Digests/<day> digest <HH-MM>.md` (the run's UTC time; `-2`, `-3`… after it when taken too), a
 finding of its own (key `digest:<day> <HH-MM>`), so each run's digest can be kept. Notes under
@@ -13,6 +14,8 @@ lists, links or quotes them, nor counts their tasks (nor names a memory entity a
 from __future__ import annotations
 
 import datetime as dt
+import json
+import math
 import re
 import sqlite3
 from collections import defaultdict
@@ -44,6 +47,7 @@ class Digest:
 
     async def run(self, ctx: JobContext) -> list[Finding]:
         since = ctx.since if ctx.since is not None else ctx.now - 86_400
+        since = min(since, await open_since(ctx, self.name))  # a digest not kept yet: this one covers it
         vid = ctx.vault.id
         open_clause, closed = open_sql(vault_statuses(ctx.vault.paths.root), "k.status")  # as list_tasks reads it
         are_tasks, only = tasks_sql(ctx.vault, "k.text")  # the global filter's items, when it has one
@@ -128,6 +132,24 @@ class Digest:
                 },
             )
         ]
+
+
+async def open_since(ctx: JobContext, job: str) -> float:
+    """Where the window of `job`'s open findings starts (`inf`: none open). A run's digest takes
+    the day's key while the day's note is not kept, so a later run's would replace a digest no one
+    kept yet with the changes since that run only, and one finding nothing new would mark it
+    `gone`: the changes it listed were in no digest. A digest not kept (open) is covered again."""
+    rows = await ctx.state.fetchall(
+        "SELECT detail FROM plane_findings WHERE vault_id = ? AND job = ? AND status = 'open'", (ctx.vault.id, job)
+    )
+    starts = [math.inf]
+    for (detail,) in rows:
+        try:
+            since = json.loads(detail).get("since")
+            starts.append(dt.datetime.fromisoformat(str(since).replace("Z", "+00:00")).timestamp())
+        except (ValueError, TypeError, AttributeError):  # a detail of another shape: no window
+            continue
+    return min(starts)
 
 
 def free_note(ctx: JobContext, label: str) -> tuple[str, str]:
