@@ -31,6 +31,7 @@ from service.errors import ConfigError
 from service.gcpause import paused
 from service.http.asgi import http_app
 from service.http.head_limits import uvicorn_options
+from service.http.stops import Stops
 from service.obs.logging import setup_logging
 from service.settings import Settings
 
@@ -68,6 +69,21 @@ class _Server(uvicorn.Server):
     def __init__(self, config: uvicorn.Config) -> None:
         super().__init__(config)
         self.startup_done = asyncio.Event()  # set when startup ends, bound or not (see `started`)
+        self.stops: Stops | None = getattr(getattr(config.app, "state", None), "stops", None)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's graceful stop, with the requests in flight on the MCP path ended before its
+        period runs out (`service.http.stops`): each finishes within it or is answered, none is
+        cancelled by uvicorn with a traceback."""
+        if self.stops is None:
+            await super().shutdown(sockets)
+            return
+        graceful = float(self.config.timeout_graceful_shutdown or 0)
+        stopping = asyncio.ensure_future(self.stops.stop(graceful - min(1.0, graceful / 2)))
+        try:
+            await super().shutdown(sockets)
+        finally:
+            stopping.cancel()
 
     def install_signal_handlers(self) -> None:  # the embedding loop owns signals
         return None

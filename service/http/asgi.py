@@ -4,7 +4,8 @@ The top of the layer order (with `serve.py`): this is the one HTTP module that k
 application; it reads values off it and hands them to the tier's parts, which are built from
 values only — the edge (`Edge`: Host/Origin guard + bearer tokens, outermost), the request
 front (`RequestFront`: every POSTed message parsed and validated once, `service.protocol.framing`),
-the plain routes (`health_routes`), the SDK's transport security and the MCP endpoint (`LazySessionManager`:
+the plain routes (`health_routes`), the requests in flight (`StopFront`: each finishes or is answered
+when the server stops), the SDK's transport security and the MCP endpoint (`LazySessionManager`:
 plain JSON answers unless a request needs a stream). The lifespan starts the application and
 the session manager and stops them in reverse.
 """
@@ -26,6 +27,7 @@ from service.http.fast_calls import ShippedLists
 from service.http.front import RequestFront
 from service.http.hosts import HostGuard
 from service.http.routes import health_routes
+from service.http.stops import StopFront, Stops
 from service.http.transport import LazySessionManager, mcp_app
 from service.protocol.fast_path import FastPath
 from service.protocol.shipped_tools_list import list_settings
@@ -92,12 +94,16 @@ def http_app(vg: VaultgateApp) -> Starlette:
         async with vg.running(), session_manager.run():
             yield
 
+    stops = Stops(lambda tool: (spec := vg.registry.get(tool)) is not None and spec.mutating)
     middleware = [
         edge_middleware(authn, http, protect_metrics=settings.auth.protect_metrics),
         Middleware(
             RequestFront, path=http.path, max_body=http.max_request_body_bytes, json_response=http.json_response
         ),
+        Middleware(StopFront, path=http.path, stops=stops),
     ]
-    return Starlette(
+    starlette = Starlette(
         routes=[Route(http.path, mcp_app(session_manager)), *routes], middleware=middleware, lifespan=lifespan
     )
+    starlette.state.stops = stops  # `service.serve` stops them as uvicorn begins to stop
+    return starlette

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.http.stops import REQUEST
 from service.protocol.framing import INVALID_REQUEST, Refused, read_message, too_large
 
 __all__ = ["RequestFront"]
@@ -106,6 +107,13 @@ class RequestFront:
                     return
                 if "method" not in parsed or "id" not in parsed:
                     scope = {**scope, NO_ANSWER: True}  # the transport answers it 202 (`service.http.transport`)
+                else:  # named for an answer the server's stop may have to give it (`service.http.stops`)
+                    params = parsed.get("params")
+                    tool = params.get("name") if isinstance(params, dict) else None
+                    scope = {
+                        **scope,
+                        REQUEST: (parsed["id"], parsed["method"], tool if isinstance(tool, str) else None),
+                    }
                 break
 
         async def replay() -> Message:
