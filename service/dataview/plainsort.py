@@ -1,9 +1,10 @@
 """SORT by Python's own ordering when every key is plain: all strings, all numbers or all booleans.
 
-Dataview's order (`values.compare`) compares two values of one of those types as Python does
-(`a < b`), so for such keys a stable sort on the values themselves (one pass per key, the last key
-first, DESC a reversed pass, which Python keeps stable) puts the rows in the order
-`cmp_to_key(compare)` gives, without a Python call per comparison: `TASK SORT text DESC` over
+Dataview's order (`values.compare`) compares two numbers or two booleans as Python does (`a < b`)
+and two strings as their `collate.collation_key`s do, so for such keys a stable sort on the values
+themselves or on those keys (one pass per key, the last key first, DESC a reversed pass, which
+Python keeps stable) puts the rows in the order `cmp_to_key(compare)` gives, without a Python call
+per comparison: `TASK SORT text DESC` over
 10^5 notes (397,414 tasks, ~7 M comparisons) sorted for ~30 s under load, past its 10 s budget.
 Anything else (nulls, mixed types, dates, links, lists, a NaN) is left to the comparison sort.
 """
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import math
 from typing import Any
+
+from service.dataview.collate import collation_key
 
 _NUMBER = (int, float)
 
@@ -34,5 +37,8 @@ def sorted_plainly(decorated: list[tuple[tuple[Any, ...], Any]], descending: lis
         if not _plain([keys[at] for keys, _ in decorated]):
             return False
     for at in reversed(range(len(descending))):
-        decorated.sort(key=lambda pair: pair[0][at], reverse=descending[at])  # noqa: B023 - used at once
+        if decorated and type(decorated[0][0][at]) is str:
+            decorated.sort(key=lambda pair: collation_key(pair[0][at]), reverse=descending[at])  # noqa: B023
+        else:
+            decorated.sort(key=lambda pair: pair[0][at], reverse=descending[at])  # noqa: B023 - used at once
     return True

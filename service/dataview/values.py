@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.dataview.collate import compare_strings
+
 
 @dataclass(frozen=True, slots=True)
 class Duration:
@@ -106,14 +108,31 @@ def truthy(value: Any) -> bool:
     return True
 
 
-_ORDER = {"null": 0, "boolean": 1, "number": 2, "string": 3, "date": 4, "duration": 5, "link": 6}
+# Values of two types compare by their types' names (value.ts compareValue:
+# `wrap1.type.localeCompare(wrap2.type)`), null before everything
+_ORDER = {
+    "array": 0,
+    "boolean": 1,
+    "date": 2,
+    "duration": 3,
+    "function": 4,
+    "link": 5,
+    "number": 6,
+    "object": 7,
+    "string": 8,
+}
 
 
 def compare(a: Any, b: Any) -> int:
-    """Dataview's total order: null first, then by type, then within the type."""
+    """Dataview's total order: null first, then by type, then within the type (strings as
+    JavaScript's localeCompare orders them: `service.dataview.collate`)."""
     ta, tb = type_of(a), type_of(b)
     if ta != tb:
+        if ta == "null" or tb == "null":
+            return -1 if ta == "null" else 1
         return -1 if _ORDER.get(ta, 9) < _ORDER.get(tb, 9) else (1 if _ORDER.get(ta, 9) > _ORDER.get(tb, 9) else 0)
+    if ta == "string":
+        return compare_strings(a, b)
     if ta == "null":
         return 0
     if ta == "link":

@@ -37,3 +37,16 @@ async def test_dql_regexes_and_dates_of_links_as_dataview_reads_them(
         query = r'TABLE WITHOUT ID regexreplace(file.name, "\s\d+", "!"), date(when), display(null) WHERE when'
         out = await ok(client, "search_dql", query=query)
         assert [c["value"] for c in out["rows"][0]["cells"]] == ["Log!", "2024-03-02", ""]
+
+
+async def test_dql_sorts_names_as_dataview_shows_them(make_vault: Callable[..., Path], mode: str) -> None:
+    """Dataview compares strings with localeCompare (value.ts compareValue): apple, Banana,
+    cherry, éclair, Zebra — not Banana, Zebra, apple, cherry, éclair (code points)."""
+    names = ["Zebra", "cherry", "Banana", "éclair", "apple"]
+    files = {f"S/{name}.md": "x\n" for name in names}
+    async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        out = await ok(client, "search_dql", query='LIST FROM "S" SORT file.name ASC')
+        assert [r["path"] for r in out["rows"]] == [
+            f"S/{n}.md" for n in ["apple", "Banana", "cherry", "éclair", "Zebra"]
+        ]

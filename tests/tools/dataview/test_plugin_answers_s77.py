@@ -53,3 +53,31 @@ async def test_date_of_a_link_reads_its_display_then_its_path_then_its_page(make
         )
         out = await vg.ok("search_dql", query=query)
         assert cells(out) == ["2024-03-02", "2024-12-30", "2020-04-18", "2021-04-01", None, "", "a, "]
+
+
+async def test_sort_orders_strings_as_localecompare_and_types_by_their_names(make_vault: Callable[..., Path]) -> None:
+    """value.ts compareValue: two strings compare with `localeCompare` (apple < Banana < cherry,
+    a < A, e < é < f, '_' < '-' < digits < letters), two values of different types by their
+    types' names (array < boolean < date < duration < link < number < object < string), null
+    first. SORT, GROUP BY's groups and sort() follow it. Strings were in code point order
+    (Banana before apple, Zebra before apple, é after z) and the types in another order (numbers
+    and strings before dates, links and lists)."""
+    names = ["apple", "Banana", "cherry", "Zebra", "éclair", "eclair", "_draft", "10 tips", "9 lives", "Apple"]
+    files = {f"S/{name}.md": f"---\nkey: {name!r}\n---\n" for name in names}
+    mixed = {"a": "'[[apple]]'", "b": "2024-05-01", "c": "7", "d": "'text'", "e": "[1, 2]", "f": "true", "g": ""}
+    files |= {f"M/{k}.md": f"---\nv: {v}\n---\n" for k, v in mixed.items()}
+    expected = ["_draft", "10 tips", "9 lives", "apple", "Apple", "Banana", "cherry", "eclair", "éclair", "Zebra"]
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        out = await vg.ok("search_dql", query='LIST FROM "S" SORT file.name')
+        assert [r["path"][2:-3] for r in out["rows"]] == expected
+        out = await vg.ok("search_dql", query='LIST FROM "S" SORT key DESC')
+        assert [r["path"][2:-3] for r in out["rows"]] == expected[::-1]
+        out = await vg.ok("search_dql", query='TABLE length(rows) FROM "S" GROUP BY key')
+        assert [r["id"]["value"] for r in out["rows"]] == expected
+        out = await vg.ok(
+            "search_dql", query='TABLE WITHOUT ID sort(list("b", "B", "a", "é", "f")), "a" < "B" FROM "S/apple"'
+        )
+        assert cells(out) == [["a", "b", "B", "é", "f"], True]
+        out = await vg.ok("search_dql", query='LIST FROM "M" SORT v')
+        assert [r["path"][2:-3] for r in out["rows"]] == ["g", "e", "f", "b", "a", "c", "d"]
