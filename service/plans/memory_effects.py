@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from service.plans.notepaths import note_file
+from service.vault.casing import fold
 
 
 class NoteOf(Protocol):
@@ -95,11 +96,9 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
     False: `tool` is no memory tool (or its arguments name no note)."""
 
     def note(name: object) -> str | None:
-        return (
-            memory.note_of(name.strip(), any_case=tool != "create_entities")
-            if isinstance(name, str) and name.strip()
-            else None
-        )
+        if not isinstance(name, str) or not name.strip():
+            return None
+        return made_alike(b, memory, memory.note_of(name.strip(), any_case=tool != "create_entities"), tool)
 
     if tool in MEMORY_WRITES:
         field, key = MEMORY_WRITES[tool]
@@ -119,7 +118,7 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
         return True
     if tool == "delete_entities" and isinstance(args.get("entityNames"), list):
         names = [n.strip() for n in args["entityNames"] if isinstance(n, str) and n.strip()]
-        for rel in dict.fromkeys(memory.note_of(n, by_alias=False) for n in names):
+        for rel in dict.fromkeys(made_alike(b, memory, memory.note_of(n, by_alias=False), tool) for n in names):
             if not b.exists(rel) and memory.may is not None:  # asked of the ACL first, there or not
                 b.paths.append((rel, "delete"))
                 if args.get("missing_ok") is False:  # else a missing name is only reported
@@ -148,6 +147,20 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
         _process_capture(b, memory, args, note, step_id)
         return True
     return False
+
+
+def made_alike(b: Builder, memory: MemoryNotes, rel: str, tool: str) -> str:
+    """The entity note `rel` (the one `note_of` finds in the vault as it is) or, in a plan's check
+    where none is there after the earlier steps, the one note an earlier step made in its folder
+    whose file name is `rel`'s in another letter case or Unicode spelling: the entity it made,
+    which the call finds by its name in any case (`Zed` for `zed`, `Zoë` in NFC for NFD; as
+    `EntityStore.path_of`: a create_entities refuses such a twin, it does not find it)."""
+    if memory.may is None or tool == "create_entities" or not b.lacks(rel):
+        return rel
+    folder, _, stem = rel.rpartition("/")
+    key = fold(stem)
+    made = [p for p in b.stepped()[0] if p.rpartition("/")[0] == folder and fold(p.rpartition("/")[2]) == key]
+    return made[0] if len(made) == 1 else rel
 
 
 def there(b: Builder, memory: MemoryNotes, rel: str, op: str, step_id: str) -> bool:
