@@ -76,7 +76,7 @@ class Digest:
         entities = sorted(
             e.entity.name
             for e in ctx.recall.notes.values()
-            if (e.entity.updated or "") >= _iso(since) and can_read(e.rel)
+            if (e.entity.updated or "") >= iso(since) and can_read(e.rel)
         )
         notes = [r[:5] for r in rows if not r[0].startswith((memory, FOLDER + "/")) and shown(r[0], r[5], r[4])]
         open_tasks = sum(tasks_in.get(r[0], 0) for r in notes)
@@ -89,7 +89,7 @@ class Digest:
         lines = [
             f"# Digest {day}",
             "",
-            f"Since {_iso(since)}: {len(notes)} notes changed, {open_tasks} open tasks in them.",
+            f"Since {iso(since)}: {len(notes)} notes changed, {open_tasks} open tasks in them.",
         ]
         for folder, items in sorted(by_folder.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             lines += ["", f"## {folder} ({len(items)})", ""]
@@ -113,7 +113,7 @@ class Digest:
                 key=key,
                 title=f"digest of {day}: {len(notes)} notes changed, {len(entities)} entities updated",
                 detail={
-                    "since": _iso(since),
+                    "since": iso(since),
                     "notes": len(notes),
                     "folders": len(by_folder),
                     "open_tasks": open_tasks,
@@ -152,19 +152,20 @@ async def open_since(ctx: JobContext, job: str) -> float:
     return min(starts)
 
 
-def free_note(ctx: JobContext, label: str) -> tuple[str, str]:
+def free_note(ctx: JobContext, label: str, taken: set[str] | frozenset[str] = frozenset()) -> tuple[str, str]:
     """The key and the note of a run's `label` (digest, summary): the day's note
-    `Digests/<day> <label>.md` while it does not exist, else one named by the run's time."""
+    `Digests/<day> <label>.md` while it does not exist, else one named by the run's time; a
+    note in `taken` (an open finding's) counts as existing."""
     moment = dt.datetime.fromtimestamp(ctx.now, dt.UTC)
     day = moment.date().isoformat()
     first = f"{FOLDER}/{day} {label}.md"
-    if not _exists(ctx, first):
+    if not _exists(ctx, first) and first not in taken:
         return f"{label}:{day}", first
     stamp = moment.strftime("%H-%M")
     for n in range(1, 100):
         suffix = stamp if n == 1 else f"{stamp}-{n}"
         path = f"{FOLDER}/{day} {label} {suffix}.md"
-        if not _exists(ctx, path):
+        if not _exists(ctx, path) and path not in taken:
             return f"{label}:{day} {suffix}", path
     return f"{label}:{day} {stamp}", f"{FOLDER}/{day} {label} {stamp}.md"  # pragma: no cover - 99 taken
 
@@ -173,5 +174,6 @@ def _exists(ctx: JobContext, rel: str) -> bool:
     return ctx.vault.files.has_note(ctx.vault.paths.resolve(rel, allow_hidden=True))
 
 
-def _iso(seconds: float) -> str:
+def iso(seconds: float) -> str:
+    """A time as the findings' details write it ('2026-12-02T08:00:00Z')."""
     return dt.datetime.fromtimestamp(seconds, dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

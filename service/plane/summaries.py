@@ -9,17 +9,21 @@ each ending with the numbers of its sources (`[1][3]`); a sentence that cites no
 number that was not sent, is dropped — so every sentence kept cites its sources, written as
 wikilinks. An answer with no such sentence fails the job (skipped, tried again next run). One
 finding a run (kind `summary`), whose plan writes the summaries under `Digests/` (named as the
-digest's are, `service.plane.digest.free_note`; notes there are not summarised).
+digest's are, `service.plane.digest.free_note`; notes there are not summarised). A summary not
+kept yet (open) is found again as it is, and a later run's takes a note and a key of its own:
+the changes it summarised are sent to the model once, and stay in a summary until one is kept.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import sqlite3
 from collections import defaultdict
+from typing import Any
 
-from service.plane.digest import FOLDER, free_note
+from service.plane.digest import FOLDER, free_note, iso
 from service.plane.findings import Finding
 from service.plane.gateway import GatewayFailed
 from service.plane.job import JobContext, Need
@@ -58,6 +62,7 @@ class Summaries:
     async def run(self, ctx: JobContext) -> list[Finding]:
         assert ctx.gateway is not None
         since = ctx.since if ctx.since is not None else ctx.now - 86_400
+        still = await still_open(ctx, self.name)  # summaries not kept yet: found again, never replaced
         vid = ctx.vault.id
 
         def read(c: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
@@ -75,7 +80,7 @@ class Summaries:
             if not path.startswith(FOLDER + "/") and sendable(path, tags, body):
                 folders[path.rsplit("/", 1)[0] if "/" in path else "(vault root)"].append((path, title, body))
         if not folders:
-            return []
+            return still
         budget = ctx.gateway.budget()
         day = dt.datetime.fromtimestamp(ctx.now, dt.UTC).date().isoformat()
         lines = [f"# Summary {day}", ""]
@@ -97,14 +102,20 @@ class Summaries:
         if not written:
             raise GatewayFailed("the answers held no sentence citing the notes sent")
         content = "\n".join(lines)
-        key, path = free_note(ctx, "summary")
+        key, path = free_note(ctx, "summary", taken={str(step["args"]["path"]) for f in still for step in _steps(f)})
         return [
+            *still,
             Finding(
                 job=self.name,
                 kind="summary",
                 key=key,
                 title=f"written summary of {day}: {written} cited sentences over {len(folders)} folders",
-                detail={"sentences": written, "folders": sorted(folders)[:FOLDERS_SENT], "text": content},
+                detail={
+                    "since": iso(since),
+                    "sentences": written,
+                    "folders": sorted(folders)[:FOLDERS_SENT],
+                    "text": content,
+                },
                 paths=sorted(cites),  # about the notes it cites: a caller sees it if it may read them all
                 plan={
                     "goal": f"keep the summary of {day}",
@@ -116,5 +127,36 @@ class Summaries:
                         }
                     ],
                 },
-            )
+            ),
         ]
+
+
+async def still_open(ctx: JobContext, job: str) -> list[Finding]:
+    """`job`'s open findings as they were recorded, to be found again unchanged."""
+    rows = await ctx.state.fetchall(
+        "SELECT kind, key, title, detail, paths, etags, plan FROM plane_findings"
+        " WHERE vault_id = ? AND job = ? AND status = 'open' ORDER BY found_at",
+        (ctx.vault.id, job),
+    )
+    return [
+        Finding(
+            job=job,
+            kind=str(kind),
+            key=str(key),
+            title=str(title),
+            detail=json.loads(detail),
+            paths=json.loads(paths),
+            etags=json.loads(etags),
+            plan=json.loads(plan) if plan else None,
+        )
+        for kind, key, title, detail, paths, etags, plan in rows
+    ]
+
+
+def _steps(found: Finding) -> list[dict[str, Any]]:
+    steps = (found.plan or {}).get("steps")
+    return (
+        [s for s in steps if isinstance(s, dict) and isinstance(s.get("args"), dict) and "path" in s["args"]]
+        if isinstance(steps, list)
+        else []
+    )
