@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from service.security.visible import unrestricted
+from service.tools.named_files import BASE_HINT, link_target, not_a_base
 from service.types import Op, Principal, ProgressFn, Transport
 from service.vault.paths import VaultPath, with_md
 
@@ -46,7 +46,7 @@ class FoundNote:
     address: Address
 
 
-__all__ = ["InputNeeded", "Op", "ToolContext"]
+__all__ = ["BASE_HINT", "InputNeeded", "Op", "ToolContext", "link_target"]
 
 
 @dataclass
@@ -108,7 +108,7 @@ class ToolContext:
         if len(text) > 4 and text.startswith("[[") and text.endswith("]]"):
             path = text[2:-2]
         _named(path)
-        _not_a_base(path)  # never 'Books.base.md' for 'Books.base'
+        not_a_base(path)  # never 'Books.base.md' for 'Books.base'
         return self.resolve(with_md(normalize(path)), op)
 
     async def find_note(
@@ -121,11 +121,14 @@ class ToolContext:
         The address is first a vault path on disk, as written; only when no note is there are
         the notes the caller may read searched (`resolve_address`): `ambiguous_note` when several
         fit, else the literal path's own answer (`acl_denied`, `path_invalid`), `not_a_note` for a
-        folder or attachment, `note_not_found` with the closest names as `details.suggestions` —
+        folder or attachment (also one named as a link names it, 'Trip board.canvas':
+        `service.tools.named_files`), `note_not_found` with the closest names as
+        `details.suggestions` and the files of that name no note tool reads as `details.files` —
         or, with `missing_ok`, the literal path itself (where a note may be created, or where the
         file layer answers an `expected_etag` with `conflict`)."""
         from service.errors import AclDenied, AmbiguousNote, NoteNotFound, PathInvalid, ValidationFailed
         from service.graph.address import parse_address, resolve_address, suggestions
+        from service.tools.named_files import missing_hint, names_a_file, of_that_name, same_named
         from service.vault.paths import normalize
 
         addr = parse_address(address, self._names_a_path)  # 'Plan#2', 'Home#Contribute/new': paths on disk
@@ -170,11 +173,14 @@ class ToolContext:
             if addr.display is not None:  # no 'Q' for 'Q|A': the new path is the text as written ('|': path_invalid)
                 self.resolve_note(address, op)
             return FoundNote(literal, kept, addr)
+        if names_a_file(addr.target):  # 'Trip board.canvas': not_a_note naming the canvas, if one is there
+            await self._no_note_file(addr.target)
         close = await asyncio.to_thread(suggestions, addr.target, names, self._visible_note)
+        files = same_named(await self.known_files(None), addr.target, self._visible_note)  # 'Trip board'
         raise NoteNotFound(
-            f"no note at {literal.rel!r}" + (f"; closest: {', '.join(close)}" if close else ""),
-            details={"path": literal.rel, "suggestions": close},
-            hint="Pass one of details.suggestions as the path." if close else None,
+            f"no note at {literal.rel!r}" + (f"; closest: {', '.join(close)}" if close else "") + of_that_name(files),
+            details={"path": literal.rel, "suggestions": close, **({"files": files} if files else {})},
+            hint=missing_hint(bool(close), bool(files), note=True),
         )
 
     async def find_file(self, address: str, op: Op = "read") -> VaultPath:
@@ -184,12 +190,11 @@ class ToolContext:
         caller may read, by path tail or file name (any letter case): `ambiguous_note` when
         several fit, `note_not_found` when none does (details.kind: the file's kind by its
         extension, `service.obsidian.attachments.kind_of`; suggestions: the closest files of its
-        extension)."""
+        extension; files: those of its name with another extension, `named_files.same_named`)."""
         from service.errors import AclDenied, AmbiguousNote, NoteNotFound
         from service.graph.address import NoteName, resolve_address, suggestions
-        from service.indexer import fresh
-        from service.indexer.runner import indexer_of
         from service.obsidian.attachments import kind_of
+        from service.tools.named_files import missing_hint, of_that_name, same_named
         from service.vault.paths import normalize
 
         text = link_target(address)
@@ -200,16 +205,7 @@ class ToolContext:
                 return literal
         except AclDenied as exc:
             denied = exc  # answered unless the name names a file elsewhere
-        indexer = indexer_of(self.vault)
-        if indexer is not None:  # a file the caller has just written is found by name
-            await fresh.settle(indexer)
-        partial = indexer is None or not indexer.ready  # read first, as in `_note_names`
-        suffix = "." + text.lower().rpartition(".")[2]
-        files = [f for f in (indexer.files() if indexer is not None else []) if f.lower().endswith(suffix)]
-        if partial:
-            known = set(files)
-            files += [rel for rel in self._files_on_disk(suffix) if rel not in known]
-        names = [NoteName(f) for f in files]
+        names = [NoteName(f) for f in await self.known_files("." + text.lower().rpartition(".")[2])]
         found = resolve_address(text, names, self._visible_note)
         if found.path is not None:
             return self.resolve(found.path, op)
@@ -232,14 +228,46 @@ class ToolContext:
                     "read_note reads the note. list_attachments lists the note's attachments (for_note).",
                 )
         close = await asyncio.to_thread(suggestions, text, names, self._visible_note)  # files of its extension
+        stem = text if not named else text.rsplit(".", 1)[0] if kind_of(rel) != "other" else ""
+        files = same_named(await self.known_files(None), stem, self._visible_note) if stem else []  # 'Photo.canvas'
         raise NoteNotFound(
-            f"no file at {rel!r}" + (f"; closest: {', '.join(close)}" if close else ""),
-            details={"path": rel, **({"kind": kind_of(rel)} if named else {}), "suggestions": close},
-            hint="Pass one of details.suggestions as the path."
-            if close
-            else "No file has this name: check the name and its extension; list_attachments lists the vault's "
+            f"no file at {rel!r}" + (f"; closest: {', '.join(close)}" if close else "") + of_that_name(files),
+            details={"path": rel, **({"kind": kind_of(rel)} if named else {}), "suggestions": close}
+            | ({"files": files} if files else {}),
+            hint=missing_hint(bool(close), bool(files), note=False)
+            or "No file has this name: check the name and its extension; list_attachments lists the vault's "
             "files that are not notes (canvases and bases too).",
         )
+
+    async def _no_note_file(self, target: str) -> None:
+        """`not_a_note` when `target`, which names no note, names by its extension an existing
+        file no note tool reads (`service.tools.named_files`); an ambiguous name is `ambiguous_note`."""
+        from service.errors import AclDenied, NoteNotFound, PathInvalid
+        from service.tools.named_files import not_a_note
+
+        try:
+            found = await self.find_file(target, "read")
+        except (NoteNotFound, AclDenied, PathInvalid):
+            return
+        if not found.rel.lower().endswith(".md"):
+            raise not_a_note(found)
+
+    async def known_files(self, suffix: str | None) -> list[str]:
+        """The files the index knows whose names end with `suffix` (any letter case; every file for
+        None) and, while the first index is still being built, those on disk the caller may read."""
+        from service.indexer import fresh
+        from service.indexer.runner import indexer_of
+
+        indexer = indexer_of(self.vault)
+        if indexer is not None:  # a file the caller has just written is found by name
+            await fresh.settle(indexer)
+        partial = indexer is None or not indexer.ready  # read first, as in `_note_names`
+        every = indexer.files() if indexer is not None else []
+        files = every if suffix is None else [f for f in every if f.lower().endswith(suffix)]
+        if partial:
+            known = set(files)
+            files = files + [rel for rel in self._files_on_disk(suffix or "") if rel not in known]
+        return files
 
     def _names_a_path(self, text: str) -> str | None:
         """What an address holding '#' names, as a whole, of what the caller may read on disk:
@@ -265,7 +293,7 @@ class ToolContext:
         from service.errors import AclDenied, NotANote, PathInvalid
         from service.vault.paths import normalize
 
-        _not_a_base(target)
+        not_a_base(target)
         try:
             vp = self.resolve(normalize(target), "read")
         except (AclDenied, PathInvalid):
@@ -416,33 +444,3 @@ def _named(target: str) -> None:
             details={"path": target, "reason": "no note name"},
             hint="Give the note's name after the folder, e.g. 'Inbox/Idea'.",
         )
-
-
-BASE_HINT = (
-    "A base is replaced whole: read_note reads its YAML and etag, write_note with mode 'overwrite' and that "
-    "expected_etag (or create_note) writes the Bases YAML as content; query_base evaluates it; "
-    "delete_note, move_note and copy_note take it."
-)
-
-
-def _not_a_base(target: str) -> None:
-    """`not_a_note` for a `.base` file (existing or not) named to a tool that reads or edits
-    notes only: never a note `Books.base.md` made for `Books.base`."""
-    if link_target(target).lower().endswith(".base"):
-        from service.errors import NotANote
-
-        raise NotANote(
-            f"{target!r} names an Obsidian base (.base), not a note",
-            details={"path": link_target(target), "kind": "base"},
-            hint=BASE_HINT,
-        )
-
-
-def link_target(address: str) -> str:
-    """The file a wikilink or an embed names (`![[Books.base|shown]]` -> `Books.base`); any other
-    address as written, stripped. NFC, as vault paths and the index's names are (`parse_address`):
-    a name a macOS client spells in NFD is the same name."""
-    text = unicodedata.normalize("NFC", address.strip())
-    if len(text) > 4 and text.startswith(("[[", "![[")) and text.endswith("]]"):
-        return text.lstrip("!")[2:-2].split("|", 1)[0]
-    return text

@@ -33,7 +33,6 @@ from service.markdown.outline_reading import OutlineReading
 from service.markdown.parse import Heading
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.named_files import find_note_only
 from service.tools.notes import part_reads
 from service.tools.spec import ToolSpec
 from service.vault import offloop
@@ -224,7 +223,7 @@ async def _kept(
 
 
 async def get_outline(ctx: ToolContext, args: OutlineIn) -> OutlineOut:
-    vp = (await find_note_only(ctx, args.path, "read")).vp
+    vp = (await ctx.find_note(args.path, "read")).vp
     offset = decode_cursor(args.cursor, t="outline", p=vp.rel, m=args.max_level)  # before any reading
     limit = ctx.services.settings.governor.max_response_bytes
     size = ctx.vault.files.stat(vp).size

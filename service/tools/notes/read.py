@@ -27,7 +27,6 @@ from service.markdown import line_ends, sections
 from service.markdown.parse import ParsedNote, note_title, parse_note
 from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.named_files import find_note_only
 from service.tools.notes import base_reads, part_reads
 from service.tools.notes.note_facts import note_facts
 from service.tools.notes.part_reads import HEADING_MATCHES
@@ -127,7 +126,7 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
     if (base := await base_reads.base_named(ctx, args.path)) is not None:  # an Obsidian base: its YAML
         lines = (args.start_line, args.end_line)
         return ReadNoteOut(**await base_reads.read_base(ctx, *base, lines=lines, heading=args.heading, part=args.part))
-    found = await find_note_only(ctx, args.path, "read", section="keep")
+    found = await ctx.find_note(args.path, "read", section="keep")
     selected = args.heading is not None or args.start_line or args.end_line or args.part != "all"
     if found.subpath is not None and selected:
         raise ValidationFailed(
@@ -287,7 +286,7 @@ async def _one_of_many(ctx: ToolContext, raw: str, limit: int) -> tuple[str, str
     if (base := await base_reads.base_named(ctx, raw)) is not None:  # a base: its YAML, as read_note reads it
         got = await base_reads.read_base(ctx, *base)
         return got["path"], got["content"], got["etag"], got["encoding"] or UTF8, None
-    found = await find_note_only(ctx, raw, "read", section="keep")
+    found = await ctx.find_note(raw, "read", section="keep")
     vp = found.vp
     if (whole := ctx.vault.files.stat(vp).size) > limit and found.subpath is None:
         raise _too_long(whole, limit)  # not read: alone it is more than any answer may hold
@@ -374,7 +373,7 @@ def _info(rel: str, text: str, cap: int) -> tuple[ParsedNote, int, int | None]:
 
 
 async def note_info(ctx: ToolContext, args: PathIn) -> NoteInfoOut:
-    vp = (await find_note_only(ctx, args.path, "read")).vp
+    vp = (await ctx.find_note(args.path, "read")).vp
     note = await offloop.read(ctx.vault.files.read, vp)
     cap = ctx.services.settings.limits.max_indexed_note_chars
     # an 18 MB note parsed for 5 s on the loop: every call waited; in a worker thread, and at most `cap` parsed

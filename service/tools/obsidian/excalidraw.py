@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import Field
 
 from service import budget
-from service.errors import NoteNotFound, ValidationFailed
+from service.errors import NotANote, NoteNotFound, ValidationFailed
 from service.markdown.parse import note_title
 from service.obsidian import excalidraw as ex
 from service.obsidian import excalidraw_elements as els
@@ -40,23 +40,34 @@ def unbracketed(path: str) -> str:
 
 async def locate(ctx: ToolContext, path: str, op: Literal["read", "write"]) -> VaultPath:
     """The existing drawing `path` names: a plain `.excalidraw` file at that path, else the note
-    it names (`.md` optional, any note address), else — for a bare name — `<name>.excalidraw`."""
+    it names (`.md` optional, any note address), else the `.excalidraw` file of that name; for a
+    bare name, `<name>.excalidraw` so (the note `<name>.excalidraw.md` first), else the note."""
     text = unbracketed(path)
     low = text.lower()
-    if low.endswith(".excalidraw"):
-        vp = ctx.resolve(normalize(text), op)
-        if vp.abs.is_file():
-            return vp
-        try:
-            return (await ctx.find_note(text, op, section="reject")).vp
-        except NoteNotFound:
-            return await ctx.find_file(text, op)
     if low.endswith(".md"):
         return (await ctx.find_note(text, op, section="reject")).vp
+    if low.endswith(".excalidraw"):
+        return await _drawing(ctx, text, op)
     try:
-        return (await ctx.find_note(text + ".excalidraw", op, section="reject")).vp
-    except NoteNotFound:
+        return await _drawing(ctx, text + ".excalidraw", op)
+    except NoteNotFound:  # the note's own answer: its suggestions, a canvas or image of that name
         return (await ctx.find_note(text, op, section="reject")).vp
+
+
+async def _drawing(ctx: ToolContext, text: str, op: Literal["read", "write"]) -> VaultPath:
+    """What `X.excalidraw` names: the file at that path, the note `X.excalidraw.md`, else the
+    `.excalidraw` file of that name in any folder (`find_file`)."""
+    vp = ctx.resolve(normalize(text), op)
+    if vp.abs.is_file():
+        return vp
+    try:
+        return (await ctx.find_note(text, op, section="reject")).vp
+    except NotANote as exc:  # no note: the plain drawing of that name, which find_note names
+        if exc.details.get("kind") != "drawing":
+            raise
+    except NoteNotFound:
+        pass
+    return await ctx.find_file(text, op)
 
 
 def _form(vp: VaultPath, content: str) -> ex.Form:

@@ -30,7 +30,6 @@ from service.tools.graph_common import (
     note_item,
 )
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput
-from service.tools.named_files import find_note_only
 from service.tools.obsidian.config import fit_declared
 from service.vault import offloop
 
@@ -53,7 +52,7 @@ class PropertiesOut(ToolOutput):
 
 
 async def get_properties(ctx: ToolContext, args: PathIn) -> PropertiesOut:
-    vp = (await find_note_only(ctx, args.path, "read")).vp
+    vp = (await ctx.find_note(args.path, "read")).vp
     note = ctx.vault.files.read(vp)
     props, error = await asyncio.to_thread(yaml_edit.read, note.content, vp.rel)  # YAML parsing: off the loop
     return PropertiesOut(
@@ -119,7 +118,7 @@ Edit = Callable[[str, str], str]  # a note's LF text and its path -> its text af
 
 
 async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, edit: Edit) -> EditOut:
-    vp = (await find_note_only(ctx, path, "write", section="reject")).vp
+    vp = (await ctx.find_note(path, "write", section="reject")).vp
 
     def change(text: str, rel: str) -> str:  # on the LF form; written with the note's line ends
         return line_ends.keeping(lambda lf: edit(lf, rel))(text)
