@@ -138,18 +138,44 @@ class LineChangeItem(BaseModel):
     after: str = Field(description="The line after the change.")
 
 
+ITEM_SHARE = 4  # one file's listed line changes take at most this share of the response budget
+
+
 class FileChangeItem(NoteItem):
     new_path: str | None = Field(default=None, description="Where the note ends up when it is moved too.")
-    changes: list[LineChangeItem] = Field(description="Each line that changes.")
+    changes: list[LineChangeItem] = Field(
+        description="Each line that changes, in order: a file whose changed lines would take more than a quarter "
+        "of the response budget lists the first ones that fit it (the rest: changes_not_listed); a line longer than "
+        "a sixteenth of the budget is cut in the middle."
+    )
+    changes_not_listed: int = Field(
+        default=0,
+        exclude_if=lambda n: n == 0,  # absent from the answer when every line is listed
+        description="Changed lines of this file left out of `changes` (they change all the same); absent when "
+        "every one is listed.",
+    )
 
 
 def change_item(
     ctx: ToolContext, path: str, changes: list[LineChange], *, new_path: str | None = None, title: str | None = None
 ) -> FileChangeItem:
+    """A file's changes as listed: every one while they fit `1/ITEM_SHARE` of the response budget,
+    so that a page of one file always fits it (a note of 50 MB whose 2.5 million lines each link
+    to a moved note was a preview of 230 MB: overflow at every `limit`)."""
+    budget = ctx.services.settings.governor.max_response_bytes // ITEM_SHARE
+    listed: list[LineChangeItem] = []
+    used = 0
+    for c in changes:
+        before, after = cut_middle(c.before, budget // 4), cut_middle(c.after, budget // 4)
+        used += len(before.encode()) + len(after.encode()) + 40  # the item's keys, the line number
+        if used > budget and listed:
+            break
+        listed.append(LineChangeItem(line=c.line, before=before, after=after))
     return FileChangeItem(
         **note_item(ctx, path, title),
         new_path=new_path if new_path != path else None,
-        changes=[LineChangeItem(line=c.line, before=c.before, after=c.after) for c in changes],
+        changes=listed,
+        changes_not_listed=len(changes) - len(listed),
     )
 
 
