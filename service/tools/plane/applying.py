@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.errors import Conflict, ValidationFailed
+from service.errors import Conflict, Forbidden, ValidationFailed
 from service.plane.findings import Finding
 from service.plane.holds import still_holds
 from service.tools.context import ToolContext
@@ -33,6 +33,15 @@ async def run_plan(
     try:
         result = await ctx.run_nested("execute_plan", inner)  # asks a human where the plan's steps need one
     except ValidationFailed as refused:  # the vault no longer lets the plan run (a step's note is there now…)
+        problems = refused.details.get("problems", [])
+        scopes = [p for p in problems if isinstance(p, dict) and p.get("code") == "forbidden"]
+        if scopes:  # the caller's token, not the vault: running the consolidation again would not help
+            raise Forbidden(
+                f"applying this finding needs a scope your token lacks: {scopes[0].get('message', '')}",
+                details={"finding_id": found.id, "problems": scopes},
+                hint="Ask for a token with the scope the problems name, or leave the finding to an agent that has "
+                "it; the finding stays open.",
+            ) from refused
         raise Conflict(
             "the finding's plan cannot run on the vault as it is now: the finding stays open",
             details={
