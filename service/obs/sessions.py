@@ -9,6 +9,8 @@ MCP transport session makes the trace work the same over stdio, stateless HTTP a
 Guarantees: `mirror()` only appends to a bounded queue (never awaits, never raises); a
 background task writes the lines, and a failed write drops them and counts
 `vaultgate_observe_drops_total{sink="trace"}`. Open sessions survive a restart (agent_sessions).
+Several servers on one data folder share `agent_sessions`: `current`, which start_session and
+end_session ask, adopts a session another server opened and forgets one it ended.
 """
 
 from __future__ import annotations
@@ -67,6 +69,26 @@ class SessionTraces:
 
     def active(self, caller: str, vault_id: str) -> Session | None:
         return self._open.get((caller, vault_id))
+
+    async def current(self, caller: str, vault_id: str) -> Session | None:
+        """The caller's open session in the vault as `agent_sessions` holds it, this process's
+        registry brought in line first: another server on the same data folder may have opened
+        it (adopted: traced here too) or ended it (forgotten: no longer traced here)."""
+        row = await self.db.fetchone(
+            "SELECT id, name, trace_path, started_at, calls FROM agent_sessions"
+            " WHERE caller = ? AND vault_id = ? AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1",
+            (caller, vault_id),
+        )
+        key, root = (caller, vault_id), self.roots.get(vault_id)
+        known = self._open.get(key)
+        if row is None or root is None:
+            self._open.pop(key, None)
+            return None
+        if known is None or known.id != str(row[0]):
+            known = Session(str(row[0]), vault_id, caller, str(row[1]), str(row[2]), root / str(row[2]), float(row[3]))
+            known.calls = int(row[4])
+            self._open[key] = known
+        return known
 
     async def open(self, session: Session) -> None:
         await self.db.run_write(
@@ -128,7 +150,9 @@ class SessionTraces:
         with contextlib.suppress(Exception):  # call counts are informative; never block shutdown
             await self.db.run_write(
                 lambda c: c.executemany(
-                    "UPDATE agent_sessions SET calls = ? WHERE id = ?", [(s.calls, s.id) for s in sessions]
+                    # not one another server ended (its count is the one end_session gave)
+                    "UPDATE agent_sessions SET calls = ? WHERE id = ? AND ended_at IS NULL",
+                    [(s.calls, s.id) for s in sessions],
                 )
             )
 

@@ -4,7 +4,9 @@ Touches: the `agent_sessions` table and one trace file per session in the vault'
 (`sessions.trace_folder`, default `Agent Sessions/`), created here through the path ACL for
 writing. A session belongs to (caller, vault): while it is open, every call that caller makes
 in that vault is mirrored into the trace by the observe layer (`service.obs.sessions`). One
-open session per caller and vault; starting a second one is a `conflict`.
+open session per caller and vault; starting a second one is a `conflict`. Both read it from
+`agent_sessions` (`SessionTraces.current`), so with several servers on one data folder a session
+opened or ended through one is the same through the others.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ class EndSessionOut(ToolOutput):
 async def start_session(ctx: ToolContext, args: StartSessionIn) -> StartSessionOut:
     traces = _traces(ctx)
     caller = caller_hash(ctx.principal.subject)
-    current = traces.active(caller, ctx.vault.id)
+    current = await traces.current(caller, ctx.vault.id)  # another server's opened or ended one included
     if current is not None:
         raise Conflict(
             "you already have an open session in this vault",
@@ -86,7 +88,7 @@ async def start_session(ctx: ToolContext, args: StartSessionIn) -> StartSessionO
 
 async def end_session(ctx: ToolContext, args: EndSessionIn) -> EndSessionOut:
     traces = _traces(ctx)
-    session = traces.active(caller_hash(ctx.principal.subject), ctx.vault.id)
+    session = await traces.current(caller_hash(ctx.principal.subject), ctx.vault.id)
     if session is None or (args.session_id is not None and args.session_id != session.id):
         raise ToolNotFound(
             "no such open session of yours in this vault",
