@@ -160,16 +160,24 @@ def _unquoted(fmt: str) -> str:
     return re.sub(r"'[^']*'", "", fmt)
 
 
+# Luxon's casual conversion matrix, each unit in the next smaller one (a year is 12 months, a month
+# 4 weeks when weeks roll up into it), smallest last
+_ROLL = (("year", 12), ("month", 4), ("week", 7), ("day", 24), ("hour", 60), ("minute", 60), ("second", 1000))
+
+
 def duration_words(d: Duration) -> str:
-    parts: list[str] = []
-    years, months = divmod(d.months, 12)
-    secs = d.seconds
-    for amount, word in ((years, "year"), (months, "month")):
-        if amount:
-            parts.append(f"{amount} {word}{'s' if amount != 1 else ''}")
-    for size, word in ((604800, "week"), (86400, "day"), (3600, "hour"), (60, "minute"), (1, "second")):
-        amount = int(secs // size)
-        if amount:
-            parts.append(f"{amount} {word}{'s' if amount != 1 else ''}")
-            secs -= amount * size
+    """A duration as Dataview writes it (normalize.ts renderMinimalDuration): Luxon's
+    `shiftToAll().normalize()` — from the smallest unit up, as many whole larger units as each
+    holds roll up into them, the sign of the whole span kept — then `toHuman()` of the units not
+    zero ('1 month, 2 weeks, 4 days' for 46 days, '-1 month, -2 weeks, -1 day')."""
+    total_ms = round(d.seconds * 1000)
+    values = [0, d.months, 0, 0, 0, 0, 0, total_ms]  # years, months, weeks, days, ..., milliseconds
+    factor = -1 if d.months * 30 * 86_400_000 + total_ms < 0 else 1
+    for at in range(len(_ROLL) - 1, -1, -1):  # milliseconds into seconds, ..., months into years
+        conv = _ROLL[at][1]
+        roll = (values[at + 1] * factor) // conv
+        values[at] += roll * factor
+        values[at + 1] -= roll * conv * factor
+    names = [name for name, _ in _ROLL] + ["millisecond"]
+    parts = [f"{v} {name}{'' if abs(v) == 1 else 's'}" for v, name in zip(values, names, strict=True) if v]
     return ", ".join(parts) or "0 seconds"

@@ -68,6 +68,18 @@ def shift(d: dt.datetime, dur: Duration, sign: int) -> dt.datetime:
     return add_months(d, sign * dur.months) + dt.timedelta(seconds=sign * dur.seconds)
 
 
+def date_diff(a: dt.datetime, b: dt.datetime) -> Duration:
+    """`a - b` as Dataview computes it: Luxon's `a.diff(b, ["years", "months", "days", "hours",
+    "minutes", "seconds", "milliseconds"])` — the most whole calendar months from the earlier date
+    not past the later one, then the rest (days and time, exact; negated when `a` is the earlier)."""
+    if a < b:
+        return -date_diff(b, a)
+    months = (a.year - b.year) * 12 + a.month - b.month
+    while months > 0 and add_months(b, months) > a:
+        months -= 1
+    return Duration(months, (a - add_months(b, months)).total_seconds())
+
+
 def is_num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -117,7 +129,7 @@ def _arithmetic(op: str, a: Any, b: Any) -> Any:
         if isinstance(a, dt.datetime) and isinstance(b, Duration):
             return shift(a, b, -1)
         if isinstance(a, dt.datetime) and isinstance(b, dt.datetime):
-            return Duration(0, (a - b).total_seconds())
+            return date_diff(a, b)
         if isinstance(a, Duration) and isinstance(b, Duration):
             return a + (-b)
         return None

@@ -50,3 +50,13 @@ async def test_dql_sorts_names_as_dataview_shows_them(make_vault: Callable[..., 
         assert [r["path"] for r in out["rows"]] == [
             f"S/{n}.md" for n in ["apple", "Banana", "cherry", "éclair", "Zebra"]
         ]
+
+
+async def test_dql_date_differences_in_calendar_units(make_vault: Callable[..., Path], mode: str) -> None:
+    """date - date counts calendar years and months as Dataview's Luxon diff does, and reads as
+    Dataview writes it: '1 month' from 31 December to 31 January, not '4 weeks, 3 days'."""
+    files = {"Trip.md": "---\nfrom: 2023-12-31\nto: 2024-01-31\n---\n"}
+    async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        out = await ok(client, "search_dql", query='TABLE WITHOUT ID string(to - from), (to - from).months FROM "Trip"')
+        assert [c["value"] for c in out["rows"][0]["cells"]] == ["1 month", 1]

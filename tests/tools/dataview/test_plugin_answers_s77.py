@@ -81,3 +81,30 @@ async def test_sort_orders_strings_as_localecompare_and_types_by_their_names(mak
         assert cells(out) == [["a", "b", "B", "é", "f"], True]
         out = await vg.ok("search_dql", query='LIST FROM "M" SORT v')
         assert [r["path"][2:-3] for r in out["rows"]] == ["g", "e", "f", "b", "a", "c", "d"]
+
+
+async def test_date_minus_date_counts_calendar_months_and_durations_read_as_luxon_writes_them(
+    make_vault: Callable[..., Path],
+) -> None:
+    """binaryop.ts: date - date is `normalizeDuration(a.diff(b, ["years", "months", "days", ...]))`
+    (eval.test.ts: (date(2021-05-04) - date(1997-05-17)).years is 23), and a duration is written by
+    normalize.ts renderMinimalDuration: Luxon's shiftToAll().normalize().toHuman() (the answers below
+    are Luxon 3.4.3's, Dataview's locked version). The difference was exact seconds only: .years 0,
+    '52 weeks, 1 day' for a year, '4 weeks, 3 days' for 31 December to 31 January, and a negative
+    span '-7 weeks, 3 days'; dur(46 days) was '6 weeks, 4 days'."""
+    async with started(make_vault({"N.md": "---\nstart: 1997-05-17\nend: 2021-05-04\n---\n"})) as vg:
+        await vg.indexed()
+        query = (
+            "TABLE WITHOUT ID (end - start).years, string(end - start), string(date(2024-01-01) - date(2023-01-01)), "
+            "string(date(2024-01-31) - date(2023-12-31)), date(2024-01-31) - date(2023-12-31) = dur(1 month), "
+            "string(date(2024-01-15) - date(2024-03-01)), string(date(2024-03-01T12:00) - date(2024-01-15T08:30)), "
+            'string(dur(46 days)), string(dur(400 days)), string(dur(1 month) - dur(3 days)) FROM "N"'
+        )
+        out = await vg.ok("search_dql", query=query)
+        assert cells(out) == [
+            23, "23 years, 11 months, 2 weeks, 3 days", "1 year", "1 month", True, "-1 month, -2 weeks, -1 day",
+            "1 month, 2 weeks, 1 day, 3 hours, 30 minutes", "1 month, 2 weeks, 4 days",
+            "1 year, 2 months, 1 week, 1 day", "3 weeks, 4 days",
+        ]  # fmt: skip
+        diff = await vg.ok("search_dql", query='TABLE WITHOUT ID date(2024-03-01) - date(2024-01-15) FROM "N"')
+        assert diff["rows"][0]["cells"][0] == {"type": "duration", "value": {"months": 1, "seconds": 15 * 86400}}
