@@ -22,8 +22,9 @@ async def run_plan(
         vp = ctx.resolve(path, "read")
         current = ctx.vault.files.current_etag(vp)
         if current != etag and (current is None or not still_holds(found, ctx.vault.files.read(vp).content)):
+            what = "changed" if current is not None else "is no longer there (moved, renamed or deleted)"
             raise Conflict(
-                f"{path!r} changed since the finding was made: run the consolidation again",
+                f"{path!r} {what} since the finding was made: run the consolidation again",
                 details={"finding_id": found.id, "path": path, "expected_etag": etag, "current_etag": current},
                 hint="run_consolidation finds it again on the notes as they are now; apply the new finding.",
             )
