@@ -1,29 +1,33 @@
 """notes domain: the text a note-making call writes, checked before anything is written.
 
 `yaml_block` is a frontmatter block of properties (create_note's `frontmatter`), in the caller's
-key order; `refuse_frontmatter_bomb` refuses a note whose YAML expands past `[limits]`
+key order, as the property tools write it; `refuse_frontmatter_bomb` refuses a note whose YAML expands past `[limits]`
 (create_note, write_note, bulk_create_notes). Touches nothing.
 """
 
 from __future__ import annotations
 
-import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.errors import ValidationFailed
 from service.markdown import frontmatter as fm
+from service.markdown import yaml_edit
+
+if TYPE_CHECKING:
+    from ruamel.yaml.comments import CommentedMap
 
 
 def yaml_block(properties: dict[str, Any]) -> str:
-    from ruamel.yaml import YAML  # loaded on first use, not at start-up
+    """The frontmatter block of `properties`, in their order, written by the property tools' own
+    writer (`yaml_edit.edit_frontmatter`, values as `set_properties` writes them): as Obsidian
+    writes properties — `  - item`, double quotes only where needed, a text of several lines as
+    a literal block, an ISO date unquoted — so a later property edit rewrites nothing of it."""
 
-    yaml = YAML()  # round-trip dumper: keeps the caller's key order
-    yaml.default_flow_style = False
-    yaml.allow_unicode = True
-    yaml.indent(mapping=2, sequence=2, offset=0)
-    buf = io.StringIO()
-    yaml.dump(properties, buf)
-    return f"---\n{buf.getvalue()}---\n"
+    def put(data: CommentedMap) -> None:
+        for key, value in properties.items():
+            data[yaml_edit.yaml_text(str(key))] = yaml_edit.to_yaml_value(value)
+
+    return yaml_edit.edit_frontmatter("", "frontmatter", put)
 
 
 def refuse_frontmatter_bomb(text: str, field: str) -> None:

@@ -161,7 +161,7 @@ async def test_list_folders_and_create_folder(vg: Harness) -> None:
 async def test_create_note_with_frontmatter_and_already_exists(vg: Harness) -> None:
     out = await vg.ok("create_note", path="Inbox/New", content="# New\n", frontmatter={"tags": ["a"], "n": 1})
     assert out["path"] == "Inbox/New.md" and out["created"] is True and out["title"] == "New"
-    assert vg.read("Inbox/New.md") == "---\ntags:\n- a\nn: 1\n---\n# New\n"
+    assert vg.read("Inbox/New.md") == "---\ntags:\n  - a\nn: 1\n---\n# New\n"  # as Obsidian writes a list
     before = vg.snapshot()
     await vg.err("create_note", "already_exists", path="Inbox/New.md", content="x")
     await vg.err("create_note", "path_invalid", path="/abs.md", content="x")
