@@ -47,7 +47,9 @@ from service.obsidian.canvas import not_canvas
 from service.obsidian.link_order import closeness
 from service.query_images import Tags, borrowed, peer_tags, publish
 
-_DAY_IN_NAME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
+# normalize.ts extractDate: a dashed date anywhere in the file's title, else eight digits
+_DAY_IN_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_DAY_IN_DIGITS = re.compile(r"(\d{4})(\d{2})(\d{2})")
 _NO_KEYS: dict[str, int] = {}
 _FILE: Any = object()  # where a page's values hold its `file`: a `PageFile` made on access
 # The key of a build's `shared` table under which its tag tuples are, each keyed by itself. Keyed
@@ -114,11 +116,17 @@ class Page(Row):
         return items_of(self.path, self._links)  # kept by the running query, not the page (`items.scope`)
 
     def day(self) -> dt.datetime | None:
-        m = _DAY_IN_NAME.search(self.name())
-        day = parse_date(f"{m.group(1)}-{m.group(2)}-{m.group(3)}") if m is not None else None
-        if day is None and isinstance(self.get("date"), dt.datetime):
-            day = self["date"]
-        return day
+        # markdown-file.ts findDate: a `date` or `day` field holding a date (or a list whose
+        # first value is one) first, then a date in the file's title
+        for key in ("date", "day"):
+            value = self.get(key)
+            if isinstance(value, list) and value:
+                value = value[0]
+            if isinstance(value, dt.datetime):
+                return value
+        name = self.name()
+        m = _DAY_IN_NAME.search(name) or _DAY_IN_DIGITS.search(name)
+        return parse_date(f"{m.group(1)}-{m.group(2)}-{m.group(3)}") if m is not None else None
 
 
 class PageFile(FileFields):

@@ -60,3 +60,13 @@ async def test_dql_date_differences_in_calendar_units(make_vault: Callable[..., 
         await harness.indexed()
         out = await ok(client, "search_dql", query='TABLE WITHOUT ID string(to - from), (to - from).months FROM "Trip"')
         assert [c["value"] for c in out["rows"][0]["cells"]] == ["1 month", 1]
+
+
+async def test_file_day_from_a_date_property_before_the_title(make_vault: Callable[..., Path], mode: str) -> None:
+    """Dataview's findDate: a `date` property holding a date is the note's file.day before a date
+    in its title."""
+    files = {"20240105 minutes.md": "---\ndate: 2023-03-03\n---\n"}
+    async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        out = await ok(client, "search_dql", query="TABLE WITHOUT ID file.day")
+        assert [c["value"] for c in out["rows"][0]["cells"]] == ["2023-03-03"]

@@ -108,3 +108,27 @@ async def test_date_minus_date_counts_calendar_months_and_durations_read_as_luxo
         ]  # fmt: skip
         diff = await vg.ok("search_dql", query='TABLE WITHOUT ID date(2024-03-01) - date(2024-01-15) FROM "N"')
         assert diff["rows"][0]["cells"][0] == {"type": "duration", "value": {"months": 1, "seconds": 15 * 86400}}
+
+
+async def test_file_day_prefers_a_date_field_then_a_dashed_date_in_the_title(make_vault: Callable[..., Path]) -> None:
+    """markdown-file.ts findDate: a `date` or `day` field holding a date (or a list whose first
+    value is one) gives file.day; only without one does the title (normalize.ts extractDate: a
+    dashed date anywhere, else eight digits). The title came first here (a note dated 3 March 2023
+    named '20240105 note' had day 2024-01-05), a `day` field was never read, and a title holding
+    both forms took the first match of either."""
+    files = {
+        "Log/20240105 note.md": "---\ndate: 2023-03-03\n---\n",
+        "Log/Trip.md": "---\nDay: [2022-07-01, 2022-07-09]\n---\n",
+        "Log/Standup.md": "Notes\n\nday:: 2021-11-30\n",
+        "Log/20231231 recap of 2024-01-05.md": "x\n",
+        "Log/2024-0105.md": "x\n",
+        "Log/20240214.md": "---\ndate: soon\n---\n",
+    }
+    expected = {
+        "Log/20240105 note.md": "2023-03-03", "Log/Trip.md": "2022-07-01", "Log/Standup.md": "2021-11-30",
+        "Log/20231231 recap of 2024-01-05.md": "2024-01-05", "Log/2024-0105.md": None, "Log/20240214.md": "2024-02-14",
+    }  # fmt: skip
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        out = await vg.ok("search_dql", query='TABLE file.day FROM "Log"')
+        assert {r["path"]: r["cells"][0]["value"] for r in out["rows"]} == expected
