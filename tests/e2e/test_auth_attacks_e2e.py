@@ -97,7 +97,7 @@ FORGERIES: list[tuple[str, Callable[[], str]]] = [
 @pytest.mark.parametrize("forge", [f for _, f in FORGERIES], ids=[name for name, _ in FORGERIES])
 async def test_a_forged_token_cannot_change_the_vault(server: tuple[str, Harness], forge: Callable[[], str]) -> None:
     url, harness = server
-    async with httpx2.AsyncClient() as http:
+    async with create_mcp_http_client() as http:
         session = await open_session(http, url, hs(good()))
         before = harness.snapshot()
         refused = await http.post(url, json=CREATE, headers={**session, "authorization": f"Bearer {forge()}"})

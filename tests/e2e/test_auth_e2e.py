@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -119,7 +118,7 @@ async def test_bad_tokens_get_401_before_any_session(server: tuple[str, Harness]
     headers = dict(HEADERS)
     if token is not None:
         headers["authorization"] = f"Bearer {token()}"
-    async with httpx2.AsyncClient() as http:
+    async with create_mcp_http_client() as http:
         response = await http.post(url, json=INIT, headers=headers)
     assert response.status_code == 401
     challenge = response.headers["www-authenticate"]
@@ -133,7 +132,7 @@ async def test_bad_tokens_get_401_before_any_session(server: tuple[str, Harness]
 async def test_protected_resource_metadata_and_open_health(server: tuple[str, Harness]) -> None:
     url, _ = server
     base = url.rsplit("/mcp", 1)[0]
-    async with httpx2.AsyncClient() as http:
+    async with create_mcp_http_client() as http:
         for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"):
             doc = (await http.get(base + path)).json()
             assert doc["resource"] == url
@@ -155,7 +154,7 @@ async def test_host_and_origin_rebinding_are_refused(
     server: tuple[str, Harness], headers: dict[str, str], status: int
 ) -> None:
     url, _ = server
-    async with httpx2.AsyncClient() as http:
+    async with create_mcp_http_client() as http:
         response = await http.post(
             url, json=INIT, headers={**HEADERS, **headers, "authorization": f"Bearer {hs(aud())}"}
         )
@@ -171,7 +170,7 @@ async def test_allowed_hosts_from_the_environment_admit_a_tunnel_hostname(
     monkeypatch.setenv("VAULTGATE_AUTH__JWT_SECRET", SECRET)
     async with e2e(make_vault(SEC_VAULT)) as (url, _):
         token = hs(claims())
-        async with httpx2.AsyncClient() as http:
+        async with create_mcp_http_client() as http:
             ok = await http.post(
                 url,
                 json=INIT,
@@ -210,7 +209,7 @@ async def test_another_callers_token_cannot_use_a_session(server: tuple[str, Har
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}
     call["params"] = {"name": "delete_note", "arguments": {"path": "Inbox/Todo"}}
     before = harness.snapshot()
-    async with httpx2.AsyncClient() as http:
+    async with create_mcp_http_client() as http:
         opened = await http.post(url, json=INIT, headers={**HEADERS, "authorization": f"Bearer {owner}"})
         assert opened.status_code == 200
         session = opened.headers["mcp-session-id"]
@@ -231,7 +230,7 @@ async def test_readyz_without_an_admin_token_reveals_only_booleans(server: tuple
         "vaults": {"main": {"ready": True}, "second": {"ready": True}},
         "storage": {"fts5": True, "sqlite_vec": True},
     }
-    async with httpx2.AsyncClient() as http:
+    async with create_mcp_http_client() as http:
         for headers in ({}, {"authorization": f"Bearer {hs(aud())}"}, {"authorization": "Bearer forged.x.y"}):
             response = await http.get(f"{base}/readyz", headers=headers)
             assert response.status_code == 200 and response.json() == public

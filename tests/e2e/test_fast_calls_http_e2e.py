@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.conftest import e2e
 from tests.e2e.test_fast_calls_e2e import FAST_IDS, INIT, SCRIPT
@@ -28,7 +28,7 @@ def _comparable(body: bytes) -> bytes:
 
 
 async def _run(root: Path, *, fast: bool, extra_headers: dict[str, str] | None = None) -> list[tuple[Any, ...]]:
-    async with e2e(root, protocol={"fast_calls": fast}) as (url, harness), httpx2.AsyncClient() as http:
+    async with e2e(root, protocol={"fast_calls": fast}) as (url, harness), create_mcp_http_client() as http:
         await harness.indexed()
         opened = await http.post(url, json=INIT, headers=HEADERS)
         assert opened.status_code == 200, opened.text
@@ -89,7 +89,7 @@ async def test_a_client_that_can_be_asked_gets_confirmable_writes_through_the_sd
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=LOGGER)
     init = {**INIT, "params": {**INIT["params"], "capabilities": {"elicitation": {}}}}
-    async with e2e(make_vault(), protocol={"fast_calls": True}) as (url, harness), httpx2.AsyncClient() as http:
+    async with e2e(make_vault(), protocol={"fast_calls": True}) as (url, harness), create_mcp_http_client() as http:
         await harness.indexed()
         opened = await http.post(url, json=init, headers=HEADERS)
         headers = {**HEADERS, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}

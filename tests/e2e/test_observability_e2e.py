@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 from mcp import Client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -21,7 +21,7 @@ from tests.conftest import e2e
 
 
 async def _scrape(url: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
-    async with httpx2.AsyncClient() as http:
+    async with create_mcp_http_client() as http:
         response = await http.get(url.rsplit("/mcp", 1)[0] + "/metrics")
     assert response.status_code == 200
     return {

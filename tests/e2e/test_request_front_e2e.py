@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import httpx2
 import pytest
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.conftest import e2e
 from tests.e2e.test_fast_calls_e2e import ENVELOPE, INIT
@@ -47,7 +47,7 @@ async def test_a_client_gone_in_the_middle_of_its_body_leaves_no_server_error(
     make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture, fast: bool
 ) -> None:
     caplog.set_level(logging.WARNING)
-    async with e2e(make_vault(), protocol={"fast_calls": fast}) as (url, harness), httpx2.AsyncClient() as http:
+    async with e2e(make_vault(), protocol={"fast_calls": fast}) as (url, harness), create_mcp_http_client() as http:
         await harness.indexed()
         init = await http.post(url, content=json.dumps(INIT), headers=ACCEPT)
         session = {**ACCEPT, "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
@@ -76,7 +76,7 @@ async def test_a_cursor_of_thousands_of_digits_is_an_invalid_cursor(make_vault: 
     modern = {**listing, "params": {**listing["params"], "_meta": ENVELOPE}}
     headers = {**MODERN_HEADERS, "mcp-method": "tools/list"}
     del headers["mcp-name"]
-    async with e2e(make_vault()) as (url, harness), httpx2.AsyncClient() as http:
+    async with e2e(make_vault()) as (url, harness), create_mcp_http_client() as http:
         await harness.indexed()
         init = await http.post(url, content=json.dumps(INIT), headers=ACCEPT)
         session = {**ACCEPT, "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx2
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.conftest import e2e
 from tests.e2e.test_fast_calls_e2e import INIT
@@ -19,7 +19,7 @@ HEADERS = {"accept": "application/json, text/event-stream", "content-type": "app
 async def test_sessions_past_the_limit_are_refused_and_the_open_ones_keep_working(
     make_vault: Callable[..., Path],
 ) -> None:
-    async with e2e(make_vault(), http={"max_sessions": 2}) as (url, _), httpx2.AsyncClient() as http:
+    async with e2e(make_vault(), http={"max_sessions": 2}) as (url, _), create_mcp_http_client() as http:
         opened = [await http.post(url, json=INIT, headers=HEADERS) for _ in range(2)]
         assert [o.status_code for o in opened] == [200, 200]
         refused = await http.post(url, json=INIT, headers=HEADERS)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from service.tools.registry import PARTS
@@ -30,7 +31,7 @@ async def _lists(
 ) -> dict[str, tuple[int, str | None, Any]]:
     """Each version's `tools/list` answer, on a session of its own: status, content type, body."""
     out: dict[str, tuple[int, str | None, Any]] = {}
-    async with httpx2.AsyncClient() as http:
+    async with create_mcp_http_client() as http:
         for version in versions:
             opened = await http.post(url, json=_init(version), headers=HEADERS)
             assert opened.status_code == 200, opened.text

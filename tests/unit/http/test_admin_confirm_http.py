@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from service.types import ALL_SCOPES, Principal
 from tests.conftest import e2e, started
@@ -27,7 +28,7 @@ async def test_without_auth_the_endpoint_is_refused_unless_enabled(make_vault: C
     async with e2e(make_vault(VAULT)) as (url, harness):
         args_hash = await _pending(harness)
         base = url.rsplit("/mcp", 1)[0]
-        async with httpx2.AsyncClient() as http:
+        async with create_mcp_http_client() as http:
             refused = await http.post(f"{base}/admin/confirm", json={"args_hash": args_hash})
         assert refused.status_code == 403
         assert "vaultgate confirm" in refused.json()["error_description"]
