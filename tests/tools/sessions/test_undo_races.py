@@ -6,10 +6,14 @@ caller undoes it and the other is answered `conflict`, "already undone", naming 
 
 In one process: two concurrent calls through the dispatch chain, held at a barrier after both
 read the run. Two servers on one vault (two apps, one data folder: what two processes share, the
-state database and the vault): the same, one call each."""
+state database and the vault): the same, one call each; and two server processes
+(`tests.undo_race`), held at a file barrier."""
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +29,7 @@ from service.vault import restore
 from service.vault.files import etag_of
 from service.vault.journal import RECORDER
 from tests.conftest import Harness, snapshot, started
+from tests.killed import REPO
 
 PLAN: dict[str, Any] = {
     "goal": "two notes",
@@ -123,6 +128,44 @@ async def test_two_servers_on_one_vault_undo_one_run_once(
         assert lost["code"] == "conflict" and lost["details"]["undone_by"] == won["undo_run_id"], lost
         assert await _undo_runs(a, run["run_id"]) == [(won["undo_run_id"], "done")]
         assert snapshot(root) == before
+
+
+async def test_two_server_processes_on_one_vault_undo_one_run_once(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Two OS processes (`python -m tests.undo_race`), each a server on the vault undoing the run
+    through its dispatch chain, held after their ACL checks until both are there."""
+    root = make_vault({"Home.md": "# Home\n"})
+    before = snapshot(root)
+    async with started(root, index={"watch": False}) as vg:
+        run = await vg.ok("execute_plan", plan=PLAN)
+    folder = tmp_path / "barrier"
+    folder.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "tests.undo_race", str(root), str(folder), run["run_id"]]
+    procs = [await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None) for _ in range(2)]
+    try:
+        with anyio.fail_after(120):
+            while len(list(folder.glob("at-*"))) < 2:  # noqa: ASYNC110 - the other processes' files
+                assert all(p.returncode is None for p in procs), "a racing server process ended early"
+                await anyio.sleep(0.01)
+            (folder / "go").write_text("")
+            for proc in procs:
+                assert await proc.wait() == 0
+    finally:
+        for proc in procs:
+            if proc.returncode is None:
+                proc.kill()
+                with anyio.fail_after(30):
+                    await proc.wait()
+    answers = [json.loads(p.read_text()) for p in sorted(folder.glob("answer-*.json"))]
+    won = [a for a in answers if "error" not in a]
+    lost = [a["error"] for a in answers if "error" in a]
+    assert len(won) == 1 and len(lost) == 1, answers
+    assert lost[0]["code"] == "conflict" and lost[0]["details"]["undone_by"] == won[0]["undo_run_id"], lost
+    assert snapshot(root) == before
+    async with started(root, index={"watch": False}) as vg:
+        assert await _undo_runs(vg, run["run_id"]) == [(won[0]["undo_run_id"], "done")]
 
 
 async def test_a_claimed_undo_cut_short_leaves_the_run_undoable(make_vault: Callable[..., Path]) -> None:
