@@ -46,6 +46,8 @@ class Vault:
     move_lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one move or rename at a time
     # Vault-wide edits' previews kept for their next pages (`service.tools.change_pages.kept_walk`).
     previews: OrderedDict[Hashable, tuple[Hashable, Any]] = field(default_factory=OrderedDict)
+    # A long note's secret scan kept for the next pages of a bundle (`service.tools.bundles.packing`).
+    scans: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
 
     @classmethod
     def open(cls, config: VaultConfig, writes: WriteSettings, extra_hidden: tuple[str, ...] = ()) -> Vault:

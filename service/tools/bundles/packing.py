@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from service.errors import AclDenied, AmbiguousNote, NotANote, NoteNotFound, Pat
 from service.markdown import frontmatter as fm
 from service.markdown.parse import note_title
 from service.obsidian.attachments import kind_of
-from service.retrieval.sensitive import Guard, clip, redact_spans
+from service.retrieval.sensitive import Guard, Span, clip, redact_spans
 from service.tools.bundles.pack import Packer, Unit, json_size, measure
 from service.tools.context import ToolContext
 from service.tools.graph.links import linked_file
@@ -45,6 +46,7 @@ Mode = Literal["whole", "body", "frontmatter"]
 DEFAULT_BYTES = 100_000
 RESERVE = 16_384  # bytes of a response kept for everything but the entries
 BATCH = 32  # notes read per worker-thread hop
+KEPT_SCANS, SCAN_KEPT_FROM = 4, 1_000_000  # notes of this many characters keep their scan (per vault)
 PROGRESS_FROM = 100  # candidates above which a page reports progress
 
 
@@ -176,6 +178,7 @@ class _Page:
     def __init__(self, ctx: ToolContext, guard: Guard, args: BundleArgs) -> None:
         self.url = ctx.vault.url
         self.guard = guard
+        self.scans = ctx.vault.scans
         self.mode = args.mode
         limit, self.unit = args.budget()
         most = ctx.services.settings.governor.max_response_bytes
@@ -191,7 +194,7 @@ class _Page:
         """Packs `note` (from `resume`'s offset when it applies); False when the page is full
         before the note starts."""
         rel = note.path.rel
-        spans = self.guard.spans(note.content)  # once per note: for the flag and for redaction
+        spans, sensitive = self._scan(note)  # for the flag and for redaction
         first, last = _select(note.content, self.mode)
         marks: list[tuple[int, int]] = []
         text = note.content[first:last]
@@ -231,7 +234,7 @@ class _Page:
                 "continues": piece.continues,
                 "bytes": measure(content, "bytes"),
                 "tokens": measure(content, "tokens"),
-                "sensitive": bool(spans) or self.guard.topical(note.content),
+                "sensitive": sensitive,
                 "redacted": sum(1 for a, b in marks if b > piece.start and a < piece.end),
             }
         )
@@ -241,6 +244,21 @@ class _Page:
         if piece.continues:
             self.split = (rel, piece.end, note.etag, part + 1)
         return True
+
+    def _scan(self, note: NoteFile) -> tuple[list[Span], bool]:
+        """The note's secret spans and whether it is sensitive: scanned once per version for the
+        pages of a long note (a 50 MB note: ~2 s of scans a page, each page of 100 KB)."""
+        key = (note.path.rel, note.etag, self.guard.fingerprint, self.guard.terms)
+        kept: tuple[list[Span], bool] | None = self.scans.get(key)
+        if kept is None:
+            spans = self.guard.spans(note.content)
+            kept = (spans, bool(spans) or self.guard.mentions(note.content))  # `topical` without tags
+            if len(note.content) >= SCAN_KEPT_FROM:
+                self.scans[key] = kept
+                while len(self.scans) > KEPT_SCANS:  # pages run in worker threads: popitem is one step
+                    with contextlib.suppress(KeyError):
+                        self.scans.popitem(last=False)
+        return kept
 
     def note_missing(self, name: str) -> bool:
         """Lists `name` in `missing`; False (the page is full) when that would pass the cap."""
