@@ -53,7 +53,9 @@ from service.memory.front import kept_front
 from service.vault.invisible import shows_nothing
 from service.vault.paths import with_md
 
-_SECTIONS = {OBS_HEADING.casefold(): "obs", REL_HEADING.casefold(): "rel"}  # a person's `## observations` too
+_SECTIONS = {"observations": "obs", "relations": "rel"}  # a person's `## observations` too
+# a level-2 ATX heading's text: `## Observations`, `##  Observations ##` (a closing sequence)
+_HEADING2 = re.compile(r"##[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*")
 
 # - [category] text [key:: value]... ^block (a value may hold wikilinks: [source:: [[Note]]])
 _VALUE = r"(?:[^\[\]]|\[\[[^\[\]]*\]\])*"
@@ -301,7 +303,8 @@ def parse(text: str, stem: str = "") -> Entity:
             lines.append((section, None, line))
             continue
         if stripped.startswith("#"):
-            if (kind := _SECTIONS.get(stripped.casefold())) is not None:  # in any letter case, kept as written
+            heading = _HEADING2.fullmatch(stripped)  # in any letter case, kept as written
+            if heading and (kind := _SECTIONS.get(heading.group(1).casefold())) is not None:
                 section, entity.headings[kind] = kind, stripped
                 lines.append((kind + "#", None, line))
                 continue
