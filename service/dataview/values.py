@@ -15,6 +15,7 @@ import functools
 import math
 import re
 import unicodedata
+import zoneinfo
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -204,7 +205,7 @@ def strip_formatting(key: str) -> str:
 
 _DATE = re.compile(
     r"^(\d{4})-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?"
-    r"(Z|[+-]\d{2}(?::?\d{2})?)?)?)?$"
+    r"(Z|([+-])(\d{1,2})(?::?(\d{2}))?|\[([0-9A-Za-z+,\-./]+)\])?)?)?$"  # parse.ts: +9, +06:30, [Europe/Paris]
 )
 _UNITS: dict[str, tuple[int, float]] = {}
 for _names, _value in (
@@ -230,7 +231,7 @@ def parse_date(text: str) -> dt.datetime | None:
     m = _DATE.match(text.strip())
     if m is None:
         return None
-    year, month, day, hour, minute, second, milli, zone = m.groups()
+    year, month, day, hour, minute, second, milli, zone, sign, zone_h, zone_m, zone_name = m.groups()
     try:
         value = dt.datetime(
             int(year),
@@ -244,14 +245,15 @@ def parse_date(text: str) -> dt.datetime | None:
     except ValueError:
         return None
     if zone:
-        if zone == "Z":
-            offset = dt.timedelta(0)
-        else:
-            digits = zone[1:].replace(":", "")
-            offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
-            offset = offset if zone[0] == "+" else -offset
+        try:
+            offset = dt.timedelta(hours=int(zone_h), minutes=int(zone_m or 0)) if sign else dt.timedelta(0)
+            tz: dt.tzinfo = (
+                zoneinfo.ZoneInfo(zone_name) if zone_name else dt.timezone(-offset if sign == "-" else offset)
+            )
+        except (ValueError, KeyError, OSError):  # ZoneInfoNotFoundError is a KeyError
+            return None  # no such zone
         try:  # the same moment in the server's local time, as every date here (now(), file.mtime)
-            value = value.replace(tzinfo=dt.timezone(offset)).astimezone().replace(tzinfo=None)
+            value = value.replace(tzinfo=tz).astimezone().replace(tzinfo=None)
         except (OverflowError, ValueError, OSError):
             return None  # past the calendar's ends
     return value

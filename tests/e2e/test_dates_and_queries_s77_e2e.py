@@ -70,3 +70,14 @@ async def test_file_day_from_a_date_property_before_the_title(make_vault: Callab
         await harness.indexed()
         out = await ok(client, "search_dql", query="TABLE WITHOUT ID file.day")
         assert [c["value"] for c in out["rows"][0]["cells"]] == ["2023-03-03"]
+
+
+async def test_a_date_with_a_named_zone_is_a_date(make_vault: Callable[..., Path], mode: str) -> None:
+    """Dataview's date grammar ends a date with a zone name in brackets (12:40:50 in Paris in
+    August is 10:40:50 UTC); it was text."""
+    files = {"Z.md": "---\nparis: '2021-08-15T12:40:50[Europe/Paris]'\n---\n"}
+    async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        query = 'TABLE WITHOUT ID typeof(paris), paris = date(2021-08-15T10:40:50Z) FROM "Z"'
+        out = await ok(client, "search_dql", query=query)
+        assert [c["value"] for c in out["rows"][0]["cells"]] == ["date", True]

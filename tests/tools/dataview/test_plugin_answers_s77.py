@@ -132,3 +132,23 @@ async def test_file_day_prefers_a_date_field_then_a_dashed_date_in_the_title(mak
         await vg.indexed()
         out = await vg.ok("search_dql", query='TABLE file.day FROM "Log"')
         assert {r["path"]: r["cells"][0]["value"] for r in out["rows"]} == expected
+
+
+async def test_dates_with_a_one_digit_offset_or_a_named_zone_are_dates(make_vault: Callable[..., Path]) -> None:
+    """parse.ts `date`: an offset of one or two hour digits ("+9", parse.expression.test.ts) and a
+    zone name in brackets ("2021-08-15T12:40:50[Europe/Paris]", 12:40:50 at +02:00) end a date.
+    Both were text here. A zone Luxon does not know, or a name with a character outside parse.ts's
+    class ([America/New_York]: '_'), leaves the text a string, as in Dataview."""
+    note = (
+        "---\nparis: '2021-08-15T12:40:50[Europe/Paris]'\nwinter: '2021-11-15T12:40:50[Europe/Paris]'\n"
+        "tokyo: '1984-08-15T12:40:50+9'\nnowhere: '2021-11-15T12:40:50[Nope/Zone]'\n"
+        "ny: '2021-11-15T12:40:50[America/New_York]'\n---\n"
+    )
+    async with started(make_vault({"Z.md": note})) as vg:
+        await vg.indexed()
+        query = (
+            "TABLE WITHOUT ID typeof(paris), paris = date(2021-08-15T10:40:50Z), winter = date(2021-11-15T11:40:50Z), "
+            'typeof(tokyo), tokyo = date(1984-08-15T03:40:50Z), typeof(nowhere), typeof(ny) FROM "Z"'
+        )
+        out = await vg.ok("search_dql", query=query)
+        assert cells(out) == ["date", True, True, "date", True, "string", "string"]
