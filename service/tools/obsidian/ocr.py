@@ -27,7 +27,6 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from service.errors import NoteNotFound
 from service.ocr.bulk import OcrJob
 from service.ocr.component import Ocr
 from service.ocr.engine import unavailable
@@ -84,8 +83,8 @@ class OcrAttachmentOut(ToolOutput):
 
 
 async def ocr_attachment(ctx: ToolContext, args: OcrAttachmentIn) -> OcrAttachmentOut:
+    vp = await ctx.find_file(args.path, "read")  # the file before the mode (`service.tools.search`, ORDER)
     ocr = _ocr(ctx)
-    vp = await ctx.find_file(args.path, "read")
     reading = await ocr.reader.read(ctx.vault.id, vp.rel, vp.abs, force=args.force)
     text = reading.text[: args.max_chars]
     shown, used = [], 0
@@ -182,14 +181,15 @@ def job_out(can_read: Callable[[str], bool], job: OcrJob) -> OcrJobOut:
 
 
 async def ocr_bulk(ctx: ToolContext, args: OcrBulkIn) -> OcrBulkOut:
+    # The folder before the mode (`service.tools.search`, ORDER); none there: note_not_found naming those meant.
+    where = None
+    if args.action == "start":
+        where = ctx.folder(args.folder, field="folder") if args.folder else ctx.vault.paths.resolve("", allow_root=True)
     ocr = _ocr(ctx)
     jobs = ocr.jobs
-    if args.action != "start":
+    if where is None:
         found = await jobs.cancel(ctx.vault.id) if args.action == "cancel" else jobs.last(ctx.vault.id)
         return OcrBulkOut(job=job_out(ctx.can_read, found) if found else None, already_running=False)
-    where = ctx.resolve(args.folder, "read") if args.folder else ctx.vault.paths.resolve("", allow_root=True)
-    if not where.abs.is_dir():
-        raise NoteNotFound(f"no folder {where.rel!r}", details={"path": where.rel, "field": "folder"})
     readable = ctx.walk_filter()
 
     def listing() -> list[tuple[str, float, int]]:

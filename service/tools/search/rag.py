@@ -163,7 +163,6 @@ def page_size(args: RagIn) -> int:
 
 
 async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
-    engine = engine_of(ctx)
     first, last = (args.date_range.from_, args.date_range.to) if args.date_range else (None, None)
     if first is not None and last is not None and first > last:
         raise ValidationFailed("date_range: `from` is after `to`", details={"field": "date_range"})
@@ -179,6 +178,7 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
         folders=sorted({ctx.folder(raw, field="directory_filter").rel for raw in args.directory_filter or []}),
         tags=sem.normalise_tags(args.tags),
     )
+    engine = engine_of(ctx)  # after the arguments and the folders they name (`service.tools.search`, ORDER)
     size = page_size(args)
     key = query_key(
         "rag", args.model_dump(exclude={"cursor", "max_results", "limit", "idempotency_key", "elicit_token"})

@@ -154,6 +154,9 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         items = [VaultHitItem(**i) for i in found]
         return SearchVaultOut(mode=mode, items=items, next_cursor=cursor, partial=part, capped=cut)
     if mode in ("semantic", "graph"):
+        if mode == "semantic":
+            _need(args.query, "query", mode)  # the arguments, then the folders, then the mode (ORDER)
+        scope(ctx, args.folder)  # (`service.tools.search`, ORDER)
         meaning = sem_tools.enabled(ctx)  # graph mode asked while semantic mode works: name it
         raise ModeUnavailable(
             f"{mode} search is not available on this server",

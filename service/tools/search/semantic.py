@@ -198,8 +198,8 @@ def _key(tool: str, args: FilterArgs, subject: str) -> str:
 
 
 async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
+    keep = note_filter(ctx, args)  # its folders before the mode (`service.tools.search`, ORDER)
     engine = engine_of(ctx)
-    keep = note_filter(ctx, args)
     key = _key("semantic", args, args.query)
     offset, mark = positions.read(args.cursor, t="semantic", q=key)
     start = 0 if mark is not None else offset  # after a mark (`positions`), the ranking starts past it
@@ -246,6 +246,7 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
 
 
 async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
+    scope(ctx, args.folder)  # its folders before the mode (`service.tools.search`, ORDER); readers filter below
     engine = engine_of(ctx)
     key = _key("hybrid", args, args.query)
     offset = decode_cursor(args.cursor, t="semantic", q=key)
@@ -339,8 +340,8 @@ async def similar_to(ctx: ToolContext, address: str) -> VaultPath:
 
 async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
     vp = await similar_to(ctx, args.path)
+    keep = note_filter(ctx, args)  # its note and folders before the mode (ORDER)
     engine = engine_of(ctx)
-    keep = note_filter(ctx, args)
     key = _key("similar", args, vp.rel)
     offset = decode_cursor(args.cursor, t="semantic", q=key)
     vid = ctx.vault.id
