@@ -14,9 +14,10 @@ page's notes still exist and to number regex lines.
 ORDER: a call with several things wrong answers the one its caller can fix first — its arguments
 (`validation_error`), then what they name in the vault (its note or file, its folders:
 `note_not_found`, `not_a_note`, `path_invalid`, `acl_denied`), and only then whether this server
-can do it at all (`mode_unavailable`: embeddings or OCR off, which another tool given the same
-arguments would not fix). search_semantic, search_hybrid, find_similar, rag_search, search_vault's
-and search_notes' semantic modes, and ocr_attachment / ocr_bulk (`service.tools.obsidian.ocr`) follow it.
+can do it at all (`mode_unavailable`: embeddings or OCR off; the caller then turns to another tool
+with the same arguments, which would meet the folder's error next). search_semantic, search_hybrid,
+find_similar, rag_search, search_vault's and search_notes' semantic modes, and ocr_attachment /
+ocr_bulk (`service.tools.obsidian.ocr`) follow it.
 """
 
 from __future__ import annotations
