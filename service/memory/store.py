@@ -45,13 +45,14 @@ class _Waiting:
 
 class EntityWrites:
     """What the entity stores of one app share (`Services.memory_writes`): a lock per note, the
-    changes waiting for it (`EntityStore.update`'s group commit) and the entity names read
-    (`lookup.EntityNames`, bounded). The app's own: two apps in one process, whose vaults may
-    share an id (`main`), never write one's change into the other's note, nor keep the other's
-    names."""
+    changes waiting for it (`EntityStore.update`'s group commit), the entity names read
+    (`lookup.EntityNames`, bounded) and the capture inbox's locks. The app's own: two apps in one
+    process, whose vaults may share an id (`main`), never write one's change into the other's
+    note, keep the other's names or wait for the other's inbox."""
 
     def __init__(self, max_names: int = MAX_NOTES) -> None:
         self.locks = KeyedLocks()
+        self.inbox_locks = KeyedLocks()  # the capture inbox's (`service.tools.memory.captures`)
         self.waiting: dict[tuple[str, str], list[_Waiting]] = {}  # note -> changes waiting for its lock
         self.names = EntityNames(max_names)
 

@@ -30,7 +30,6 @@ from service.tools.memory.filing import file_observation, still_filed
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
 from service.vault.casing import CaseTwin
-from service.vault.keyed_locks import KeyedLocks
 from service.vault.paths import VaultPath
 
 TAG = r"^#?[^\s#,\[\]]{1,100}$"
@@ -41,7 +40,6 @@ CAPTURE_ID = r"^cap-[0-9a-f]{10}$"
 
 # One inbox listing or processing at a time per (vault, inbox note): concurrent captures wait
 # and find their item already listed by the one before (its listing takes every unlisted row).
-_lock = KeyedLocks()
 MAX_REOPEN = 500  # unmarked items looked up per call (an inbox is a short queue)
 
 
@@ -92,7 +90,7 @@ def _check_tags(tags: list[str]) -> list[str]:
 
 async def _list_unlisted(ctx: ToolContext, vp: VaultPath, queue: CaptureQueue) -> None:
     """Write every capture of this vault and inbox that the note does not list yet."""
-    async with _lock(ctx.vault.id, vp.rel):
+    async with ctx.services.memory_writes.inbox_locks(ctx.vault.id, vp.rel):
         await _write_unlisted(ctx, vp, queue)
 
 
@@ -201,7 +199,7 @@ async def _reopen_undone(ctx: ToolContext, queue: CaptureQueue, inbox: VaultPath
 
 async def list_captures(ctx: ToolContext, args: ListCapturesIn) -> ListCapturesOut:
     inbox = ctx.resolve_note(ctx.services.settings.memory.inbox, "read")
-    async with _lock(ctx.vault.id, inbox.rel):
+    async with ctx.services.memory_writes.inbox_locks(ctx.vault.id, inbox.rel):
         await _reopen_undone(ctx, _queue(ctx), inbox)
     state = {"s": args.status}
     offset = decode_cursor(args.cursor, **state)
@@ -302,7 +300,7 @@ async def process_capture(ctx: ToolContext, args: ProcessCaptureIn) -> ProcessCa
     inbox = ctx.resolve_note(cap.inbox if cap is not None else ctx.services.settings.memory.inbox, "write")
     if cap is None:
         raise ToolNotFound(f"no capture {args.capture_id!r} in this vault", details={"capture_id": args.capture_id})
-    async with _lock(ctx.vault.id, inbox.rel):
+    async with ctx.services.memory_writes.inbox_locks(ctx.vault.id, inbox.rel):
         await _reopen_undone(ctx, queue, inbox)
         cap = await queue.get(ctx.vault.id, args.capture_id) or cap
         if cap.status != "pending":

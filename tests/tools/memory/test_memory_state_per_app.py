@@ -53,3 +53,23 @@ async def test_the_entity_names_read_are_the_apps_and_bounded(make_vault: Callab
         await a.ok("add_observations", observations=[{"entityName": "Person 5", "contents": ["found by name"]}])
         assert "found by name" in (a.root / "Memory" / "Renamed 5.md").read_text(encoding="utf-8")
         assert len(b.app.services.memory_writes.names) == 0  # the other app read none of them
+
+
+async def test_one_apps_capture_does_not_wait_for_the_other_apps_inbox(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """The capture inbox's lock was process-global by (vault id, inbox path): while one app wrote
+    its inbox, another app's capture into its own vault of the same id waited for it."""
+    other = tmp_path / "other"
+    other.mkdir()
+    async with started(make_vault()) as a, started(other) as b:
+        held = a.app.services.memory_writes.inbox_locks("main", "Memory/Inbox.md")
+        async with held:  # app a is writing its inbox
+            made = asyncio.create_task(b.call("capture", text="b's thought"))
+            for _ in range(3000):  # until b's capture is done, or waits for a's lock
+                if made.done() or held._waiters:
+                    break
+                await asyncio.sleep(0.01)
+            assert made.done() and not held._waiters, "b's capture waited for a's inbox"
+        assert not (await made).is_error
+        assert "b's thought" in (other / "Memory" / "Inbox.md").read_text(encoding="utf-8")
