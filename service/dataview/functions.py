@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.dataview import datefmt
+from service.dataview.collate import collation_key
 from service.dataview.ops import Context, binary, clean, to_string
 from service.dataview.syntax import date_keyword
 from service.dataview.values import (
@@ -192,12 +193,14 @@ def _values(a: list[Any]) -> list[Any]:
 
 
 def _extreme(a: list[Any], pick: Callable[..., Any]) -> Any:
-    vals = _values(a)
+    # functions.ts min/max: a null is passed over (`add2("*", "null", (a, _n) => a)`), the rest
+    # compared by compareValue (strings as localeCompare: `collate`)
+    vals = [v for v in _values(a) if v is not None]
     if not vals:
         return None
     kind = type(vals[0])
     if kind in (str, int, float, dt.datetime) and all(type(v) is kind for v in vals):
-        return pick(vals)  # one plain type: Python's order is Dataview's
+        return pick(vals, key=collation_key) if kind is str else pick(vals)  # one plain type: no SortKey calls
     return pick(vals, key=SortKey)
 
 

@@ -81,3 +81,13 @@ async def test_a_date_with_a_named_zone_is_a_date(make_vault: Callable[..., Path
         query = 'TABLE WITHOUT ID typeof(paris), paris = date(2021-08-15T10:40:50Z) FROM "Z"'
         out = await ok(client, "search_dql", query=query)
         assert [c["value"] for c in out["rows"][0]["cells"]] == ["date", True]
+
+
+async def test_min_of_a_group_passes_over_notes_without_the_field(make_vault: Callable[..., Path], mode: str) -> None:
+    """Dataview's min() passes a null over: the earliest due of a project whose notes do not all
+    have one (it was null)."""
+    files = {"P/a.md": "---\nproject: x\ndue: 2024-05-01\n---\n", "P/b.md": "---\nproject: x\n---\n"}
+    async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        out = await ok(client, "search_dql", query='TABLE min(rows.due) FROM "P" GROUP BY project')
+        assert [c["value"] for c in out["rows"][0]["cells"]] == ["2024-05-01"]

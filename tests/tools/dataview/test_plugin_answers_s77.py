@@ -152,3 +152,20 @@ async def test_dates_with_a_one_digit_offset_or_a_named_zone_are_dates(make_vaul
         )
         out = await vg.ok("search_dql", query=query)
         assert cells(out) == ["date", True, True, "date", True, "string", "string"]
+
+
+async def test_min_and_max_pass_over_nulls_and_order_strings_as_localecompare(make_vault: Callable[..., Path]) -> None:
+    """functions.ts min/max: `add2("*", "null", (a, _n) => a)` passes a null over, the rest by
+    compareValue. In a GROUP BY, min(rows.due) over notes some of which have no due was null here
+    (null is the least value of the order), and min("b", "A", "a") was "A" (code points)."""
+    files = {
+        "P/a.md": "---\nproject: x\ndue: 2024-05-01\n---\n",
+        "P/b.md": "---\nproject: x\n---\n",
+        "P/c.md": "---\nproject: x\ndue: 2024-03-01\n---\n",
+    }
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        out = await vg.ok("search_dql", query='TABLE min(rows.due), max(rows.due) FROM "P" GROUP BY project')
+        assert cells(out) == ["2024-03-01", "2024-05-01"]
+        query = 'TABLE WITHOUT ID min(1, null), min(list(3, null, 2)), min("b", "A", "a"), max("b", "B") FROM "P/a"'
+        assert cells(await vg.ok("search_dql", query=query)) == [1, 2, "a", "B"]
