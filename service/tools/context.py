@@ -289,8 +289,9 @@ class ToolContext:
         return None
 
     def _not_a_note(self, target: str) -> None:
-        """`not_a_note` when `target` is a folder or an attachment the caller may read."""
+        """`not_a_note` when `target` is a folder or a file no note tool reads the caller may read."""
         from service.errors import AclDenied, NotANote, PathInvalid
+        from service.tools.named_files import not_a_note
         from service.vault.paths import normalize
 
         not_a_base(target)
@@ -305,11 +306,7 @@ class ToolContext:
                 hint="Pass a note's path; list_notes lists the notes in this folder.",
             )
         if vp.abs.is_file() and not vp.rel.lower().endswith(".md"):
-            raise NotANote(
-                f"{vp.rel!r} is an attachment, not a note",
-                details={"path": vp.rel, "kind": "attachment"},
-                hint="Note tools read and edit Markdown notes ('.md').",
-            )
+            raise not_a_note(vp)  # its kind and the tool that reads it, as by its name (`named_files`)
 
     def _visible_note(self, rel: str) -> bool:
         """A note the caller may read and that is on disk (the index may lag behind a deletion)."""

@@ -8,6 +8,7 @@ what it found:
 - a file named with its extension ('board.CANVAS', '[[Board.canvas]]', 'photo.PNG') to a tool
   that takes notes only is `not_a_note` with the file's path, kind and reader (read_excalidraw,
   query_base and every other `find_note` caller answered note_not_found for 'Board.canvas.md');
+  by its path ('Pics/Photo.png') the same (it was kind 'attachment', no reader);
 - a bare name no note has ('Board', 'Photo', 'Sketch') stays `note_not_found` — a link without an
   extension names a '.md' note — and names the files of that name in `details.files`, with the
   tool that reads each (the note tools, read_canvas, read_attachment said nothing of them);
@@ -58,9 +59,11 @@ NOTE_ONLY: dict[str, Any] = {
     "photo.PNG": NOT_AN_IMAGE,
     "Sketch": SKETCHED,
     "Trips": FOLDER,
+    CANVAS: NOT_A_CANVAS,  # its path: the same answer as its name
+    IMAGE: NOT_AN_IMAGE,
     **dict.fromkeys(NOTES, "ok"),
 }
-LINKED = {**NOTE_ONLY, "board.CANVAS": "ok", "[[Board.canvas]]": "ok", "photo.PNG": "ok"}  # any file linked to
+LINKED = {**NOTE_ONLY, **dict.fromkeys(["board.CANVAS", "[[Board.canvas]]", "photo.PNG", CANVAS, IMAGE], "ok")}
 DRAWINGS = {**NOTE_ONLY, "Sketch": "ok", **dict.fromkeys(NOTES, "validation_error")}  # a note is no drawing
 BASES = {**NOTE_ONLY, **dict.fromkeys(NOTES, "validation_error")}  # a note without a ```base block
 CANVASES = {
@@ -72,6 +75,8 @@ CANVASES = {
     "kyoto": "note_not_found",
     "KYOTO.md": "validation_error",
     NOTES[2]: "note_not_found",
+    CANVAS: "ok",
+    IMAGE: "validation_error",
 }
 FILE_TOOLS = {
     **CANVASES,
@@ -80,6 +85,7 @@ FILE_TOOLS = {
     "[[Board.canvas]]": "ok",
     "Photo": PHOTO,
     "photo.PNG": "ok",
+    IMAGE: "ok",
     "kyoto": "note_not_found",
 }
 WRITES = {name: want for name, want in NOTE_ONLY.items() if want != "ok"}

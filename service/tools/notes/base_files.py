@@ -88,7 +88,7 @@ async def note_or_file(ctx: ToolContext, address: str, op: Op, *, missing_ok: bo
         found = (await ctx.find_note(address, op, section="reject", missing_ok=missing_ok)).vp
     except (NoteNotFound, NotANote) as exc:
         kind = exc.details.get("kind")
-        if kind == "folder" or (kind != "attachment" and not named):  # 'attachment': its path, any name
+        if kind == "folder" or ("read_with" not in exc.details and not named):  # a file found: its path, any name
             raise
         try:
             return await ctx.find_file(address, op)

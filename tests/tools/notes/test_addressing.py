@@ -91,7 +91,8 @@ async def test_ambiguous_missing_folder_and_attachment_addresses(av: Harness) ->
     assert (await av.err("read_note", "note_not_found", path="zzqqxx"))["details"]["suggestions"] == []
     folder = await av.err("read_note", "not_a_note", path="Projects")
     assert folder["details"] == {"path": "Projects", "kind": "folder"}
-    assert (await av.err("read_note", "not_a_note", path="Assets/chart.png"))["details"]["kind"] == "attachment"
+    chart = await av.err("read_note", "not_a_note", path="Assets/chart.png")  # kind and reader as by its name
+    assert chart["details"] == {"path": "Assets/chart.png", "kind": "image", "read_with": "read_attachment"}
     await av.err("read_note", "validation_error", path="Launch plan#Nope")
     await av.err("read_note", "validation_error", path="Launch plan#Goals", heading=["Risks"])
     await av.err("read_note", "validation_error", path="Launch plan#^nope")
