@@ -22,7 +22,7 @@ from typing import Any
 
 from service.memory.model import Observation
 from service.memory.recall import NoteEntry
-from service.plane.duplicates import facts
+from service.plane.duplicates import PAST, PERFECT, facts
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
 from service.plane.numbers import as_digits
@@ -123,13 +123,12 @@ def _stated(text: str) -> tuple[str, str, bool] | None:
 # Oslo", "Role was nurse". Such a fact is history, true beside a later one ("Worked at Globex",
 # "Works at Globex"); a present perfect ("Has lived in Paris since 2010") still holds, and
 # "moved to", "settled in" and "turned 40" say what holds now.
-_PAST = re.compile(r"\b(?:worked|lived|was|were)\b", re.I)
-_PERFECT = re.compile(r"\b(?:has|have|'s|'ve)\s+$", re.I)
+# (`PAST`, `PERFECT`: service/plane/duplicates.py, whose guard keeps such a fact beside the present)
 
 
 def _past(text: str, start: int, end: int) -> bool:
     """Whether the verb in `text[start:end]` (the words before the value) is in the past."""
-    return _PAST.search(text, start, end) is not None and _PERFECT.search(text[:start]) is None
+    return PAST.search(text, start, end) is not None and PERFECT.search(text[:start]) is None
 
 
 def same_value(a: str, b: str) -> bool:

@@ -6,7 +6,8 @@
   words in common; without, 60 % or more of their folded words in common
   (`service.memory.words`). Kind `near_duplicate`.
 - **Guard**: two statements that differ in a number, a date (weekdays and months included), a
-  name (a capitalised word inside the sentence) or a negation are never duplicates, however many
+  name (a capitalised word inside the sentence), a negation or their tense (one states a fact as
+  history: "Worked at Acme" / "Works at Acme") are never duplicates, however many
   words they share ("moved to Berlin in 2021" / "... in 2023"): left to the contradictions job.
   Nor are two whose words trade sides around a word that says which way — `over`, `than`, `to`,
   `from`, `before`, `after`… ("prefers email over phone" / "prefers phone over email"), nor two
@@ -70,6 +71,18 @@ _MONTHS = frozenset(
 )
 
 
+# a verb of the past: "Worked at Acme", "Lived in Paris", "Was based in Oslo", "Role was nurse"
+# state history; a present perfect ("Has lived in Paris since 2010") still holds. Shared with the
+# contradictions job, which reads such a fact as history beside a later one.
+PAST = re.compile(r"\b(?:worked|lived|was|were)\b", re.I)
+PERFECT = re.compile(r"\b(?:has|have|'s|'ve)\s+$", re.I)
+
+
+def in_past(text: str) -> bool:
+    """Whether the statement says something in the past (a past verb with no has/have before it)."""
+    return any(PERFECT.search(text[: m.start()]) is None for m in PAST.finditer(text))
+
+
 def facts(text: str) -> tuple[frozenset[str], frozenset[str], bool, frozenset[str]]:
     """What must agree for two statements to be the same: numbers (in digits or words: "two" is
     2), named days and months, negation, names."""
@@ -81,11 +94,13 @@ def facts(text: str) -> tuple[frozenset[str], frozenset[str], bool, frozenset[st
 
 
 def differs_in_fact(a: str, b: str) -> bool:
-    """Another number, name or negation; or other named days or months where both name some ("on
-    Mondays" / "on Fridays"; "every weekend" / "on Saturdays and Sundays" says the same)."""
+    """Another number, name, negation or tense ("Worked at Acme" / "Works at Acme": the one was
+    history or the other is, and deleting either drops what holds now or what held); or other named
+    days or months where both name some ("on Mondays" / "on Fridays"; "every weekend" / "on
+    Saturdays and Sundays" says the same)."""
     numbers_a, days_a, negation_a, names_a = facts(a)
     numbers_b, days_b, negation_b, names_b = facts(b)
-    if numbers_a != numbers_b or negation_a != negation_b or names_a != names_b:
+    if numbers_a != numbers_b or negation_a != negation_b or names_a != names_b or in_past(a) != in_past(b):
         return True
     return bool(days_a and days_b and days_a != days_b) or turned_round(a, b) or numbers_trade_places(a, b)
 

@@ -129,7 +129,8 @@ SWAPS: dict[str, tuple[tuple[str, str], ...]] = {
 # One attribute stated twice, dated apart, as history or as the present: (kind, older, newer).
 # "history": both past tense ("Worked at Acme" / "Worked at Globex"), both true as history, no
 # contradiction; "change": a past fact, then the present ("Worked at Acme" / "Works at Globex"), a
-# change and no contradiction of the present; "present": two present facts, or a present perfect
+# change and no contradiction of the present, also where the value is the same ("Worked at Acme" /
+# "Works at Acme": back there; never merged as duplicates); "present": two present facts, or a present perfect
 # that still holds ("Has worked at Acme since 2015"), a contradiction. Entities of their own
 # ("History 0000"), from a random stream of their own; split as the families.
 HISTORIES: dict[str, tuple[tuple[str, str, str], ...]] = {
@@ -139,6 +140,7 @@ HISTORIES: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("history", "Worked as a {role}", "Worked as a {role2}"),
         ("change", "Worked at {company}", "Works at {company2}"),
         ("change", "Lived in {city}", "Lives in {city2}"),
+        ("change", "Worked at {company}", "Works at {company}"),
         ("present", "Works at {company}", "Works at {company2}"),
         ("present", "Has lived in {city} since {year}", "Lives in {city2}"),
     ),
@@ -148,6 +150,7 @@ HISTORIES: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("history", "Role was {role}", "Worked as a {role2}"),
         ("change", "Was based in {city}", "Is based in {city2}"),
         ("change", "Worked as a {role}", "Role is {role2}"),
+        ("change", "Was based in {city}", "Is based in {city}"),
         ("present", "Lives in {city}", "Lives in {city2}"),
         ("present", "Has worked at {company} since {year}", "Works at {company2}"),
     ),
