@@ -63,9 +63,16 @@ async def test_sessions_belong_to_their_caller(make_vault: Callable[..., Path]) 
 async def test_second_start_is_a_conflict_and_creates_nothing(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault()) as vg:
         first = await vg.ok("start_session", name="one")
+        traces = vg.app.services.sessions
+        await traces.drained()  # the first call's own trace line (written off the call path)
         before = vg.snapshot()
         error = await vg.err("start_session", "conflict", name="two")
-        assert vg.snapshot() == before and error["details"]["session_id"] == first["session_id"]
+        await traces.drained()
+        after = vg.snapshot()
+        assert error["details"]["session_id"] == first["session_id"]
+        # nothing made; only the open session's trace changed: the refused call is traced into it
+        assert set(after) == set(before)
+        assert {k for k in after if after[k] != before[k]} <= {f"{vg.root.name}/{first['path']}"}
 
 
 @pytest.mark.covers("end_session", "failure")
