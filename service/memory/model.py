@@ -296,10 +296,10 @@ def parse(text: str, stem: str = "") -> Entity:
             entity.given[key] = (raw, list(held) if isinstance(held, list) else held)  # a copy: edits in place show
     section, lines = "pre", list[Line]()
     entity.lines = lines
-    titled, code = False, fences.CodeScanner()  # a line of a code block is code: no heading, no item
+    titled, code, comments = False, fences.CodeScanner(), fences.Comments()
     for line in body.split("\n"):
         stripped = line.rstrip()
-        if code.code(line):
+        if _hidden(line, code, comments):  # a line of code or of a comment: no heading, no item
             lines.append((section, None, line))
             continue
         if stripped.startswith("#"):
@@ -329,6 +329,19 @@ def parse(text: str, stem: str = "") -> Entity:
     if not entity.name and fm.error is not None and stem:
         entity.name = name_of_file(stem)
     return entity
+
+
+def _hidden(line: str, code: fences.CodeScanner, comments: fences.Comments) -> bool:
+    """Whether a body line (fed in order) is code or inside a comment (`%%` … `%%`, `<!--` … `-->`),
+    as `fences.outside_code` reads them: what Obsidian shows as no heading and no list item."""
+    is_code = code.code(line)
+    if comments.percent or comments.html:
+        is_code = comments.seen(code, line, is_code)
+    if is_code:
+        return True
+    if comments.percent or comments.html or "%%" in line or "<!--" in line:
+        return comments.inside(fences.mask_inline_code(line) if "`" in line else line, code)
+    return False
 
 
 _YAML_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
