@@ -24,7 +24,11 @@ async def test_find_similar_of_a_canvas_names_the_tools_that_take_it(
             assert err["code"] == "not_a_note" and err["details"]["kind"] == "canvas", err
             assert "graph_neighbors" in err["hint"], err
             by_name = await error(client, "find_similar", {"path": "Pets.canvas"})  # as an embed names it
-            assert by_name["code"] == "not_a_note" and by_name["details"] == {"path": BOARD, "kind": "canvas"}
+            assert by_name["code"] == "not_a_note" and by_name["details"] == {
+                "path": BOARD,
+                "kind": "canvas",
+                "read_with": "read_canvas",
+            }
             neighbours = await ok(client, "graph_neighbors", {"path": BOARD})
             assert "Pets/Cats.md" in {n["path"] for n in neighbours["items"]}
             off = await error(client, "find_similar", {"path": "Cats"})

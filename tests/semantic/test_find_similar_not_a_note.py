@@ -43,14 +43,15 @@ async def _not_notes(h: Harness) -> None:
     neighbours = await h.ok("graph_neighbors", path=BOARD)  # the hint's tool takes the canvas
     for name in ("Pets.canvas", "[[Pets.canvas]]"):  # named as an embed names it, as the graph tools take it
         by_name = await h.err("find_similar", "not_a_note", path=name)
-        assert by_name["details"] == {"path": BOARD, "kind": "canvas"}, by_name
+        assert by_name["details"] == {"path": BOARD, "kind": "canvas", "read_with": "read_canvas"}, by_name
     nope = await h.err("find_similar", "note_not_found", path="Nope.canvas")  # not 'Nope.canvas.md'
     assert nope["details"]["kind"] == "canvas" and nope["details"]["suggestions"] == [BOARD], nope
     assert "Pets/Cats.md" in {n["path"] for n in neighbours["items"]}, neighbours
     base = await h.err("find_similar", "not_a_note", path="Books.base")
     assert base["details"]["kind"] == "base" and "query_base" in base["hint"], base
     image = await h.err("find_similar", "not_a_note", path="cat.png")
-    assert image["details"]["kind"] == "attachment" and "get_backlinks" in image["hint"], image
+    assert image["details"]["kind"] == "image" and "get_backlinks" in image["hint"], image  # as the note tools say
+    assert image["details"]["read_with"] == "read_attachment", image
     folder = await h.err("find_similar", "not_a_note", path="Pets")
     assert folder["details"]["kind"] == "folder", folder
 

@@ -18,13 +18,13 @@ from typing import TypeVar
 from pydantic import BaseModel, Field
 
 from service.errors import ModeUnavailable, NotANote, NoteNotFound, ValidationFailed
-from service.obsidian.attachments import kind_of
 from service.rerank.protocol import Reordered, reorder
 from service.retrieval import hybrid
 from service.semantic import search as sem
 from service.semantic.engine import ChunkRow, Searchable, SemanticEngine
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.named_files import READERS, file_kind
 from service.tools.search import positions
 from service.tools.search.dates import AFTER_FIELD, BEFORE_FIELD, DateArg, stamp
 from service.tools.search.readers import at_heading, hybrid_halves, on_disk, shown_read
@@ -320,20 +320,20 @@ _SIMILAR_INSTEAD = {
 async def similar_to(ctx: ToolContext, address: str) -> VaultPath:
     """The note find_similar compares, looked up before the mode is checked, as the graph tools
     look up theirs (`linked_file`: a canvas, base or attachment also by the name an embed gives
-    it): another file is `not_a_note` on any server (details.kind `canvas`, `base` or
-    `attachment`), the hint naming the tools that answer for it; a folder is `not_a_note`; a name
-    no file has is `note_not_found` with its suggestions (of canvases for 'Nope.canvas')."""
+    it): another file is `not_a_note` on any server (details.kind and read_with as the note tools
+    give them, `service.tools.named_files`), the hint naming the tools that answer for it; a
+    folder is `not_a_note`; a name no file has is `note_not_found` with its suggestions (of
+    canvases for 'Nope.canvas')."""
     from service.tools.graph.links import linked_file  # here: the graph package imports this module
 
     vp = await linked_file(ctx, address)
     if vp.rel.lower().endswith(".md"):
         return vp
-    kind = kind_of(vp.rel)
-    kind = kind if kind in ("canvas", "base") else "attachment"
-    what, hint = _SIMILAR_INSTEAD[kind]
+    kind = file_kind(vp.rel)  # as the note tools name it: 'image', 'pdf', 'drawing' ...
+    what, hint = _SIMILAR_INSTEAD.get(kind, _SIMILAR_INSTEAD["attachment"])
     raise NotANote(
         f"{vp.rel!r} is {what}, not a note: find_similar compares notes by meaning",
-        details={"path": vp.rel, "kind": kind},
+        details={"path": vp.rel, "kind": kind, "read_with": READERS.get(kind, "read_attachment")},
         hint=hint,
     )
 
