@@ -10,7 +10,8 @@ Guarantees: `mirror()` only appends to a bounded queue (never awaits, never rais
 background task writes the lines, and a failed write drops them and counts
 `vaultgate_observe_drops_total{sink="trace"}`. Open sessions survive a restart (agent_sessions).
 Several servers on one data folder share `agent_sessions`: `current`, which start_session and
-end_session ask, adopts a session another server opened and forgets one it ended.
+end_session ask, adopts a session another server opened and forgets one it ended; `claim` opens
+a row only where the caller has none open, so two starts at once open one session.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import sqlite3
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -87,16 +89,38 @@ class SessionTraces:
         if known is None or known.id != str(row[0]):
             known = Session(str(row[0]), vault_id, caller, str(row[1]), str(row[2]), root / str(row[2]), float(row[3]))
             known.calls = int(row[4])
-            self._open[key] = known
+            # Adopted once its start wrote the trace's header: a line traced before would make the file
+            # (the start's create-only write would then fail).
+            if await asyncio.to_thread(known.trace_file.exists):
+                self._open[key] = known
+            else:
+                self._open.pop(key, None)
         return known
 
-    async def open(self, session: Session) -> None:
-        await self.db.run_write(
-            lambda c: c.execute(
-                "INSERT INTO agent_sessions(id, vault_id, caller, name, trace_path, started_at) VALUES (?,?,?,?,?,?)",
-                (session.id, session.vault_id, session.caller, session.name, session.trace_rel, session.started_at),
+    async def claim(self, session: Session) -> bool:
+        """Insert the session's row unless the caller has one open in the vault: one statement, so
+        of two starts at once (in this process or another on the same data folder) exactly one
+        claims it. Not traced until `register`: its trace file is not written yet."""
+
+        def insert(c: sqlite3.Connection) -> bool:
+            cur = c.execute(
+                "INSERT INTO agent_sessions(id, vault_id, caller, name, trace_path, started_at)"
+                " SELECT ?,?,?,?,?,? WHERE NOT EXISTS (SELECT 1 FROM agent_sessions"
+                " WHERE caller = ? AND vault_id = ? AND ended_at IS NULL)",
+                (session.id, session.vault_id, session.caller, session.name, session.trace_rel, session.started_at)
+                + (session.caller, session.vault_id),
             )
-        )
+            return bool(cur.rowcount == 1)
+
+        claimed: bool = await self.db.run_write(insert)
+        return claimed
+
+    async def unclaim(self, session: Session) -> None:
+        """Drop a claimed row whose trace file could not be written (the start failed)."""
+        await self.db.run_write(lambda c: c.execute("DELETE FROM agent_sessions WHERE id = ?", (session.id,)))
+
+    def register(self, session: Session) -> None:
+        """Trace the caller's calls into the claimed session (its trace file now starts with its header)."""
         self._open[(session.caller, session.vault_id)] = session
 
     async def close(self, session: Session) -> float:

@@ -5,6 +5,7 @@ through one is ended through the other."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,4 +26,27 @@ async def test_sessions_are_one_across_two_servers(make_vault: Callable[..., Pat
             refused = await error(on_a, "start_session", name="three")
             assert refused["code"] == "conflict" and refused["details"]["session_id"] == second["session_id"]
             assert (await ok(on_a, "end_session"))["session_id"] == second["session_id"]
+            assert (await error(on_b, "end_session"))["code"] == "not_found"
+
+
+async def test_two_starts_at_once_open_one_session(make_vault: Callable[..., Path], mode: str) -> None:
+    """Two start_session calls at once, one through each server: one session, the other conflict
+    naming it (both answered ok and two stayed open before)."""
+    root = make_vault({"Home.md": "# Home\n"})
+    async with (
+        e2e(root, index={"watch": False}) as (url_a, _),
+        Client(url_a, mode=mode) as on_a,  # type: ignore[arg-type]
+        e2e(root, index={"watch": False}) as (url_b, _),
+        Client(url_b, mode=mode) as on_b,  # type: ignore[arg-type]
+    ):
+        for _ in range(3):
+            a, b = await asyncio.gather(
+                on_a.call_tool("start_session", {"name": "a"}), on_b.call_tool("start_session", {"name": "b"})
+            )
+            assert sorted([bool(a.is_error), bool(b.is_error)]) == [False, True]
+            won, lost = (b, a) if a.is_error else (a, b)
+            assert lost.structured_content is not None and won.structured_content is not None
+            assert lost.structured_content["error"]["code"] == "conflict"
+            assert lost.structured_content["error"]["details"]["session_id"] == won.structured_content["session_id"]
+            assert (await ok(on_a, "end_session"))["session_id"] == won.structured_content["session_id"]
             assert (await error(on_b, "end_session"))["code"] == "not_found"

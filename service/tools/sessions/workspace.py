@@ -11,6 +11,7 @@ opened or ended through one is the same through the others.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 import re
@@ -62,27 +63,40 @@ async def start_session(ctx: ToolContext, args: StartSessionIn) -> StartSessionO
     caller = caller_hash(ctx.principal.subject)
     current = await traces.current(caller, ctx.vault.id)  # another server's opened or ended one included
     if current is not None:
-        raise Conflict(
-            "you already have an open session in this vault",
-            details={"session_id": current.id, "path": current.trace_rel},
-            hint="Call end_session first.",
-        )
+        raise _open_already(current)
     now = time.time()
     sid = uuid.uuid4().hex
     day = dt.datetime.fromtimestamp(now, dt.UTC).strftime("%Y-%m-%d")
     slug = _UNSAFE.sub("", args.name).strip()[:60] or "session"
     folder = ctx.services.settings.sessions.trace_folder.strip("/")
     vp = ctx.resolve(f"{folder}/{day} {slug} {sid[:8]}.jsonl", "write")
-    header = {"type": "session.started", "session_id": sid, "name": args.name, "at": now, "vault": ctx.vault.id}
-    await ctx.vault.files.write(vp, json.dumps(header, ensure_ascii=False) + "\n", create_only=True)
     session = Session(sid, ctx.vault.id, caller, args.name, vp.rel, vp.abs, now)
-    await traces.open(session)
+    if not await traces.claim(session):  # another start won between the check and here
+        winner = await traces.current(caller, ctx.vault.id)
+        if winner is None:  # it failed or ended meanwhile: no session to name
+            raise Conflict("another start_session of yours was running", hint="Call start_session again.")
+        raise _open_already(winner)
+    header = {"type": "session.started", "session_id": sid, "name": args.name, "at": now, "vault": ctx.vault.id}
+    try:
+        await ctx.vault.files.write(vp, json.dumps(header, ensure_ascii=False) + "\n", create_only=True)
+    except BaseException:
+        await asyncio.shield(traces.unclaim(session))
+        raise
+    traces.register(session)
     return StartSessionOut(
         session_id=sid,
         path=vp.rel,
         title=vp.abs.stem,
         obsidian_url=ctx.vault.url(vp.rel),
         started_at=dt.datetime.fromtimestamp(now, dt.UTC).isoformat(timespec="seconds"),
+    )
+
+
+def _open_already(session: Session) -> Conflict:
+    return Conflict(
+        "you already have an open session in this vault",
+        details={"session_id": session.id, "path": session.trace_rel},
+        hint="Call end_session first.",
     )
 
 
