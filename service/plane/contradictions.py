@@ -127,8 +127,11 @@ def _stated(text: str) -> tuple[str, str, bool] | None:
 
 
 def _past(text: str, start: int, end: int) -> bool:
-    """Whether the verb in `text[start:end]` (the words before the value) is in the past."""
-    return PAST.search(text, start, end) is not None and PERFECT.search(text[:start]) is None
+    """Whether the verb in `text[start:end]` (the words before the value), or the word just before
+    it ("Was working at Acme"), is in the past."""
+    before = text.rfind(" ", 0, max(0, start - 1)) + 1 if start else 0  # the word before the match
+    found = PAST.search(text, before, end)
+    return found is not None and PERFECT.search(text[: found.start()]) is None
 
 
 def same_value(a: str, b: str) -> bool:

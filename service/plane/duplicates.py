@@ -75,7 +75,7 @@ _MONTHS = frozenset(
 # state history; a present perfect ("Has lived in Paris since 2010") still holds. Shared with the
 # contradictions job, which reads such a fact as history beside a later one.
 PAST = re.compile(r"\b(?:worked|lived|was|were)\b", re.I)
-PERFECT = re.compile(r"\b(?:has|have|'s|'ve)\s+$", re.I)
+PERFECT = re.compile(r"\b(?:has|have|(?:he|she|it|who|that)'s|'ve)\s+$", re.I)  # "Ann's role was": no perfect
 
 
 def in_past(text: str) -> bool:
