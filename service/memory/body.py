@@ -27,7 +27,8 @@ class Item(Protocol):
 
 
 # a body line as read: its section ("pre", "obs", "rel", "tail"; a memory section's heading is
-# "obs#" / "rel#"), the memory item it holds (None for a person's line) and the line itself
+# "obs#" / "rel#"; "open": from a code block or comment never closed to the note's end, where
+# Obsidian shows no item), the memory item it holds (None for a person's line) and the line itself
 Line = tuple[str, Item | None, str]
 
 
@@ -55,7 +56,7 @@ def lines_of(read: list[Line], observations: Sequence[Item], relations: Sequence
             inserts.setdefault(heads[0], []).extend([OBS_HEADING, *new["obs"], ""])
             ends["obs"] = heads[0]
         else:
-            end = _after_text(read, range(len(read)))
+            end = _after_text(read, [i for i, (section, _, _) in enumerate(read) if section != "open"])
             at, lead = _after(read, end) if end else (0, [])  # none at the note's start
             inserts.setdefault(at, []).extend([*lead, OBS_HEADING, *new["obs"]])
             ends["obs"] = at

@@ -296,10 +296,15 @@ def parse(text: str, stem: str = "") -> Entity:
             entity.given[key] = (raw, list(held) if isinstance(held, list) else held)  # a copy: edits in place show
     section, lines = "pre", list[Line]()
     entity.lines = lines
-    titled, code, comments = False, fences.CodeScanner(), fences.Comments()
-    for line in body.split("\n"):
+    titled, code, comments, open_from = False, fences.CodeScanner(), fences.Comments(), None
+    for no, line in enumerate(body.split("\n")):
         stripped = line.rstrip()
-        if _hidden(line, code, comments):  # a line of code or of a comment: no heading, no item
+        hidden = _hidden(line, code, comments)  # a line of code or of a comment: no heading, no item
+        if code._fence is None and not (comments.percent or comments.html):  # noqa: SLF001 - no block open after it
+            open_from = None
+        elif open_from is None:
+            open_from = no  # the line opening a code block or a comment (closed later, or never)
+        if hidden:
             lines.append((section, None, line))
             continue
         if stripped.startswith("#"):
@@ -325,6 +330,8 @@ def parse(text: str, stem: str = "") -> Entity:
             item = Relation(m.group("type"), m.group("target").strip())
             entity.relations.append(item)
         lines.append((section, item, line))
+    if open_from is not None:  # a block never closed: the rest of the note is in it, no new item goes there
+        lines[open_from:] = [("open", item, line) for _, item, line in lines[open_from:]]
     entity.fm_error = write_refusal(fm)
     if not entity.name and fm.error is not None and stem:
         entity.name = name_of_file(stem)
