@@ -26,6 +26,7 @@ from service.plans.summary import Effects, PlanEffects
 from service.policy.approval import APPROVAL, PlanApproval
 from service.policy.confirmations import ChangePreview
 from service.policy.task_owners import TaskOwners, owner_key
+from service.security.scopes import holds
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, ToolInput, ToolOutput
 from service.tools.sessions.plan_host import PlanHost, parse_plan
@@ -270,15 +271,19 @@ async def execute_plan(ctx: ToolContext, args: ExecuteIn, *, registry: Catalog) 
     return await start_run(ctx, checked, background=args.background, registry=registry)
 
 
-async def _own_run(ctx: ToolContext, run_id: str) -> tuple[RunState | None, Any]:
+async def _own_run(ctx: ToolContext, run_id: str, *, admin_reads: bool = False) -> tuple[RunState | None, Any]:
+    """The caller's run; with `admin_reads`, another caller's run too for an admin who may read every
+    file it changed (a run `auto_apply` made as vaultgate-plane: undo_last_plan reverses it, and
+    get_plan_run shows it, as docs/consolidation.md says)."""
     plans = ctx.services.plans
     row = await plans.journal.run(run_id)
     owner = await TaskOwners(plans.journal.db).owner(run_id)  # the grant it was started under, when recorded
+    mine = row is not None and row.caller == caller_hash(ctx.principal.subject)
     if (
         row is None
         or row.vault_id != ctx.vault.id
-        or row.caller != caller_hash(ctx.principal.subject)
-        or (owner is not None and owner != owner_key(ctx.principal))
+        or (mine and owner is not None and owner != owner_key(ctx.principal))
+        or (not mine and not (admin_reads and await _admin_reads(ctx, run_id)))
     ):
         raise ToolNotFound(
             f"no plan run {run_id!r} of yours in this vault",
@@ -286,6 +291,19 @@ async def _own_run(ctx: ToolContext, run_id: str) -> tuple[RunState | None, Any]
             hint="Pass the run_id execute_plan answered you with, in the vault the plan ran in.",
         )
     return plans.live.get(run_id), row
+
+
+async def _admin_reads(ctx: ToolContext, run_id: str) -> bool:
+    """Whether an admin may see another caller's run: every path its journal names readable to
+    them (a run that touched a hidden path stays unknown, named or not)."""
+    if not holds(ctx.principal.scopes, "admin"):
+        return False
+    guard = ctx.services.guard
+    for entry in await ctx.services.plans.journal.entries(run_id):
+        for rel in (entry.path, entry.dst):
+            if rel and not guard.allows(ctx.principal, ctx.vault, rel, "read"):
+                return False
+    return True
 
 
 def _stored_step(outcome: dict[str, Any], run_status: str) -> StepItem:
@@ -301,7 +319,7 @@ def _stored_step(outcome: dict[str, Any], run_status: str) -> StepItem:
 
 
 async def get_plan_run(ctx: ToolContext, args: RunIdIn) -> RunOut:
-    live, row = await _own_run(ctx, args.run_id)
+    live, row = await _own_run(ctx, args.run_id, admin_reads=True)
     if live is not None:
         if live.status == "running":  # what the caller is told is stored: a kill -9 now loses none of it
             outcome = [o.as_dict() for o in live.outcomes]
@@ -373,7 +391,8 @@ def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
             name="get_plan_run",
             domain="sessions",
             title="Get a plan run",
-            description="Status and step outcomes of one of your plan runs (running in the background or finished).",
+            description="Status and step outcomes of one of your plan runs (running in the background or finished); "
+            "with the admin scope, of any run in the vault whose files you may read (consolidation's auto_apply runs too).",
             input_model=RunIdIn,
             output_model=RunOut,
             handler=get_plan_run,

@@ -145,8 +145,12 @@ async def test_get_plan_run_reports_finished_runs_of_the_caller_only(make_vault:
         got = await vg.ok("get_plan_run", run_id=run["run_id"])
         assert got["status"] == "done" and [s["status"] for s in got["steps"]] == ["ok", "ok"]
         await vg.err("get_plan_run", "not_found", run_id="nope")
-        vg.principal = Principal.local("someone-else")
+        # another caller without the admin scope does not see it; an admin does (as undo_last_plan
+        # {run_id} reverses it; Principal.local holds every scope, admin included)
+        vg.principal = Principal("someone-else", frozenset({"read:vault", "write:vault"}))
         await vg.err("get_plan_run", "not_found", run_id=run["run_id"])
+        vg.principal = Principal.local("an-admin")
+        assert (await vg.ok("get_plan_run", run_id=run["run_id"]))["status"] == "done"
 
 
 async def test_steps_of_a_confirmed_plan_are_not_asked_again_and_progress_is_reported(
