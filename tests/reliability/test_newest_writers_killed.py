@@ -266,10 +266,9 @@ async def test_a_run_killed_while_it_applies_a_finding_itself_leaves_it_open_and
         [found] = (await vg.ok("list_findings", kind="duplicate"))["items"]
         assert found["status"] == "open", found
         run_id = found["detail"]["interrupted_run_id"]
-        # the plane's run (caller vaultgate-plane): get_plan_run answers not_found to anyone else,
-        # an admin included (reported to P2/B2 by R7 s77); an admin's undo_last_plan reverses it
-        [status] = await vg.app.state.fetchall("SELECT status FROM plan_runs WHERE id = ?", (run_id,))
-        assert status[0] == "interrupted"
+        # the plane's run (caller vaultgate-plane): an admin reads it (185ee851) and undoes it
+        run = await vg.ok("get_plan_run", run_id=run_id)
+        assert run["status"] == "interrupted", run
         undo = await vg.confirmed("undo_last_plan", run_id=run_id)
         assert not undo["conflicts"], undo
         assert swept(root, rel) == before
