@@ -28,6 +28,7 @@ from service.plans.planned_links import Rewritten
 from service.plans.runner import CallError
 from service.plans.texts import PlannedText
 from service.security import scopes as scope_rules
+from service.security.acl import drop_box_denial
 from service.tools.context import ToolContext
 from service.tools.sessions import plan_rewrites, plan_texts
 from service.tools.spec import Catalog
@@ -101,8 +102,16 @@ class PlanHost:
         vp = self._resolve(rel)
         if isinstance(vp, VaultgateError):  # the code the call would answer (path_invalid...)
             return vp.code, f"{rel}: {vp.message}"
-        if not self.ctx.services.guard.allows(self.ctx.principal, self.ctx.vault, vp.rel, op):
+        guard = self.ctx.services.guard
+        if not guard.allows(self.ctx.principal, self.ctx.vault, vp.rel, op):
             return "acl_denied", f"{rel}: the path ACL does not allow {op}"
+        # A drop box: changing a file there needs read access (what the call answers, once the caller
+        # holds the op's scope: without it the call is `forbidden` and says nothing of the file).
+        holds_op = scope_rules.holds(self.ctx.principal.scopes, scope_rules.OP_SCOPE[op])
+        if op != "read" and holds_op and os.path.isfile(vp.abs):
+            for seen in dict.fromkeys((vp.rel, vp.real_rel or vp.rel)):
+                if not guard.allows(self.ctx.principal, self.ctx.vault, seen, "read"):
+                    return "acl_denied", f"{rel}: {drop_box_denial(vp.rel, op).message}"
         return None
 
     def new_name_problem(self, rel: str) -> tuple[str, str] | None:
