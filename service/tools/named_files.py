@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING
 
 from service.errors import NotANote
-from service.types import Op
 
 if TYPE_CHECKING:
     from service.vault.paths import VaultPath
@@ -131,15 +130,3 @@ def missing_hint(close: bool, files: bool, *, note: bool) -> str | None:
     if close:
         return "Pass one of details.suggestions as the path." + (f" {named}" if files else "")
     return named if files else None
-
-
-class _FindsNotes(Protocol):  # `ToolContext`, which imports this module
-    async def find_note(
-        self, address: str, op: Op = ..., *, section: Literal["keep", "ignore", "reject"] = ..., missing_ok: bool = ...
-    ) -> Any: ...
-
-
-async def find_note_only(ctx: _FindsNotes, address: str, op: Op = "read", **how: Any) -> Any:
-    """`ctx.find_note`, which names a file no note tool reads itself (module docstring): kept for
-    the callers that named this before it did."""
-    return await ctx.find_note(address, op, **how)

@@ -32,7 +32,6 @@ from service.tools.context import ToolContext
 from service.tools.graph.views import VIEWS, View
 from service.tools.graph_common import NoteItem, note_item
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor, page_of
-from service.tools.named_files import find_note_only
 from service.tools.search_common import FOLDER_FIELD, FolderArg, Partial, forget_gone, partial, scope
 from service.tools.spec import ToolSpec
 
@@ -161,7 +160,7 @@ async def suggest_links(ctx: ToolContext, args: SuggestIn) -> SuggestOut:
 
 async def _one_note(ctx: ToolContext, view: View, names: NameIndex, args: SuggestIn) -> SuggestOut:
     assert args.path is not None
-    vp = (await find_note_only(ctx, args.path, "read")).vp
+    vp = (await ctx.find_note(args.path, "read")).vp
     ctx.vault.files.stat(vp)
     state = {"t": "suggest", "p": vp.rel}
     offset = decode_cursor(args.cursor, **state)
