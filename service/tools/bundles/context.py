@@ -276,11 +276,12 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
         raise ValidationFailed(
             "give max_tokens or max_bytes, not both", details={"field": "max_bytes"}, hint="Drop one of the two."
         )
+    # its folders before the mode (`service.tools.search`, ORDER)
+    keep = sem.NoteFilter(can_read=readable(ctx), folders=scope(ctx, args.folder), tags=sem.normalise_tags(args.tags))
     engine = engine_of(ctx)
     unit = "bytes" if args.max_bytes is not None else "tokens"
     budget = args.max_bytes if args.max_bytes is not None else args.max_tokens or DEFAULT_TOKENS
     measure: passages.Measure = ByteMeasure() if unit == "bytes" else TokenMeasure(ctx.services.token_sizes)
-    keep = sem.NoteFilter(can_read=readable(ctx), folders=scope(ctx, args.folder), tags=sem.normalise_tags(args.tags))
     vid = ctx.vault.id
     use = await engine.searchable(vid)
     vector = await engine.query_vector(args.query, use.embedder)

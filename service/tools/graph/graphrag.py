@@ -180,9 +180,9 @@ def read_page(
 
 async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
     call_deadline(ctx)  # one budget for the whole call: the search, then the graph's build
+    folders = scope(ctx, args.folder)  # its folders before the mode (`service.tools.search`, ORDER)
     engine = engine_of(ctx)
     can_read = readable(ctx)
-    folders = scope(ctx, args.folder)
     vid = ctx.vault.id
     use = await engine.searchable(vid)
     vector = await engine.query_vector(args.query, use.embedder)

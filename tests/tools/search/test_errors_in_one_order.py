@@ -28,6 +28,8 @@ TABLE: list[tuple[str, dict[str, Any], str, bool]] = [
     ("search_vault", {"mode": "semantic", "query": "temples"}, "folder", False),
     ("search_notes", {"mode": "semantic", "query": "temples"}, "folder", False),
     ("ocr_bulk", {}, "folder", False),
+    ("graphrag_query", {"query": "temples"}, "folder", False),  # the lead's, after N2's note
+    ("context_for_query", {"query": "temples"}, "folder", False),
 ]
 
 
