@@ -22,6 +22,8 @@ async def test_the_folder_comes_before_the_mode(make_vault: Callable[..., Path],
                 ("search_semantic", {"query": "temples", "folder": "archiv"}),
                 ("rag_search", {"query": "temples", "directory_filter": ["archiv"]}),
                 ("find_similar", {"path": "Kyoto", "folder": "archiv"}),
+                ("graphrag_query", {"query": "temples", "folder": "archiv"}),
+                ("context_for_query", {"query": "temples", "folder": "archiv"}),
             ):
                 err = await error(client, tool, args)
                 assert err["code"] == "note_not_found" and err["details"]["suggestions"] == ["Archive"], (tool, err)
