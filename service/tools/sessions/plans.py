@@ -392,7 +392,8 @@ def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
             domain="sessions",
             title="Get a plan run",
             description="Status and step outcomes of one of your plan runs (running in the background or finished); "
-            "with the admin scope, of any run in the vault whose files you may read (consolidation's auto_apply runs too).",
+            "with the admin scope, of any run in the vault whose files you may read "
+            "(consolidation's auto_apply runs too).",
             input_model=RunIdIn,
             output_model=RunOut,
             handler=get_plan_run,
