@@ -17,20 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.json_depth import too_deep as _nested_past
+
 MAX_FILE_DEPTH = 100
 
 
 def too_deep(value: Any, limit: int = MAX_FILE_DEPTH) -> bool:
-    """Whether arrays and objects nest in `value` more than `limit` levels (level by level, no
-    recursion: a file nested past Python's recursion limit is measured too)."""
-    level = [value] if isinstance(value, dict | list) else []
-    depth = 0
-    while level:
-        depth += 1
-        if depth > limit:
-            return True
-        below: list[Any] = []
-        for node in level:
-            below += [c for c in (node.values() if isinstance(node, dict) else node) if isinstance(c, dict | list)]
-        level = below
-    return False
+    """Whether arrays and objects nest in `value` more than `limit` levels (`service.json_depth`)."""
+    return _nested_past(value, limit)

@@ -35,6 +35,8 @@ import json
 import math
 import re
 
+from service.json_depth import too_deep
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` costs the stdio front ~2 ms at start
     from typing import Any
@@ -101,7 +103,7 @@ def read_message(data: bytes | bytearray | str, *, max_bytes: int = MAX_BYTES) -
         return Refused(PARSE_ERROR, str(exc)[:200])
     # nesting deeper than MAX_DEPTH takes more than 2 * MAX_DEPTH characters and brackets
     deep = len(text) > 2 * MAX_DEPTH and text.count("[") + text.count("{") > MAX_DEPTH
-    if deep and _too_deep(payload, MAX_DEPTH):
+    if deep and too_deep(payload, MAX_DEPTH):
         return Refused(PARSE_ERROR, f"nested deeper than {MAX_DEPTH}")
     if _SURROGATE_ESCAPE.search(text) is not None and _lone_surrogate(payload):
         return Refused(PARSE_ERROR, "a string holds a lone surrogate")
@@ -149,22 +151,6 @@ def _kind(value: Any) -> str:
     if value is None:
         return "null"
     return {dict: "object", list: "array", bool: "boolean", float: "number", str: "string"}.get(type(value), "number")
-
-
-def _too_deep(payload: Any, limit: int) -> bool:
-    """Whether arrays and objects nest in `payload` more than `limit` levels (level by level:
-    no recursion, one list comprehension per container)."""
-    level = [payload] if isinstance(payload, dict | list) else []
-    depth = 0
-    while level:
-        depth += 1
-        if depth > limit:
-            return True
-        below: list[Any] = []
-        for node in level:
-            below += [c for c in (node.values() if type(node) is dict else node) if type(c) is dict or type(c) is list]
-        level = below
-    return False
 
 
 def _lone_surrogate(payload: Any) -> bool:

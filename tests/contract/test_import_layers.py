@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service.activity",
         "service.tasks",
         "service.numpy_lazy",
+        "service.json_depth",
     ),
     ("service.settings", "service.storage", "service.dates", "service.budget"),
     (
