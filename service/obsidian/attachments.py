@@ -49,6 +49,20 @@ def kind_of(path: str) -> str:
     return "other"
 
 
+SNIFF = 8192  # bytes looked at for a NUL
+
+
+def text_of(data: bytes) -> str | None:
+    """A file's bytes as text, or None when they are no text: a NUL in the first `SNIFF` bytes, or
+    not UTF-8 (a byte order mark dropped)."""
+    if b"\x00" in data[:SNIFF]:
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+
+
 def with_extension_of(src: str, rel: str) -> str:
     """`rel`, the new path of the file `src` (not a note) renamed, moved or copied, with `src`'s
     extension when the new name has none of its own, as Obsidian's rename keeps it: 'Library.base'

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 from service.bridges.rest_api import LocalRestApi
 from service.errors import ValidationFailed, VaultgateError
 from service.markdown.parse import note_title
-from service.obsidian.attachments import kind_of
+from service.obsidian.attachments import SNIFF, kind_of, text_of
 from service.tools.context import ToolContext
 from service.tools.graph.links import linked_file
 from service.tools.models import NOTE_ADDRESS, JsonValue, ToolInput, ToolOutput
@@ -118,7 +118,6 @@ class ActiveOut(ToolOutput):
 
 
 BINARY = ("image", "audio", "video", "pdf")  # kinds whose bytes are no text (`attachments.kind_of`)
-SNIFF = 8192  # read_attachment's look for a NUL (`tools.obsidian.media._as_text`)
 
 
 def _none() -> ActiveOut:
@@ -142,12 +141,12 @@ def _kind(rel: str) -> str:
 async def _text_of(ctx: ToolContext, rel: str, kind: str, content: str) -> str | None:
     """The active file's text, None when its bytes are no text. The plugin reads any file as
     text (`cachedRead`: UTF-8, each byte that is none becoming U+FFFD, a NUL kept); the rule is
-    read_attachment's (`tools.obsidian.media._as_text`): text has no NUL in its first 8 KiB and
+    read_attachment's (`obsidian.attachments.text_of`): text has no NUL in its first 8 KiB and
     decodes as UTF-8. A U+FFFD may also be the character itself in a text file: the file's bytes
     decide then. A note is text whatever it holds, as read_note reads it."""
     if kind == "note":
         return content
-    if kind in BINARY or "\x00" in content[:SNIFF]:
+    if kind in BINARY or "\x00" in content[:SNIFF]:  # the plugin kept the NUL
         return None
     if "\ufffd" not in content:
         return content
@@ -155,17 +154,7 @@ async def _text_of(ctx: ToolContext, rel: str, kind: str, content: str) -> str |
         data = await asyncio.to_thread(ctx.vault.files.read_bytes, ctx.resolve(rel, "read"))
     except VaultgateError:  # gone or moved since Obsidian read it: what it sent cannot be told text
         return None
-    return content if _is_text(data) else None
-
-
-def _is_text(data: bytes) -> bool:
-    if b"\x00" in data[:SNIFF]:
-        return False
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+    return content if text_of(data) is not None else None
 
 
 def _stat(raw: object) -> NoteStat | None:

@@ -206,12 +206,7 @@ def _pdf(data: bytes, pages: int, max_chars: int) -> tuple[PdfInfo, str | None]:
 def _as_text(data: bytes, kind: str) -> str | None:
     if kind not in ("text", "canvas", "base", "other") and not data.startswith(b"<"):
         return None
-    if b"\x00" in data[:8192]:
-        return None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return None
+    return at.text_of(data)
 
 
 async def read_attachment(ctx: ToolContext, args: ReadAttachmentIn) -> AttachmentOut:
