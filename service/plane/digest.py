@@ -14,14 +14,13 @@ lists, links or quotes them, nor counts their tasks (nor names a memory entity a
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import re
 import sqlite3
 from collections import defaultdict
 
 from service.obsidian.task_status import open_sql, tasks_sql, vault_statuses
-from service.plane.findings import Finding
+from service.plane.findings import Finding, still_open
 from service.plane.job import JobContext, Need
 from service.plane.reader import quotable, readable
 from service.storage.db import DbOperationalError
@@ -139,15 +138,12 @@ async def open_since(ctx: JobContext, job: str) -> float:
     the day's key while the day's note is not kept, so a later run's would replace a digest no one
     kept yet with the changes since that run only, and one finding nothing new would mark it
     `gone`: the changes it listed were in no digest. A digest not kept (open) is covered again."""
-    rows = await ctx.state.fetchall(
-        "SELECT detail FROM plane_findings WHERE vault_id = ? AND job = ? AND status = 'open'", (ctx.vault.id, job)
-    )
     starts = [math.inf]
-    for (detail,) in rows:
+    for found in await still_open(ctx.state, ctx.vault.id, job):
         try:
-            since = json.loads(detail).get("since")
+            since = found.detail.get("since")
             starts.append(dt.datetime.fromisoformat(str(since).replace("Z", "+00:00")).timestamp())
-        except (ValueError, TypeError, AttributeError):  # a detail of another shape: no window
+        except (ValueError, TypeError):  # a detail of another shape: no window
             continue
     return min(starts)
 

@@ -112,6 +112,15 @@ def _row(r: Any) -> Finding:
 _COLUMNS = "id, run_id, job, kind, key, title, detail, paths, etags, plan, status, found_at"
 
 
+async def still_open(state: Database, vault_id: str, job: str) -> list[Finding]:
+    """`job`'s open findings as they were recorded, oldest first (a digest or summary no one kept yet)."""
+    sql, params = _where(vault_id, status="open", job=job)
+    rows = await state.fetchall(
+        f"SELECT {_COLUMNS} FROM plane_findings WHERE {sql} ORDER BY found_at, id", tuple(params)
+    )
+    return [_row(r) for r in rows]
+
+
 class FindingStore:
     def __init__(self, state: Database, owner: Owner) -> None:
         """`owner`: this server's (the plan runs' owner: `Journal.owner`), recorded with each claim."""

@@ -17,14 +17,13 @@ the changes it summarised are sent to the model once, and stay in a summary unti
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import sqlite3
 from collections import defaultdict
 from typing import Any
 
 from service.plane.digest import FOLDER, free_note, iso
-from service.plane.findings import Finding
+from service.plane.findings import Finding, still_open
 from service.plane.gateway import GatewayFailed
 from service.plane.job import JobContext, Need
 from service.plane.reader import quotable
@@ -62,7 +61,8 @@ class Summaries:
     async def run(self, ctx: JobContext) -> list[Finding]:
         assert ctx.gateway is not None
         since = ctx.since if ctx.since is not None else ctx.now - 86_400
-        still = await still_open(ctx, self.name)  # summaries not kept yet: found again, never replaced
+        # summaries not kept yet: found again, never replaced
+        still = await still_open(ctx.state, ctx.vault.id, self.name)
         vid = ctx.vault.id
 
         def read(c: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
@@ -129,28 +129,6 @@ class Summaries:
                 },
             ),
         ]
-
-
-async def still_open(ctx: JobContext, job: str) -> list[Finding]:
-    """`job`'s open findings as they were recorded, to be found again unchanged."""
-    rows = await ctx.state.fetchall(
-        "SELECT kind, key, title, detail, paths, etags, plan FROM plane_findings"
-        " WHERE vault_id = ? AND job = ? AND status = 'open' ORDER BY found_at",
-        (ctx.vault.id, job),
-    )
-    return [
-        Finding(
-            job=job,
-            kind=str(kind),
-            key=str(key),
-            title=str(title),
-            detail=json.loads(detail),
-            paths=json.loads(paths),
-            etags=json.loads(etags),
-            plan=json.loads(plan) if plan else None,
-        )
-        for kind, key, title, detail, paths, etags, plan in rows
-    ]
 
 
 def _steps(found: Finding) -> list[dict[str, Any]]:
