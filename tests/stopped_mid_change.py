@@ -1,5 +1,6 @@
-"""`python -m tests.stopped_mid_change VAULT`: the real server (`vaultgate serve`'s `run_http`) sent
-SIGTERM while a `rename_note` writes its files.
+"""`python -m tests.stopped_mid_change VAULT [STDIO]`: the real server (`vaultgate serve`'s
+`run_http`, or with STDIO `vaultgate stdio`'s start: front, then `run_stdio`) sent SIGTERM while a
+`rename_note` writes its files.
 
 A step hook sends the process SIGTERM from inside the rename's commit phase, after its first
 file, and holds there until the signal handler has run (the journal is `stopping`), so the
@@ -33,7 +34,7 @@ class SignalMidCommit:
                 await asyncio.sleep(0.01)
 
 
-def main(root: Path) -> None:
+def main(root: Path, stdio: bool = False) -> None:
     hook = SignalMidCommit()
 
     def app_with_hook(settings: Settings, **kw: Any) -> VaultgateApp:
@@ -44,8 +45,19 @@ def main(root: Path) -> None:
     settings = load_settings(
         root, embeddings={"provider": "none"}, plane={"enabled": False}, http={"port": 0}, index={"watch": False}
     )
-    serve.run_http(settings)
+    if not stdio:
+        serve.run_http(settings)
+        return
+    from service.protocol.shipped_tools_list import list_settings
+    from service.protocol.stdio_front import StdioFront, startup_key
+    from service.serve_stdio import run_stdio
+
+    front = StdioFront(settings.cache_dir(), startup_key(sys.argv[1:], dict(os.environ)))
+    front.start()
+    front.check_settings(settings.model_dump_json())
+    front.settings_loaded(list_settings(settings))
+    sys.exit(run_stdio(app_with_hook(settings, owns_process=True), front))
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), stdio=len(sys.argv) > 2)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service import budget as limits
+from service import js_replace
 from service.bases.values import EvalError, FileRef, Link, Regex, equals, sort_key, to_string
 
 
@@ -32,29 +33,12 @@ def _int_arg(args: list[Any], i: int, default: int | None) -> int | None:
     return int(v)
 
 
-def _js_replacement(replacement: str) -> Callable[[Any], str]:
-    def expand(m: Any) -> str:
-        def one(r: re.Match[str]) -> str:
-            token = r.group(1)
-            if token == "$":
-                return "$"
-            if token == "&":
-                return str(m.group(0))
-            index = int(token)
-            return str(m.group(index) or "") if index <= (m.re.groups or 0) else str(r.group(0))
-
-        return re.sub(r"\$(\$|&|\d{1,2})", one, replacement)
-
-    return expand
-
-
 def s_replace(s: str, args: list[Any]) -> str:
     if not args:
         raise EvalError("replace() needs a pattern and a replacement")
     pattern, replacement = args[0], _text_arg(args, 1, "replace")
     if isinstance(pattern, Regex):
         count = 0 if "g" in pattern.flags else 1
-        expand = _js_replacement(replacement)
         budget = limits.current()
         size, last = len(s), -1
 
@@ -63,7 +47,7 @@ def s_replace(s: str, args: list[Any]) -> str:
             if m.start() <= last:  # a new attempt scans from the start again (`budget.regex_call`)
                 size = len(s)
             last = m.start()
-            piece = expand(m)
+            piece = js_replace.expand(m, replacement, s)  # $&, $1, $<name>... as JavaScript
             size += len(piece) - (m.end() - m.start())
             budget.check_chars(size)
             return piece

@@ -9,7 +9,7 @@ coddingtonbear/obsidian-local-rest-api) and its behaviour:
 | `open_file` | `POST /open/{path}` (`?newLeaf=true`) | 200, empty body |
 | `active_note` | `GET /active/`, Accept: NoteJson (+5 s) | {path, content, frontmatter, tags, stat}; 404: none open |
 | `commands` | `GET /commands/` | {commands: [{id, name}]} |
-| `execute` | `POST /commands/{id}/` | 204; 404: no such command |
+| `execute` | `POST /commands/{id}/` | 204; 404: no such command; 500: the command threw |
 | `companion_probe` | `GET /vaultgate/v1/probe/` (the companion) | {companion, plugins, routes}; 404: none |
 
 NoteJson is `application/vnd.olrapi.note+json`; the companion is deploy/obsidian-plugin. Errors come
@@ -19,7 +19,8 @@ never put in an error, a result or a log line. A request is bounded by `timeout_
 included, the answer read to its end) and uses its own connection (nothing to close at shutdown); no proxy from the
 environment is used. Failures raise the bridge errors of `service.errors`:
 `plugin_unreachable` (retryable: nothing answers, a time-out, a 5xx; a time-out of a request that
-acts in Obsidian is `MayHaveRun`, not retryable), `plugin_incompatible`
+acts in Obsidian is `MayHaveRun`, not retryable, and a command that threw, the plugin's 500 to
+`POST /commands/{id}/`, is `plugin_incompatible` with `reason: plugin_failed`), `plugin_incompatible`
 (the key is refused or missing, the certificate is not the trusted one, an answer in another
 shape, a route the plugin lacks) and `plugin_missing` (the companion routes are absent).
 """
@@ -32,7 +33,7 @@ import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import anyio
 
@@ -227,10 +228,12 @@ class LocalRestApi:
                     body = bytearray()
                     async for chunk in resp.aiter_bytes():
                         body += chunk
-                        if len(body) > MAX_BODY:
+                        if len(body) > MAX_BODY:  # the file it is about, when the plugin names it
+                            where = unquote(resp.headers.get("content-location", ""))
                             raise PluginIncompatible(
                                 f"the plugin's answer to {method} {path} passed {MAX_BODY} bytes",
-                                details=self._details("answer_too_large", route=path),
+                                details=self._details("answer_too_large", route=path)
+                                | ({"content_location": where} if where else {}),
                             )
                     return Answer(resp.status_code, bytes(body))
             except httpx2.TimeoutException as exc:  # a connect that timed out sent nothing
@@ -312,8 +315,16 @@ class LocalRestApi:
 
     async def active_note(self) -> dict[str, Any] | None:
         """The active file as the plugin's NoteJson, or None when no file is open; given
-        `METADATA_WAIT_S` more than `timeout_s` (a canvas or a PDF in focus is answered after it)."""
-        resp = await self.send("GET", "/active/", accept=NOTE_JSON, slack_s=METADATA_WAIT_S)
+        `METADATA_WAIT_S` more than `timeout_s` (a canvas or a PDF in focus is answered after it).
+        A file whose NoteJson passes `MAX_BODY` (a large video or PDF, its bytes read as text) is
+        its path only, `content` None, when the plugin names it (`Content-Location`, since 3.x)."""
+        try:
+            resp = await self.send("GET", "/active/", accept=NOTE_JSON, slack_s=METADATA_WAIT_S)
+        except PluginIncompatible as exc:  # a file whose NoteJson (its bytes as text) passes MAX_BODY
+            where = exc.details.get("content_location") if exc.details.get("reason") == "answer_too_large" else None
+            if not where:
+                raise
+            return {"path": where, "content": None, "frontmatter": {}, "tags": [], "stat": None}
         if resp.status_code == 404:
             return None
         body = self.read_json(resp, "/active/")
@@ -350,6 +361,15 @@ class LocalRestApi:
                 f"Obsidian has no command {command_id!r} ({message})",
                 details={"field": "command_id", "reason": "unknown_command", "command_id": command_id},
                 hint="list_commands lists the command ids of the running Obsidian.",
+            )
+        if resp.status_code >= 500:  # the command threw (the plugin's 500 with its message): it ran, in part
+            message, _ = _plugin_error(resp)
+            raise PluginIncompatible(
+                f"Obsidian's command {command_id!r} failed ({resp.status_code}: {message})",
+                details=self._details(
+                    "plugin_failed", route="/commands/{id}/", status=resp.status_code, plugin_message=message
+                ),
+                hint="It may have done part of its work: look in Obsidian (its console) before running it again.",
             )
         if resp.status_code >= 300:
             raise self.failure(resp, "/commands/{id}/")

@@ -10,9 +10,11 @@ the numeric ones. Touches nothing outside itself.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
+from decimal import ROUND_HALF_UP, Decimal
 
-from service.dataview.values import Duration
+from service.dataview.durations import Duration, normal_units
 from service.dataview.zones import named_offset, offset_of, offset_text, zone_name
 
 _DATE_TOKENS = re.compile(
@@ -127,57 +129,24 @@ def parse(text: str, fmt: str) -> dt.datetime | None:
         return None
 
 
-_UNITS = (("y", 12 * 30 * 86400.0), ("M", 30 * 86400.0), ("w", 7 * 86400.0), ("d", 86400.0), ("h", 3600.0),
-          ("m", 60.0), ("s", 1.0), ("S", 0.001))  # fmt: skip
-
-
-def format_duration(d: Duration, fmt: str) -> str:
-    """Each unit in `fmt` takes what the larger units present left over (Luxon's `toFormat`)."""
-    used = {u for u, _ in _UNITS if re.search(rf"(?<!')({u})+", _unquoted(fmt))}
-    left_months, left_seconds = d.months, d.seconds
-    amounts: dict[str, int] = {}
-    for unit, size in _UNITS:
-        if unit not in used:
-            continue
-        if unit == "y":
-            amounts[unit], left_months = divmod(left_months, 12)
-        elif unit == "M":
-            amounts[unit], left_months = left_months, 0
-        else:
-            total = left_seconds + left_months * 30 * 86400
-            left_months = 0
-            amounts[unit] = int(total // size)
-            left_seconds = total - amounts[unit] * size
-
-    def token(m: re.Match[str]) -> str:
-        t = m.group()
-        return t[1:-1] if t.startswith("'") else str(amounts.get(t[0], 0)).zfill(len(t))
-
-    return re.sub(r"'[^']*'|y+|M+|w+|d+|h+|m+|s+|S+", token, fmt)
-
-
-def _unquoted(fmt: str) -> str:
-    return re.sub(r"'[^']*'", "", fmt)
-
-
-# Luxon's casual conversion matrix, each unit in the next smaller one (a year is 12 months, a month
-# 4 weeks when weeks roll up into it), smallest last
-_ROLL = (("year", 12), ("month", 4), ("week", 7), ("day", 24), ("hour", 60), ("minute", 60), ("second", 1000))
-
-
 def duration_words(d: Duration) -> str:
     """A duration as Dataview writes it (normalize.ts renderMinimalDuration): Luxon's
     `shiftToAll().normalize()` — from the smallest unit up, as many whole larger units as each
     holds roll up into them, the sign of the whole span kept — then `toHuman()` of the units not
     zero ('1 month, 2 weeks, 4 days' for 46 days, '-1 month, -2 weeks, -1 day')."""
-    total_ms = round(d.seconds * 1000)
-    values = [0, d.months, 0, 0, 0, 0, 0, total_ms]  # years, months, weeks, days, ..., milliseconds
-    factor = -1 if d.months * 30 * 86_400_000 + total_ms < 0 else 1
-    for at in range(len(_ROLL) - 1, -1, -1):  # milliseconds into seconds, ..., months into years
-        conv = _ROLL[at][1]
-        roll = (values[at + 1] * factor) // conv
-        values[at] += roll * factor
-        values[at + 1] -= roll * conv * factor
-    names = [name for name, _ in _ROLL] + ["millisecond"]
-    parts = [f"{v} {name}{'' if abs(v) == 1 else 's'}" for v, name in zip(values, names, strict=True) if v]
-    return ", ".join(parts) or "0 seconds"
+    parts = []
+    for unit, v in normal_units(d).items():
+        if v:
+            text = _human_number(v)
+            parts.append(f"{text} {unit.removesuffix('s') if text in ('1', '-1') else unit}")
+    return ", ".join(parts)  # Luxon 3.4 toHuman of no units: ""
+
+
+def _human_number(v: float) -> str:
+    """A number as en-US `Intl.NumberFormat` writes it in `toHuman`: the shortest decimal of the
+    double rounded half away from zero to at most 3 decimals (142.857142... ms: '142.857')."""
+    if not math.isfinite(v):
+        return "∞" if v > 0 else "-∞" if v < 0 else "NaN"
+    rounded = Decimal(repr(v)).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP)
+    text = f"{rounded:f}".rstrip("0").rstrip(".")
+    return "-0" if text == "0" and v < 0 else text

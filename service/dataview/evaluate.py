@@ -19,7 +19,8 @@ from typing import Any
 
 from service import budget as shared
 from service.budget import held_size
-from service.dataview.functions import FUNCTIONS
+from service.dataview import durations
+from service.dataview.functions import ARITY, FUNCTIONS
 from service.dataview.items import FileFields
 from service.dataview.ops import binary, is_num
 from service.dataview.rows import Row
@@ -93,28 +94,20 @@ def get_field(ctx: Context, obj: Any, name: str) -> Any:
     if isinstance(obj, dt.datetime):
         return _date_part(obj, name)
     if isinstance(obj, Duration):
-        return _duration_part(obj, name)
+        return durations.part(obj, name)
     if isinstance(obj, str) and name == "length":
         return len(obj)
     return None
 
 
 def _date_part(d: dt.datetime, name: str) -> Any:
+    """context.ts: `weekyear` is Luxon's weekNumber (the ISO week), `week` floor(day / 7) + 1 (a
+    week of the month); quarter and ordinal are this server's own."""
     iso = d.isocalendar()
     parts = {
         "year": d.year, "month": d.month, "day": d.day, "hour": d.hour, "minute": d.minute,
-        "second": d.second, "millisecond": d.microsecond // 1000, "week": iso[1], "weekyear": iso[0],
+        "second": d.second, "millisecond": d.microsecond // 1000, "week": d.day // 7 + 1, "weekyear": iso[1],
         "weekday": iso[2], "quarter": (d.month - 1) // 3 + 1, "ordinal": d.timetuple().tm_yday,
-    }  # fmt: skip
-    return parts.get(name)
-
-
-def _duration_part(d: Duration, name: str) -> Any:
-    secs = d.seconds
-    parts = {
-        "years": d.months // 12, "months": d.months % 12, "weeks": int(secs // 604800),
-        "days": int(secs // 86400), "hours": int(secs % 86400 // 3600), "minutes": int(secs % 3600 // 60),
-        "seconds": int(secs % 60), "milliseconds": round(secs * 1000) % 1000,
     }  # fmt: skip
     return parts.get(name)
 
@@ -307,6 +300,14 @@ def _call(node: Node, ctx: Context) -> Compiled:
     budget = ctx.budget
     if target[0] == "var" and target[1].lower() in ctx.functions:
         fn = ctx.functions[target[1].lower()]
+        fewest, most = ARITY.get(target[1].lower(), (0, None))
+        if not fewest <= len(arg_nodes) <= (len(arg_nodes) if most is None else most):
+            takes = f"{fewest}" if fewest == most else f"{fewest} or more" if most is None else f"{fewest} to {most}"
+            raise QuerySyntaxError(
+                f"{target[1]}() takes {takes} argument{'' if takes == '1' else 's'}, not {len(arg_nodes)}",
+                details={"function": target[1], "arguments": len(arg_nodes), "min": fewest, "max": most},
+                hint="See Dataview's function list for what each function takes.",
+            )
 
         def call(row: Mapping[str, Any]) -> Any:
             budget.spend()

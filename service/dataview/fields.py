@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from service.dataview.keys import full_line_key
 from service.markdown.parse import ListItem
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -71,9 +72,8 @@ def line_fields(line: str) -> list[tuple[str, str]]:
     if found:
         return found
     m = _LINE_FIELD.match(line)
-    if m is not None and m.group(1).strip():
-        return [(m.group(1).strip(), m.group(2).strip())]
-    return []
+    key = None if m is None else full_line_key(m.group(1).strip())
+    return [(key, m.group(2).strip())] if m is not None and key else []
 
 
 def extract(text: str, body_start: int, items: Sequence[ListItem] = ()) -> str:

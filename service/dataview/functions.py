@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import inspect
 import math
 import re
 from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal
+from decimal import Context as DecimalContext
 from typing import Any
 
-from service.dataview import datefmt
+from service.dataview import datefmt, durations
 from service.dataview.collate import collation_key
 from service.dataview.ops import Context, binary, clean, to_string
 from service.dataview.syntax import date_keyword
@@ -34,6 +37,17 @@ from service.dataview.values import (
 
 Fn = Callable[[Context, list[Any]], Any]
 FUNCTIONS: dict[str, Fn] = {}
+# (fewest, most or None) arguments of a function of fixed arguments: a call with another number
+# is refused when the query is read, as Dataview finds no implementation for it (each row fails)
+ARITY: dict[str, tuple[int, int | None]] = {}
+
+
+def arity_of(f: Callable[..., Any], skip: int) -> tuple[int, int | None]:
+    """The arguments `f` takes after its first `skip` ones: (required, at most or None)."""
+    params = list(inspect.signature(f).parameters.values())[skip:]
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return sum(p.default is p.empty and p.kind is not p.VAR_POSITIONAL for p in params), None
+    return sum(p.default is p.empty for p in params), len(params)
 
 
 def fn(*names: str) -> Callable[[Fn], Fn]:
@@ -45,8 +59,11 @@ def fn(*names: str) -> Callable[[Fn], Fn]:
     return register
 
 
-def vectorised(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a function of one leading value, mapped over a list in that position."""
+def vectorised(
+    *names: str, arity: tuple[int, int | None] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a function of one leading value, mapped over a list in that position; `arity`:
+    the arguments it takes (default: its own after `ctx`)."""
 
     def register(f: Callable[..., Any]) -> Callable[..., Any]:
         def call(ctx: Context, args: list[Any]) -> Any:
@@ -56,6 +73,7 @@ def vectorised(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
 
         for name in names:
             FUNCTIONS[name] = call
+            ARITY[name] = arity or arity_of(f, 1)
         return f
 
     return register
@@ -166,11 +184,16 @@ def _typeof(ctx: Context, a: list[Any]) -> Any:
 
 @vectorised("round")
 def _round(ctx: Context, v: Any, digits: Any = 0) -> Any:
-    if not _n(v):
+    """functions.ts round: `Math.round(n)` (a half goes up: round(-2.5) is -2), with digits
+    `parseFloat(n.toFixed(p))` (the double's exact decimal, half away from zero: round(4.35, 1) is
+    4.3, as 4.35 is 4.3499999...)."""
+    if not _n(v) or not math.isfinite(v):
         return None
-    d = int(digits) if _n(digits) else 0
-    scaled = math.floor(abs(v) * 10**d + 0.5) / 10**d
-    return clean(math.copysign(scaled, v)) if d else int(math.copysign(scaled, v))
+    if not _n(digits) or digits < 1 or abs(v) >= 1e21:
+        whole = math.floor(v)
+        return int(whole + 1 if v - whole >= 0.5 else whole)
+    places = Decimal(1).scaleb(-min(int(digits), 100))
+    return clean(float(Decimal(v).quantize(places, rounding=ROUND_HALF_UP, context=DecimalContext(prec=200))))
 
 
 @vectorised("trunc")
@@ -224,14 +247,26 @@ def _fold(ctx: Context, vals: Any, op: str) -> Any:
     return acc
 
 
+def _alone(a: list[Any]) -> Any:
+    """functions.ts sum/product/average `.add1("*", e => e)`: a value that is no list is itself."""
+    if not a:
+        return None
+    return _MANY if isinstance(a[0], list) else a[0]
+
+
+_MANY = object()
+
+
 @fn("sum")
 def _sum(ctx: Context, a: list[Any]) -> Any:
-    return _fold(ctx, a[0] if a else None, "+")
+    alone = _alone(a)
+    return _fold(ctx, a[0], "+") if alone is _MANY else alone
 
 
 @fn("product")
 def _product(ctx: Context, a: list[Any]) -> Any:
-    return _fold(ctx, a[0] if a else None, "*")
+    alone = _alone(a)
+    return _fold(ctx, a[0], "*") if alone is _MANY else alone
 
 
 @fn("reduce")
@@ -240,15 +275,19 @@ def _reduce(ctx: Context, a: list[Any]) -> Any:
         return None
     if a[1] in ("&", "|"):
         vals = a[0] if isinstance(a[0], list) else []
+        if not vals:
+            return None  # functions.ts reduce: an empty list is null
         return all(truthy(v) for v in vals) if a[1] == "&" else any(truthy(v) for v in vals)
     return _fold(ctx, a[0], a[1])
 
 
 @fn("average")
 def _average(ctx: Context, a: list[Any]) -> Any:
-    vals = a[0] if a else None
-    total = _fold(ctx, vals, "+")
-    return total / len(vals) if _n(total) and isinstance(vals, list) else None
+    alone = _alone(a)
+    if alone is not _MANY:
+        return alone
+    total = _fold(ctx, a[0], "+")  # then `total / length` as the operator divides (a duration too)
+    return binary("/", total, len(a[0])) if total is not None else None
 
 
 def _by(ctx: Context, a: list[Any], pick: Callable[..., Any]) -> Any:
@@ -299,8 +338,9 @@ def _display(ctx: Context, a: list[Any]) -> Any:
         return v.display or v.path.rsplit("/", 1)[-1].removesuffix(".md")
     if isinstance(v, list):
         return ", ".join(str(_display(ctx, [x])) for x in v)
-    if isinstance(v, dt.datetime):
-        return datefmt.format_date(v, "MMMM d, yyyy")
+    if isinstance(v, dt.datetime):  # Values.toString, settings.ts defaultDateFormat / defaultDateTimeFormat
+        midnight = v.hour == v.minute == v.second == 0
+        return datefmt.format_date(v, "MMMM dd, yyyy" if midnight else "h:mm a - MMMM dd, yyyy")
     if isinstance(v, str):
         text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", v)
         text = re.sub(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]", r"\1", text)
@@ -338,7 +378,7 @@ def _dateformat(ctx: Context, v: Any, fmt: Any = None) -> Any:
 
 @vectorised("durationformat")
 def _durationformat(ctx: Context, v: Any, fmt: Any = None) -> Any:
-    return datefmt.format_duration(v, fmt) if isinstance(v, Duration) and isinstance(fmt, str) else None
+    return durations.to_format(v, fmt) if isinstance(v, Duration) and isinstance(fmt, str) else None
 
 
 @vectorised("localtime")
@@ -357,4 +397,4 @@ def _currency(ctx: Context, a: list[Any]) -> Any:
 
 from service.dataview import functions_lists as _lists  # noqa: E402  (registers the rest)
 
-_lists.register(fn, vectorised)
+_lists.register(fn, vectorised, arity_of)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from service import budget as limits
+from service import js_replace
 from service.dataview.ops import to_string
 from service.dataview.rows import Row
 from service.dataview.values import Lambda, Link, SortKey, equal, truthy, type_of
@@ -77,9 +78,27 @@ def _split(v: str, sep: Any, limit: Any = None) -> Any:
     rx = _compile(sep)
     if rx is None:
         return None
-    parts = limits.regex_call(rx, "split", v)
-    parts = [p if p is not None else "" for p in parts]
-    return parts[: int(limit)] if _n(limit) else parts
+    parts = _js_split(rx, v)
+    return parts[: max(int(limit), 0)] if _n(limit) else parts
+
+
+def _js_split(rx: Any, v: str) -> list[str]:
+    """String.prototype.split by a RegExp (Dataview's splitImpl): an empty match where the last
+    piece ended, or at the very end, cuts nothing ('abc' by '' is a, b, c); groups are kept, an
+    unmatched one as ''."""
+    if not v:
+        return [] if limits.regex_call(rx, "match", v) is not None else [""]
+    found = limits.current().timed(lambda timeout: list(rx.finditer(v, timeout=timeout)))
+    out: list[str] = []
+    last = 0
+    for m in found:
+        if m.end() == last or m.start() >= len(v):
+            continue
+        out.append(v[last : m.start()])
+        out.extend(g if g is not None else "" for g in m.groups())
+        last = m.end()
+    out.append(v[last:])
+    return out
 
 
 def _quantifier(values: Any, f: Any, rest: list[Any], mode: str) -> bool:
@@ -95,12 +114,12 @@ def _quantifier(values: Any, f: Any, rest: list[Any], mode: str) -> bool:
     return not any(tests)
 
 
-def register(fn: Callable[..., Any], vectorised: Callable[..., Any]) -> None:
+def register(fn: Callable[..., Any], vectorised: Callable[..., Any], arity_of: Callable[..., Any]) -> None:
     def one(name: str, f: Callable[[list[Any]], Any]) -> None:
         fn(name)(lambda ctx, a: f(a))
 
     def text(name: str, f: Callable[..., Any]) -> None:
-        vectorised(name)(lambda ctx, v, *rest: f(v, *rest) if isinstance(v, str) else None)
+        vectorised(name, arity=arity_of(f, 0))(lambda ctx, v, *rest: f(v, *rest) if isinstance(v, str) else None)
 
     one("contains", lambda a: len(a) == 2 and _contains(a[0], a[1], False, False))
     one("icontains", lambda a: len(a) == 2 and _contains(a[0], a[1], True, False))
@@ -115,7 +134,7 @@ def register(fn: Callable[..., Any], vectorised: Callable[..., Any]) -> None:
     )
     one("extract", lambda a: {k: a[0].get(k) for k in a[1:]} if a and isinstance(a[0], Mapping) else None)
     one("sort", lambda a: _sort(a))
-    one("reverse", lambda a: list(reversed(a[0])) if a and isinstance(a[0], list) else None)
+    one("reverse", lambda a: a[0][::-1] if a and isinstance(a[0], (list, str)) else None)
     one("length", lambda a: len(a[0]) if a and isinstance(a[0], (list, dict, str, Row)) else 0)
     one("nonnull", lambda a: [v for v in a[0] if v is not None] if a and isinstance(a[0], list) else None)
     one(
@@ -136,11 +155,8 @@ def register(fn: Callable[..., Any], vectorised: Callable[..., Any]) -> None:
         lambda a: _flat(a[0], int(a[1]) if len(a) > 1 and _n(a[1]) else 1) if a and isinstance(a[0], list) else None,
     )
     one("slice", lambda a: _slice(a))
-    one(
-        "regextest",
-        lambda a: len(a) == 2 and isinstance(a[0], str) and isinstance(a[1], str) and _search(a[0], a[1]) is not None,
-    )
-    one("regexmatch", lambda a: len(a) == 2 and isinstance(a[0], str) and isinstance(a[1], str) and _full(a[0], a[1]))
+    one("regextest", lambda a: _pairwise(a, lambda p, v: _search(p, v) is not None))
+    one("regexmatch", lambda a: _pairwise(a, _full))
     text("regexreplace", lambda s, p, r: _sub(p, r, s))
     text("replace", _replace)
     text("lower", lambda s: s.lower())
@@ -150,14 +166,25 @@ def register(fn: Callable[..., Any], vectorised: Callable[..., Any]) -> None:
     text("endswith", lambda s, p: isinstance(p, str) and s.endswith(p))
     text("padleft", lambda s, n, pad=" ": _pad(s, n, pad, left=True))
     text("padright", lambda s, n, pad=" ": _pad(s, n, pad, left=False))
-    text("substring", lambda s, start, end=None: s[int(start) : int(end) if _n(end) else None] if _n(start) else None)
+    text("substring", _substring)
     text("truncate", _truncate)
 
 
+def _substring(s: str, start: Any, end: Any = None) -> Any:
+    """String.prototype.substring: each end clamped to 0..length, swapped when start > end."""
+    if not _n(start):
+        return None
+    a = min(max(int(start), 0), len(s))
+    b = min(max(int(end), 0), len(s)) if _n(end) else len(s)
+    return s[min(a, b) : max(a, b)]
+
+
 def _word(hay: Any, word: Any) -> bool:
+    """functions.ts containsword: `/.*\\b<word>\\b.*/i` — JavaScript's \\b knows ASCII word characters
+    only ('caf' is a word of 'café'; '#tag' needs a word character before it)."""
     if not isinstance(hay, str) or not isinstance(word, str):
         return False
-    return re.search(r"(?<!\w)" + re.escape(word.lower()) + r"(?!\w)", hay.lower()) is not None
+    return re.search(r"\b" + re.escape(word.lower()) + r"\b", hay.lower(), re.ASCII) is not None
 
 
 def _sort(a: list[Any]) -> Any:
@@ -189,16 +216,20 @@ def _pad(s: str, n: Any, pad: Any, *, left: bool) -> Any:
     if not _n(n):
         return None
     limits.check_chars(int(n))
-    fill = (pad if isinstance(pad, str) and pad else " ")[0]
-    return s.rjust(int(n), fill) if left else s.ljust(int(n), fill)
+    fill = pad if isinstance(pad, str) else " "  # String.padStart / padEnd: the padding repeated, cut
+    missing = int(n) - len(s)
+    if missing <= 0 or not fill:
+        return s
+    filler = (fill * (missing // len(fill) + 1))[:missing]
+    return filler + s if left else s + filler
 
 
 def _replace(s: str, old: Any, new: Any) -> Any:
     if not isinstance(old, str) or not isinstance(new, str):
         return None
-    count = s.count(old) if old else len(s) + 1
+    count = s.count(old) if old else max(len(s) - 1, 0)
     limits.check_chars(len(s) + count * (len(new) - len(old)))
-    return s.replace(old, new)
+    return s.replace(old, new) if old else new.join(s)  # split("").join(new): between characters
 
 
 _PLAIN = frozenset({"string", "number", "boolean", "null", "date"})
@@ -254,8 +285,22 @@ def _search(pattern: str, s: str) -> Any:
 
 
 def _full(pattern: str, s: str) -> bool:
-    rx = _compile(pattern)
-    return bool(rx and limits.regex_call(rx, "fullmatch", s))
+    """functions.ts regexmatch: a pattern that neither starts with '^' nor ends with '$' is wrapped
+    in '^' and '$' (the text's end); one that does is searched for as written ('^a' matches 'abc')."""
+    wrapped = pattern if pattern.startswith("^") or pattern.endswith("$") else f"^{pattern}\\Z"
+    return _search(wrapped, s) is not None  # as written: '^a|b' + '$' is (^a)|(b$), as in JavaScript
+
+
+def _pairwise(a: list[Any], test: Callable[[str, str], bool]) -> Any:
+    """regextest / regexmatch (pattern, text): vectorised over a list in either place, false for a
+    null or another type (functions.ts `.vectorize(2, [0, 1])`)."""
+    if len(a) != 2:
+        return False
+    if isinstance(a[0], list):
+        return [_pairwise([p, a[1]], test) for p in a[0]]
+    if isinstance(a[1], list):
+        return [_pairwise([a[0], v], test) for v in a[1]]
+    return isinstance(a[0], str) and isinstance(a[1], str) and test(a[0], a[1])
 
 
 def _sub(pattern: Any, repl: Any, s: str) -> Any:
@@ -264,7 +309,6 @@ def _sub(pattern: Any, repl: Any, s: str) -> Any:
     rx = _compile(pattern)
     if rx is None:
         return None
-    template = re.sub(r"\$(\d)", r"\\\1", repl)
     budget = limits.current()
 
     def attempt(timeout: float) -> Any:  # afresh each time `timed` runs it (the size counted again)
@@ -272,7 +316,7 @@ def _sub(pattern: Any, repl: Any, s: str) -> Any:
 
         def one(m: Any) -> str:
             nonlocal size
-            piece = str(m.expand(template))
+            piece = js_replace.expand(m, repl, s)
             size += len(piece) - (m.end() - m.start())
             budget.check_chars(size)
             return piece

@@ -32,10 +32,11 @@ _WIKILINK = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
 Resolve = Callable[[Any], Any]  # a value with its links resolved against the vault
 
 
-def put(row: dict[str, Any], key: str, value: Any, merge: bool, multi: set[str]) -> None:
-    """Store a field under its name (formatting stripped) and its simplified name; with `merge`,
-    a key seen before becomes a list of its values (as Dataview does for repeated inline keys)."""
-    for name in _names(key):
+def put(row: dict[str, Any], key: str, value: Any, merge: bool, multi: set[str], written: bool = False) -> None:
+    """Store a field under its name (an inline key's formatting stripped; a frontmatter key as
+    `written`) and its canonical name; with `merge`, a key seen before becomes a list of its
+    values (as Dataview does for repeated inline keys)."""
+    for name in _names(key, written):
         if merge and name in row:
             old = row[name]
             row[name] = [*old, value] if name in multi else [old, value]
@@ -52,9 +53,10 @@ def same(table: dict[Any, Any], value: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=4096)
-def _names(key: str) -> tuple[str, ...]:
-    """The names a field is stored under: as written (formatting stripped) and simplified."""
-    plain = strip_formatting(key)
+def _names(key: str, written: bool = False) -> tuple[str, ...]:
+    """The names a field is stored under: as written (an inline key's formatting stripped) and
+    canonical (markdown-file.ts: a frontmatter key is kept as is, 'key ' canonical 'key-')."""
+    plain = key if written else strip_formatting(key)
     return tuple(n for n in dict.fromkeys((plain, canonical_key(plain))) if n)
 
 

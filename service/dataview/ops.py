@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import math
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from service import budget as limits
 from service.budget import Budget
-from service.dataview import datefmt
+from service.dataview import datefmt, durations
 from service.dataview.rows import Row
 from service.dataview.values import Duration, Link, compare, equal, to_json
 
@@ -34,9 +35,17 @@ def clean(v: float) -> int | float:
     return int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2**53 else v
 
 
-def to_string(v: Any) -> str:
+# Dataview's `renderNullAs` (settings.ts DEFAULT_QUERY_SETTINGS): what `string(null)`, `"a" + null`
+# and `join` write for a null, in its default (a Markdown-escaped '-'; the plugin's own setting is
+# not read: the server answers as Dataview does before a user changes it)
+NULL_TEXT = "\\-"
+
+
+def to_string(v: Any, nested: bool = False) -> str:
+    """A value as text (value.ts `Values.toString` with the default settings): a list inside a
+    list or an object in brackets."""
     if v is None:
-        return "null"
+        return NULL_TEXT
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
@@ -48,9 +57,10 @@ def to_string(v: Any) -> str:
     if isinstance(v, dt.datetime):
         return str(to_json(v))
     if isinstance(v, list):
-        return ", ".join(to_string(x) for x in v)
+        text = ", ".join(to_string(x, True) for x in v)
+        return f"[{text}]" if nested else text
     if isinstance(v, Mapping):
-        return "{ " + ", ".join(f"{k}: {to_string(x)}" for k, x in v.items()) + " }"
+        return "{ " + ", ".join(f"{k}: {to_string(x, True)}" for k, x in v.items()) + " }"
     return str(v)
 
 
@@ -95,8 +105,8 @@ def binary(op: str, a: Any, b: Any) -> Any:
     if op in ("<", ">", "<=", ">="):
         c = compare(a, b)
         return {"<": c < 0, ">": c > 0, "<=": c <= 0, ">=": c >= 0}[op]
-    if a is None or b is None:
-        return None
+    if (a is None or b is None) and not (op == "+" and (isinstance(a, str) or isinstance(b, str))):
+        return None  # binaryop.ts: text + anything is text (null written as renderNullAs)
     try:
         return _arithmetic(op, a, b)
     except (OverflowError, ValueError):  # a number past a double, a date past year 9999: null
@@ -116,7 +126,7 @@ def _arithmetic(op: str, a: Any, b: Any) -> Any:
         if isinstance(a, Duration) and isinstance(b, dt.datetime):
             return shift(b, a, 1)
         if isinstance(a, Duration) and isinstance(b, Duration):
-            return a + b
+            return durations.summed(a, b, 1)
         if isinstance(a, list) and isinstance(b, list):
             limits.check_items(len(a) + len(b))
             return a + b
@@ -131,7 +141,7 @@ def _arithmetic(op: str, a: Any, b: Any) -> Any:
         if isinstance(a, dt.datetime) and isinstance(b, dt.datetime):
             return date_diff(a, b)
         if isinstance(a, Duration) and isinstance(b, Duration):
-            return a + (-b)
+            return durations.summed(a, b, -1)
         return None
     if op == "*":
         if is_num(a) and is_num(b):
@@ -140,19 +150,22 @@ def _arithmetic(op: str, a: Any, b: Any) -> Any:
             limits.check_chars(len(a) * max(int(b), 0))
             return a * int(b)
         if isinstance(a, Duration) and is_num(b):
-            return Duration(int(a.months * b), a.seconds * b)
+            return durations.scaled(a, b)
         if is_num(a) and isinstance(b, Duration):
-            return Duration(int(b.months * a), b.seconds * a)
+            return durations.scaled(b, a)
         return None
     if op == "/":
         if is_num(a) and is_num(b):
             return a / b if b else None
         if isinstance(a, Duration) and is_num(b) and b:
-            return Duration(int(a.months / b), a.seconds / b)
+            return durations.scaled(a, b, divide=True)
         return None
-    if op == "%":
+    if op == "%":  # JavaScript's remainder takes the dividend's sign: -5 % 3 is -2, 5 % -3 is 2
         if is_num(a) and is_num(b) and b:
-            return a % b
+            if isinstance(a, int) and isinstance(b, int):
+                rest = abs(a) % abs(b)
+                return -rest if a < 0 else rest
+            return clean(math.fmod(a, b))
         return None
     return None
 

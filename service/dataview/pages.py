@@ -256,7 +256,7 @@ def _page(
     row: dict[str, Any] = {}
     multi = set[str]()
     for key, value in (json.loads(props_json) if props_json and props_json != "{}" else {}).items():
-        put(row, str(key), share(shared, pages.resolve_value(from_frontmatter(value), path)), False, multi)
+        put(row, str(key), share(shared, pages.resolve_value(from_frontmatter(value), path)), False, multi, True)
     for key, raw, _line in json.loads(fields_json) if fields_json else ():
         put(row, key, share(shared, pages.resolve_value(parse_inline_value(raw), path)), True, multi)
     row["file"] = _FILE

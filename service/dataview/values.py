@@ -11,33 +11,19 @@ values as JSON with their type. Touches nothing outside itself.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import math
 import re
-import unicodedata
 import zoneinfo
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from service.dataview.collate import compare_strings
-
-
-@dataclass(frozen=True, slots=True)
-class Duration:
-    """A span: calendar months (years are 12) plus exact seconds, as Luxon keeps them apart."""
-
-    months: int = 0
-    seconds: float = 0.0
-
-    def total_seconds(self) -> float:
-        return self.months * 30 * 86400 + self.seconds
-
-    def __neg__(self) -> Duration:
-        return Duration(-self.months, -self.seconds)
-
-    def __add__(self, other: Duration) -> Duration:
-        return Duration(self.months + other.months, self.seconds + other.seconds)
+from service.dataview.durations import Duration as Duration  # re-exported: the value types live here
+from service.dataview.durations import from_units, units_of
+from service.dataview.durations import parse_duration as parse_duration
+from service.dataview.keys import canonical_key as canonical_key  # re-exported
+from service.dataview.keys import strip_formatting as strip_formatting
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,11 +132,22 @@ def compare(a: Any, b: Any) -> int:
             if c:
                 return c
         return (len(a) > len(b)) - (len(a) < len(b))
-    if ta == "object":
-        return compare(sorted(a.items(), key=lambda kv: kv[0]), sorted(b.items(), key=lambda kv: kv[0]))
+    if ta == "object":  # value.ts: the sorted keys (JavaScript's sort: UTF-16 order), then value by value
+        ka, kb = ({str(k): v for k, v in o.items()} for o in (a, b))  # a YAML key may be a number
+        keys = sorted(ka, key=_utf16)
+        c = compare(keys, sorted(kb, key=_utf16))
+        for key in keys if not c else ():
+            c = compare(ka[key], kb[key])
+            if c:
+                break
+        return c
     if ta == "function":
         return 0
     return _cmp(a, b)
+
+
+def _utf16(key: str) -> bytes:
+    return key.encode("utf-16-be", "surrogatepass")
 
 
 def _cmp(a: Any, b: Any) -> int:
@@ -179,48 +176,12 @@ class SortKey:
         return 0
 
 
-# -- keys ------------------------------------------------------------------------------------
-
-_FORMATTING = re.compile(r"[*_~=`]+")
-
-
-@functools.lru_cache(maxsize=4096)
-def canonical_key(key: str) -> str:
-    """Dataview's simplified key: formatting stripped, lower case, spaces as '-', punctuation
-    dropped (letters, digits, emoji, '-' and '_' stay)."""
-    plain = "".join(c for c in _FORMATTING.sub("", key) if c in "-_" or _kept(c)).strip()
-    return re.sub(r"\s+", "-", plain).lower()
-
-
-def _kept(c: str) -> bool:
-    category = unicodedata.category(c)
-    return category[0] in "LMNZ" or category == "So" or c.isspace()
-
-
-def strip_formatting(key: str) -> str:
-    return _FORMATTING.sub("", key).strip()
-
-
 # -- parsing field values --------------------------------------------------------------------
 
 _DATE = re.compile(
     r"^(\d{4})-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?"
     r"(Z|([+-])(\d{1,2})(?::?(\d{2}))?|\[([0-9A-Za-z+,\-./]+)\])?)?)?$"  # parse.ts: +9, +06:30, [Europe/Paris]
 )
-_UNITS: dict[str, tuple[int, float]] = {}
-for _names, _value in (
-    (("ms", "millisecond", "milliseconds", "msec", "msecs"), (0, 0.001)),
-    (("s", "sec", "secs", "second", "seconds"), (0, 1.0)),
-    (("m", "min", "mins", "minute", "minutes"), (0, 60.0)),
-    (("h", "hr", "hrs", "hour", "hours"), (0, 3600.0)),
-    (("d", "day", "days"), (0, 86400.0)),
-    (("w", "wk", "wks", "week", "weeks"), (0, 7 * 86400.0)),
-    (("mo", "month", "months"), (1, 0.0)),
-    (("y", "yr", "yrs", "year", "years"), (12, 0.0)),
-):
-    for _n in _names:
-        _UNITS[_n] = _value
-_DUR_PART = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*([a-zA-Z]+)\s*,?")
 _LINK = re.compile(r"^(!?)\[\[([^\]|#^]*)(?:#([^\]|]*))?(?:\|([^\]]*))?\]\]$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 _TYPED_START = frozenset("[!-0123456789")
@@ -259,25 +220,6 @@ def parse_date(text: str) -> dt.datetime | None:
     return value
 
 
-def parse_duration(text: str) -> Duration | None:
-    text = text.strip()
-    if not text:
-        return None
-    months, seconds, pos = 0, 0.0, 0
-    while pos < len(text):
-        m = _DUR_PART.match(text, pos)
-        if m is None or m.end() == pos:
-            return None
-        unit = _UNITS.get(m.group(2).lower())
-        if unit is None:
-            return None
-        amount = float(m.group(1))
-        months += int(amount * unit[0])
-        seconds += amount * unit[1]
-        pos = m.end()
-    return Duration(months, seconds)
-
-
 def parse_link(text: str) -> Link | None:
     m = _LINK.match(text.strip())
     if m is None:
@@ -298,9 +240,11 @@ def _atom(text: str) -> tuple[bool, Any]:
     return (True, value) if value is not text else (False, text)
 
 
-def typed_text(text: str) -> Any:
+def typed_text(text: str, written: bool = False) -> Any:
     """`text` as a link, date or duration when it is one, else `text` itself (cheap tests
-    first: most strings start with a letter and are none of them)."""
+    first: most strings start with a letter and are none of them). A duration keeps the units as
+    `written` (a frontmatter value, markdown-file.ts parseFrontmatter) or is normalised (an
+    inline field's, parse.ts atomInlineField)."""
     if not text:
         return text
     first = text[0]
@@ -311,7 +255,8 @@ def typed_text(text: str) -> Any:
             parsed = parse_date(text)
             if parsed is not None:
                 return parsed
-        return parse_duration(text) or text
+        d = parse_duration(text)
+        return text if d is None else d if written else from_units(units_of(d))
     return text
 
 
@@ -351,7 +296,7 @@ def from_frontmatter(value: Any) -> Any:
     if isinstance(value, str):
         if value[:1] not in _TYPED_START:
             return value
-        parsed = typed_text(value.strip())
+        parsed = typed_text(value.strip(), written=True)
         return value if isinstance(parsed, str) else parsed
     if isinstance(value, list):
         return [from_frontmatter(v) for v in value]

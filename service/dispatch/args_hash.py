@@ -36,4 +36,36 @@ class ArgsHash:
                 "the arguments are nested too deeply",
                 details={"field": "arguments", "reason": "too_deep"},
             ) from None
+        except UnicodeEncodeError:  # the fronts refuse a lone surrogate; an in-process caller may not
+            field = _surrogate_field(call.raw_args)
+            raise ValidationFailed(
+                f"{field} holds a lone surrogate (half of a UTF-16 pair), which is not text",
+                details={"field": field, "reason": "lone_surrogate"},
+                hint="Send text as whole characters: a surrogate pair joined into one, or none.",
+            ) from None
         return await next(call)
+
+
+def _surrogate_field(args: dict[str, Any]) -> str:
+    """The dotted name of the first argument (a key or value at any depth) that UTF-8 refuses."""
+    stack: list[tuple[str, Any]] = [("", args)]
+    while stack:
+        name, value = stack.pop()
+        if isinstance(value, str) and not _encodes(value):
+            return name or "arguments"
+        if isinstance(value, dict):
+            for key, item in reversed(list(value.items())):
+                if not _encodes(str(key)):
+                    return name or "arguments"
+                stack.append((f"{name}.{key}" if name else str(key), item))
+        elif isinstance(value, list):
+            stack.extend((f"{name}[{i}]", item) for i, item in reversed(list(enumerate(value))))
+    return "arguments"
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -130,7 +130,7 @@ class Observe:
         # end_session hands over the session it closed, so its own call still lands in the trace.
         session = call.notes.get("session")
         if session is None and self.sessions is not None and vault:
-            session = self.sessions.active(caller_hash, vault)
+            session = self.sessions.seen(caller_hash, vault)  # shared state: a start/end on another server counts
         if session is not None:
             call.notes["session_id"] = session.id
         if self.audit is not None or session is not None:

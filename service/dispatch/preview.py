@@ -12,7 +12,9 @@ change the real call would refuse. A tool's `static_check` (a bridge tool's: its
 An edit of a part of a note (a patch of a heading, a block or an anchor, a task's status, an
 inline tag under a heading) is run by the tool's own edit function on the note's text, as a plan's
 check does (`service.tools.sessions.plan_texts.refused_by`): a heading the note lacks is the call's
-own refusal, never a change.
+own refusal, never a change. A memory tool's refusals of the notes as they are now (an observation a
+supersede names not there, a merge's block id taken, a capture processed already) are its own
+(`service.tools.memory.previews`).
 """
 
 from __future__ import annotations
@@ -62,6 +64,10 @@ class WritePreview:
 
         if spec.static_check is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
             await spec.static_check(self.context_for(call), args)
+        if spec.domain == "memory":  # an observation, a capture, an entity it needs, as the notes are now
+            from service.tools.memory.previews import refused_now  # loaded at the first such preview
+
+            await refused_now(self.context_for(call), spec.name, args)
         data = args.model_dump(mode="json", exclude_none=True, exclude=set(PIPELINE_ARGS) | {"vault"})
         given = dict(data)  # as written: a patch's `Note#Goals` names its section
         address = data.get("path")

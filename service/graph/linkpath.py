@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import posixpath
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
@@ -31,8 +32,16 @@ def strip_md(path: str) -> str:
     return path[:-3] if path.lower().endswith(".md") else path
 
 
+def nfc(text: str) -> str:
+    """`text` in NFC, as vault paths are: a link a macOS client wrote in NFD ('Cafe\u0301')
+    names the same file ('Café.md'), as a path argument does (`parse_address`)."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
 def base_name(path: str) -> str:
-    return path.rsplit("/", 1)[-1]
+    """The file name of `path` in NFC: the key a link's name is looked up by (`PathSet.by_name`,
+    the index's unresolved links) is the same however the link spells it."""
+    return nfc(path.rsplit("/", 1)[-1])
 
 
 def folder_of(path: str) -> str:
@@ -211,7 +220,7 @@ class PathSet:
 
     def exact(self, raw: str) -> str | None:
         """The file `raw` names as a vault path (no name or suffix matching)."""
-        return self._exact(raw.strip().lstrip("/"))
+        return self._exact(nfc(raw).strip().lstrip("/"))
 
     def _exact(self, candidate: str) -> str | None:
         key = posixpath.normpath(candidate).lower() if candidate else ""
@@ -232,14 +241,14 @@ class PathSet:
         return None
 
     def by_name(self, name: str) -> list[str]:
-        """Files whose name is `name` (with or without '.md'), case-insensitive."""
-        key = name.lower()
+        """Files whose name is `name` (with or without '.md'), case-insensitive, in any Unicode form."""
+        key = nfc(name).lower()
         get = self._by_name.get
         return [*_listed(get(key)), *_listed(get(key + ".md"))]
 
     def resolve(self, raw: str, source: str) -> str | None:
-        """The file `raw` (a link target as written, decoded) names from note `source`."""
-        raw = raw.strip()
+        """The file `raw` (a link target as written, decoded, in any Unicode form) names from note `source`."""
+        raw = nfc(raw).strip()
         if not raw:
             return source if source in self else None
         if raw.startswith("/"):

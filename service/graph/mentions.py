@@ -12,7 +12,7 @@ code; `service.markdown.fences`), the text of links, embeds, URLs, HTML comments
 types and block ids, the note's own names, and every note the note already links to. A name
 without a letter (dates of daily notes, numbers) or shorter than `MIN_NAME` characters is not
 looked for. When several notes share a name, the one Obsidian would pick from the mentioning
-note is suggested (same folder first, then the shortest path); a name that is an alias of
+note is suggested (the name at the vault's top, the same folder, then the shortest path); a name that is an alias of
 several notes is not looked for. Pure: the text and the names come in, plain records go out.
 About 0.9 ms per note of the standard workload (docs/tools-guide.md, "Graph analytics").
 """
@@ -109,12 +109,18 @@ class NameIndex:
 
 
 def closest(targets: tuple[str, ...], source: str) -> str:
-    """The note a bare name picks from `source` among same-named notes, as Obsidian resolves it."""
+    """The note a bare name picks from `source` among same-named notes, as Obsidian resolves it
+    (`linkpath.PathSet.resolve`): the name as a path from the vault's top, else the note in
+    `source`'s folder, else the shortest path. The suggested link is `[[<its file name>]]`, so a
+    note at the top with the file name of the one picked is what that link names."""
     if len(targets) == 1:
         return targets[0]
     here = folder_of(source)
     same = [t for t in targets if folder_of(t) == here]
-    return same[0] if same else min(targets, key=closeness)
+    pick = same[0] if same else min(targets, key=closeness)
+    name = base_name(pick).lower()
+    top = [t for t in targets if "/" not in t and t.lower() == name]
+    return top[0] if top else pick
 
 
 def _prose_lines(text: str) -> Iterator[tuple[int, str]]:

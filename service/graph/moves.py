@@ -26,23 +26,22 @@ import contextlib
 import os
 import threading
 import zlib
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 from service.budget import configured
-from service.errors import AlreadyExists, NoteNotFound, PathInvalid
+from service.errors import NoteNotFound, PathInvalid
 from service.graph.bookmark_paths import SettingsEdit, bookmarks_edit
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet
 from service.graph.move_candidates import kept_as_written
+from service.graph.move_checks import check_targets, check_twins
 from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, link_names, rewrite_note
 from service.graph.workspace_paths import workspace_edits, write_lenient
 from service.vault import dirfd
-from service.vault.casing import refuse_case_twin
 from service.vault.commit import Action, Steps, Undo, commit, prepare_step
 from service.vault.files import NoteFile
 from service.vault.readonly import refuse_read_only
@@ -60,7 +59,9 @@ class FileEdit:
 
     __slots__ = ("_original", "_text", "changes", "etag", "new_path", "path")
 
-    def __init__(self, path: str, new_path: str, etag: str, original: str, text: str, changes: list[LineChange]):
+    def __init__(
+        self, path: str, new_path: str, etag: str, original: str, text: str, changes: Collection[LineChange]
+    ) -> None:
         self.path, self.new_path, self.etag, self.changes = path, new_path, etag, changes
         self._original, self._text = _packed(original), _packed(text)
 
@@ -210,41 +211,6 @@ def files_under(vault: Vault, folder: str) -> list[str]:
     return sorted(rel for rel, entry in vault.files.walk(root) if entry.is_file())
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.samefile(b)
-    except OSError:  # one of them is gone meanwhile: not the same file
-        return False
-
-
-def check_targets(vault: Vault, moves: Mapping[str, str], existing: PathSet, *, folder: bool = False) -> None:
-    if not moves and not folder:  # a folder without files still moves (its subfolders with it)
-        raise NoteNotFound("nothing to move", details={})
-    targets = list(moves.values())
-    for old, new in moves.items():
-        if old == new:
-            raise PathInvalid(
-                "the new path is the same as the old one",
-                details={"path": old, "reason": "same_path"},
-                hint="Nothing to move: the note or folder is at that path already.",
-            )
-        there = vault.paths.resolve(new).abs
-        # A rename in letter case only (`meeting notes` → `Meeting Notes`) meets its own file
-        # (in the case-blind set, on a case-blind disk), never another: that one still refuses.
-        itself = new.lower() == old.lower() and (not there.exists() or _same_file(there, vault.paths.resolve(old).abs))
-        if (new in existing and new not in moves or there.exists()) and not itself:
-            raise AlreadyExists(f"something already exists at {new!r}", details={"path": new})
-    if len(set(t.lower() for t in targets)) != len(targets):
-        raise AlreadyExists("two files would move to the same path", details={})
-
-
-def _check_twins(vault: Vault, moves: Mapping[str, str], folder: tuple[str, str] | None) -> None:
-    """Refuse the case twins the move would make as the move itself does (`VaultFiles.check_new`),
-    so a preview answers what the move then does: a folder by its new path, else each file."""
-    for old, new in [(folder[0], folder[1])] if folder else moves.items():
-        refuse_case_twin(vault.paths.root, new, itself=old)
-
-
 async def plan_move(
     vault: Vault,
     queries: GraphQueries,
@@ -257,6 +223,7 @@ async def plan_move(
     paths: PathSet | None = None,
     row_cap: int,
     walked: Walked | None = None,
+    keep: int | None = None,
 ) -> MovePlan:
     """`admit(path)`: whether a note whose links change is part of the plan (False leaves it
     alone; it may raise to refuse the whole move); called in a worker thread. `page`: see `Page`;
@@ -264,14 +231,15 @@ async def plan_move(
     `paths`: the vault's files the links resolve over, where they are not the ones on disk (a
     plan's check: the vault as its earlier steps leave it); the notes read are those on disk.
     `row_cap`: how many link rows the index keeps of one note (`service.indexer.caps.MAX_ROWS`):
-    a note holding that many is read whatever its rows say."""
+    a note holding that many is read whatever its rows say. `keep`: how many of a note's changed
+    lines its edit keeps, not only counts (`service.graph.rewrite.LineChanges`; a canvas keeps all)."""
     if paths is None:
         before, after = await asyncio.to_thread(_path_sets, vault, moves)
     else:
         before, after = paths, paths_moved(paths, moves)
     # a stat per moved file (a 2,612-file folder: ~0.4 s), off the event loop like the twins' check
     await asyncio.to_thread(check_targets, vault, moves, before, folder=folder is not None)
-    await asyncio.to_thread(_check_twins, vault, moves, folder)
+    await asyncio.to_thread(check_twins, vault, moves, folder)
     names = link_names((*moves, *moves.values()))
     look_for = names if len(names) <= NAMES_PER_LINE else None  # a folder's many names: every line
     plan = MovePlan(moves=dict(moves), folder=folder[0] if folder else None, folder_to=folder[1] if folder else None)
@@ -289,6 +257,7 @@ async def plan_move(
             after=after,
             moved=moves,
             names=look_for,
+            keep=None if is_canvas(path) else keep,
         )
         if is_canvas(path):
             result = rewrite_canvas(result, moves)
@@ -354,6 +323,10 @@ async def apply_plan(vault: Vault, plan: MovePlan, steps: Steps | None = None) -
     """
     await asyncio.to_thread(refuse_read_only_edits, vault, plan)
     actions: list[Action] = [partial(_move, vault, old, new) for old, new in plan.moves.items()]
+    if plan.folder is not None and plan.folder_to is not None and plan.folder.lower() == plan.folder_to.lower():
+        # A folder renamed in letter case only moves as one: file by file, each new path would twin
+        # its own folder still there ('notes/B.md' beside 'Notes/'), refused on a case-sensitive disk.
+        actions = [partial(_move, vault, plan.folder, plan.folder_to)]
     actions += [partial(_write, vault, edit) for edit in plan.edits]
     written: set[str] = set()  # the settings files actually written (a workspace one may not be)
     actions += [partial(_write_settings, vault, edit, plan.moves, written) for edit in plan.settings]

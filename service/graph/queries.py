@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from service.gcpause import paused
 from service.graph.analytics import NO_LIMIT, Limit
+from service.graph.linkpath import base_name
 from service.obsidian.canvas import is_canvas_path, not_canvas
 from service.storage.db import Database
 
@@ -222,7 +223,7 @@ class GraphQueries:
             )
             wanted = set(names)
             for src, raw in conn.execute(unresolved, (vault_id,)):
-                stem = str(raw).rsplit("/", 1)[-1].lower()
+                stem = base_name(str(raw)).lower()  # in NFC, as `names` are (a macOS client's NFD link too)
                 stem = stem[:-3] if stem.endswith(".md") else stem
                 if stem in wanted:
                     out.add(str(src))

@@ -18,11 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import groupby
 from urllib.parse import quote, unquote
 
 from service.errors import ValidationFailed
 from service.graph import yaml_scalars as ys
-from service.graph.linkpath import PathSet, base_name, form_of, retargeted, strip_md
+from service.graph.linkpath import PathSet, base_name, form_of, nfc, retargeted, strip_md
 from service.markdown import frontmatter as fm
 from service.markdown.fences import mask_code_outside_links, outside_fences
 
@@ -51,10 +52,56 @@ class LineChange:
     after: str
 
 
+class LineChanges:
+    """A note's changed lines in order: `len` counts every one, iterating gives those kept. With
+    `keep` (a response's share, in bytes) the first ones are kept while they weigh at most that
+    (the one that passes it too), each line weighed as a preview cuts it (to a quarter of `keep`)
+    in characters, no more than its UTF-8 bytes: a preview lists no more of them than that
+    (`service.tools.graph_common.change_item`). The others are only counted: a 50 MB note whose
+    675,000 lines each change held ~215 MB of changed lines for a preview listing 1,400."""
+
+    __slots__ = ("_cut", "_keep", "_kept", "_total", "_weight")
+
+    def __init__(self, keep: int | None = None, changes: Iterable[LineChange] = ()) -> None:
+        self._keep, self._cut = keep, (keep or 0) // 4
+        self._kept: list[LineChange] = []
+        self._total = self._weight = 0
+        for c in changes:
+            self.add(c)
+
+    def add(self, change: LineChange) -> None:
+        self._total += 1
+        if self._keep is None:
+            self._kept.append(change)
+        elif self._weight <= self._keep:
+            self._kept.append(change)
+            cut = self._cut - 1  # a cut line is at least this long (`service.errors.cut_middle`)
+            self._weight += min(len(change.before), cut) + min(len(change.after), cut) + 40
+
+    def __len__(self) -> int:
+        return self._total
+
+    def __iter__(self) -> Iterator[LineChange]:
+        return iter(self._kept)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._kept
+
+    def __eq__(self, other: object) -> bool:  # a list: every change kept, the same ones
+        if isinstance(other, LineChanges):
+            return (self._total, self._kept) == (other._total, other._kept)
+        return isinstance(other, list) and self._total == len(self._kept) and self._kept == other
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a list
+
+    def __repr__(self) -> str:
+        return f"LineChanges({self._kept!r}, total={self._total})"
+
+
 @dataclass(frozen=True, slots=True)
 class Rewrite:
     text: str
-    changes: list[LineChange]
+    changes: LineChanges
 
     @property
     def changed(self) -> bool:
@@ -103,9 +150,10 @@ def _mdlinks(no: int, line: str) -> Iterator[FoundLink]:
 
 
 def _fold(text: str) -> str:
-    """Lower case as `PathSet` compares names, with the one letter whose lower case depends on
-    what follows (a final sigma, 'ς' or 'σ') made one: a name folds alike alone and in a line."""
-    return text.lower().replace("ς", "σ")
+    """Lower case in NFC as `PathSet` compares names, with the one letter whose lower case depends
+    on what follows (a final sigma, 'ς' or 'σ') made one: a name folds alike alone and in a line,
+    in whichever Unicode form the line spells it."""
+    return nfc(text).lower().replace("ς", "σ")
 
 
 def link_names(paths: Iterable[str]) -> frozenset[str]:
@@ -132,32 +180,51 @@ def _mentions(line: str, names: frozenset[str]) -> bool:
 def find_links(text: str, names: frozenset[str] | None = None) -> list[FoundLink]:
     """Every link in `text`; with `names`, only those on lines that mention one of them (see
     `link_names`): the others cannot name those files, and most lines of a long note are skipped."""
-    lines = text.split("\n")
+    return list(_links(text, text.split("\n"), names))
+
+
+def _links(text: str, lines: list[str], names: frozenset[str] | None) -> Iterator[FoundLink]:
+    """`find_links` of `text` (split into `lines`), in order, one line's at a time: a long note's
+    links are never all held (675,000 of them were 120 MB). A line is read when its links are
+    asked for: the caller may change a line once its links are all given (`rewrite_note`)."""
     body_line = fm.fences(text).body_line
-    found: list[FoundLink] = []
+    front: list[FoundLink] = []
+    in_front = True
     for no, raw in _lines_to_scan(lines, body_line):
         if "[" not in raw or (names is not None and not _mentions(raw, names)):
             continue  # every link starts with '[': most lines have none (no masking, no regex)
         masked = _mask(raw)
-        found.extend(_wikilinks(no, masked))
-        if no >= body_line:
-            found.extend(_mdlinks(no, masked))
-    found.sort(key=lambda f: (f.line, f.start))
-    if found and found[0].line < body_line:  # a property link: read its target as YAML does
-        opener = {(f.line, f.start): lines[f.line].rfind("[[", 0, f.start) for f in found if f.line < body_line}
-        at = ys.styles(lines, body_line, [*opener, *((no, col) for (no, _), col in opener.items())])
-        # `up: [[Hub]]` unquoted is YAML's nested list [["Hub"]], no link (as the index and Obsidian
-        # read it): left as written, like any other list value. `styles` says where a value starts
-        # with `[`; YAML's scanner confirms it (a line continuing a plain scalar starts no value).
-        lists = {(no, col) for (no, _), col in opener.items() if at.get((no, col)) == ys.FLOW}
-        if lists:
-            lists &= ys.flow_lists(lines, body_line)
-        found = [
-            f if f.line >= body_line else _styled(f, at.get((f.line, f.start), ys.LITERAL))
-            for f in found
-            if f.line >= body_line or (f.line, opener[(f.line, f.start)]) not in lists
-        ]
-    return found
+        found = list(_wikilinks(no, masked))
+        if no < body_line:
+            front.extend(found)  # front lines come first
+            continue
+        found.extend(_mdlinks(no, masked))
+        found.sort(key=lambda f: f.start)
+        if in_front:
+            yield from _property_links(lines, body_line, front)
+            in_front = False
+        yield from found
+    if in_front:
+        yield from _property_links(lines, body_line, front)
+
+
+def _property_links(lines: list[str], body_line: int, found: list[FoundLink]) -> list[FoundLink]:
+    """The frontmatter's links (`found`, in order), each target read as YAML does."""
+    if not found:
+        return found
+    opener = {(f.line, f.start): lines[f.line].rfind("[[", 0, f.start) for f in found}
+    at = ys.styles(lines, body_line, [*opener, *((no, col) for (no, _), col in opener.items())])
+    # `up: [[Hub]]` unquoted is YAML's nested list [["Hub"]], no link (as the index and Obsidian
+    # read it): left as written, like any other list value. `styles` says where a value starts
+    # with `[`; YAML's scanner confirms it (a line continuing a plain scalar starts no value).
+    lists = {(no, col) for (no, _), col in opener.items() if at.get((no, col)) == ys.FLOW}
+    if lists:
+        lists &= ys.flow_lists(lines, body_line)
+    return [
+        _styled(f, at.get((f.line, f.start), ys.LITERAL))
+        for f in found
+        if (f.line, opener[(f.line, f.start)]) not in lists
+    ]
 
 
 def _styled(link: FoundLink, style: str) -> FoundLink:
@@ -190,41 +257,45 @@ def rewrite_note(
     moved: Mapping[str, str],
     only_targets: frozenset[str] | None = None,
     names: frozenset[str] | None = None,
+    keep: int | None = None,
 ) -> Rewrite:
     """New text for a note whose links may need to follow `moved` (old path -> new path).
 
     `names`: `link_names` of every path that `before` and `after` do not share (and of
     `only_targets`). A note that stays where it is then looks only at the links on lines that
     mention one: any other link resolves alike before and after, to a file that does not move
-    (the same text as without `names`, for a hub note's thousands of long backlinking notes)."""
+    (the same text as without `names`, for a hub note's thousands of long backlinking notes).
+    `keep`: how many of the changed lines are kept, not only counted (`LineChanges`)."""
     lines = text.split("\n")
-    edits: dict[int, list[tuple[int, int, str]]] = {}
-    plain: set[tuple[int, int]] = set()  # (line, column) of rewritten links in plain YAML scalars
-    for link in find_links(text, names if source_before == source_after else None):
-        old_target = before.resolve(link.target, source_before)
-        if old_target is None or (only_targets is not None and old_target not in only_targets):
+    changes = LineChanges(keep)
+    found = _links(text, lines, names if source_before == source_after else None)
+    for no, links in groupby(found, key=lambda f: f.line):
+        spans: list[tuple[int, int, str]] = []
+        plain: list[int] = []  # columns of rewritten links in plain YAML scalars
+        for link in links:
+            old_target = before.resolve(link.target, source_before)
+            if old_target is None or (only_targets is not None and old_target not in only_targets):
+                continue
+            new_target = retargeted(link.target, old_target, source_after, after, moved)
+            if new_target is None:
+                continue
+            written = after.link_text(new_target, source_after, form_of(link.target, old_target))
+            spans.append((link.start, link.end, _encode(written, link)))
+            if link.style == ys.PLAIN:
+                plain.append(link.start)
+        if not spans:
             continue
-        new_target = retargeted(link.target, old_target, source_after, after, moved)
-        if new_target is None:
-            continue
-        written = after.link_text(new_target, source_after, form_of(link.target, old_target))
-        edits.setdefault(link.line, []).append((link.start, link.end, _encode(written, link)))
-        if link.style == ys.PLAIN:
-            plain.add((link.line, link.start))
-    changes: list[LineChange] = []
-    for no, spans in sorted(edits.items()):
         original = lines[no]
         line = original
         for start, end, new in sorted(spans, reverse=True):
             line = line[:start] + new + line[end:]
-        starts = sorted(start for at, start in plain if at == no)
-        if starts:
-            line = ys.requote_plain(original, line, starts[0])
+        if plain:
+            line = ys.requote_plain(original, line, min(plain))
         if line != original:
-            lines[no] = line
-            changes.append(LineChange(no + 1, original.rstrip("\r"), line.rstrip("\r")))
+            lines[no] = line  # its links were all given: `_links` reads it no more
+            changes.add(LineChange(no + 1, original.rstrip("\r"), line.rstrip("\r")))
     new_text = "\n".join(lines)
-    if any(c.line <= fm.fences(text).body_line for c in changes):
+    if changes and next(iter(changes)).line <= fm.fences(text).body_line:
         _same_properties(text, new_text, source_before)
     return Rewrite(new_text, changes)
 

@@ -13,7 +13,12 @@ body). For every request except the liveness probe (`/healthz`):
    invalid or expired token is 401 with `WWW-Authenticate: Bearer ... resource_metadata=...`
    naming the RFC 9728 document, and the request never reaches the MCP transport.
 Before both, a request with more header fields than `http.max_header_count` is 431 (their total
-size is bounded before the app sees them: `service.http.head_limits`).
+size is bounded before the app sees them: `service.http.head_limits`), and one that carries a
+field that is a single value twice (`SINGLE`: Host at all, RFC 9112 3.2; Origin, Authorization,
+Content-Type, Content-Length, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name with
+two different values) is 400: the edge, the SDK and the fast paths read the first, a proxy in
+front may have judged by the last (two Authorization fields passed with the first token, whoever
+the second named; a second Host or Origin was never looked at).
 The verified `Principal` travels in the ASGI scope (`vaultgate.principal`); `scope["user"]` is
 set the way the SDK's own bearer middleware does, so the SDK binds each session to its token's
 identity (another token reusing the session id gets 404). `/metrics` is checked too when
@@ -41,6 +46,20 @@ from service.types import PRINCIPAL_KEY, Principal
 log = logging.getLogger("vaultgate.http")
 
 OPEN_PATHS = ("/healthz",)  # no Host/Origin check, no token
+# Header fields a request carries once (module docstring); Host not even twice the same.
+SINGLE = frozenset(
+    {
+        b"host",
+        b"origin",
+        b"authorization",
+        b"content-type",
+        b"content-length",
+        b"mcp-session-id",
+        b"mcp-protocol-version",
+        b"mcp-method",
+        b"mcp-name",
+    }
+)
 UNAUTHENTICATED_PATHS = ("/readyz",)  # Host/Origin checked, no token required
 
 
@@ -76,6 +95,11 @@ class Edge:
         path: str = scope.get("path", "")
         if path in OPEN_PATHS:
             await self.app(scope, receive, send)
+            return
+        twice = _twice(scope["headers"])
+        if twice is not None:
+            ambiguous = Refused(INVALID_REQUEST, f"the {twice} header field is sent more than once", 400)
+            await _json(send, ambiguous.status, ambiguous.error())
             return
         request = Request(scope)
         refused = self.hosts.check(request.headers)
@@ -132,6 +156,17 @@ class Edge:
         body = {"error": error or "invalid_request", "error_description": description}
         header = self.authn.challenge(request, error, description)
         await _json(send, 401, body, {"www-authenticate": header})
+
+
+def _twice(headers: list[tuple[bytes, bytes]]) -> str | None:
+    """The name of a `SINGLE` field the request carries twice (Host) or with two values, else None."""
+    seen: dict[bytes, bytes] = {}
+    for key, value in headers:
+        if key in SINGLE:
+            first = seen.setdefault(key, value)
+            if first is not value and (key == b"host" or first != value):
+                return key.decode("latin-1")
+    return None
 
 
 async def _json(send: Send, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:

@@ -27,17 +27,17 @@ all-or-nothing changes roll back.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from typing import Any
 
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.protocol.stopping import stopped_answer
+
 __all__ = ["REQUEST", "StopFront", "Stops"]
 
 REQUEST = "vaultgate.request"  # scope key (the request front): (id, method, tool name or None)
-INTERNAL_ERROR = -32603
 
 
 class _Live:
@@ -83,19 +83,7 @@ class Stops:
     def answer(self, request: tuple[Any, str, str | None] | None) -> bytes:
         """The JSON-RPC error for a request the stop ended (`REQUEST` of its scope)."""
         rid, method, tool = request if request is not None else (None, "", None)
-        changes = method == "tools/call" and tool is not None and self.mutating(tool)
-        if changes:
-            message = (
-                f"the server stopped while {tool} ran: a change of many files was rolled back, but a "
-                "single write may have been made and a call acting in Obsidian may have run"
-            )
-            hint = "Once the server is back, look at what the call would have changed before calling it again."
-        else:
-            message = "the server is stopping: the request was stopped before it finished"
-            hint = "Call again once the server is back."
-        data = {"code": "server_stopping", "retryable": not changes, "hint": hint}
-        error = {"code": INTERNAL_ERROR, "message": message, "data": data}
-        return json.dumps({"jsonrpc": "2.0", "id": rid, "error": error}).encode()
+        return stopped_answer(rid, method, tool, tool is not None and self.mutating(tool))
 
 
 class StopFront:

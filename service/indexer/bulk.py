@@ -138,7 +138,7 @@ def restore_indexes(conn: Any, words_from: int | None = None, queries: bool = Tr
         else:
             conn.execute(
                 "INSERT INTO fts_words(rowid, title, body)"
-                " SELECT note_id, title, body FROM note_text WHERE note_id > ?",
+                " SELECT note_id, title, body FROM note_words WHERE note_id > ?",
                 (words_from,),
             )
     if not queries:

@@ -3,10 +3,11 @@
 A canvas is indexed beside the notes (one `notes` row, path ending in `.canvas`) so that its text
 nodes, group labels and edge labels are found by full-text search, and so that a file node counts
 as a link from the canvas to that file — Obsidian's backlinks show the canvases a note is placed
-on. Wikilinks and Markdown links written inside text nodes are links too. Each link's line is
-the 0-based line of the JSON file where its node's `file` (or `text`) field stands, so a linking
-line read back from disk points at the node. A file that is not a canvas (broken JSON) is
-indexed with no words and no links. Pure CPU work, safe in any thread or worker process.
+on — and so does a group's background image. Wikilinks and Markdown links written inside text
+nodes are links too. Each link's line is the 0-based line of the JSON file where its node's
+`file` (or `text`, `background`) field stands, so a linking line read back from disk points at
+the node. A file that is not a canvas (broken JSON) is indexed with no words and no links. Pure
+CPU work, safe in any thread or worker process.
 """
 
 from __future__ import annotations
@@ -70,6 +71,11 @@ def canvas_facts(path: str, text: str) -> CanvasFacts:
             sub = node.get("subpath")
             subpath = sub[1:] if isinstance(sub, str) and sub.startswith("#") and len(sub) > 1 else None
             links.append(CanvasLink(node["file"], subpath, None, True, "canvas", _line_of(text, ident, "file")))
+        elif node.get("type") == "group" and isinstance(node.get("background"), str) and node["background"]:
+            # A group's background image is shown on the canvas as an embed is: moving the image
+            # rewrites it (graph.canvas_paths) only when the canvas is among the image's backlinks.
+            line = _line_of(text, ident, "background")
+            links.append(CanvasLink(node["background"], None, None, True, "canvas", line))
         elif node.get("type") == "text" and isinstance(node.get("text"), str) and "[" in node["text"]:
             line = _line_of(text, ident, "text")
             for link in parse_note("canvas-text.md", node["text"]).links:

@@ -41,6 +41,7 @@ from service.graph.linkpath import PathSet, base_name
 from service.indexer.reading import NoteInput, read_note_file
 from service.indexer.unresolved import UnresolvedTargets
 from service.ocr import attached
+from service.retrieval.unspaced import words_text
 from service.storage.db import Database
 
 if TYPE_CHECKING:
@@ -172,4 +173,6 @@ def _embedded_texts(conn: sqlite3.Connection, vault_id: str, note_id: int, befor
     body = str(row[0])
     wanted = attached.with_texts(body, attached.texts_for(conn, vault_id, after)) if after else attached.own_text(body)
     if wanted != body:
-        conn.execute("UPDATE note_text SET body = ? WHERE note_id = ?", (wanted, note_id))
+        conn.execute(
+            "UPDATE note_text SET body = ?, body_words = ? WHERE note_id = ?", (wanted, words_text(wanted), note_id)
+        )

@@ -34,6 +34,7 @@ from service.markdown.parse import frontmatter_tags, note_title, parse_note
 from service.markdown.tasks import Style
 from service.obsidian.excalidraw import PLUGIN_KEY, without_scene
 from service.ocr import attached
+from service.retrieval.unspaced import words_text
 from service.vault.decoding import UTF8
 
 # `json.dumps(v, ensure_ascii=False)` builds a new encoder per call (non-default options):
@@ -278,7 +279,7 @@ def _note_row(conn: sqlite3.Connection, vault_id: str, prep: Prepared, *, new: b
 
 # The derived rows' inserts, in the order `_derived_rows` returns their values.
 _INSERTS = (
-    "INSERT INTO note_text(note_id, title, body) VALUES (?,?,?)",
+    "INSERT INTO note_text(note_id, title, body, title_words, body_words) VALUES (?,?,?,?,?)",
     "INSERT INTO note_tags(note_id, vault_id, tag, tag_lower, source) VALUES (?,?,?,?,?)",
     "INSERT INTO note_properties(note_id, vault_id, key, list_index, value_type, value_text, value_lower,"
     " value_num, value_json) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -298,7 +299,7 @@ def _derived_rows(conn: sqlite3.Connection, vault_id: str, note_id: int, prep: P
     if targets := attached.embedded_targets(prep.links):
         body = attached.with_texts(body, attached.texts_for(conn, vault_id, targets))
     return [
-        [(note_id, prep.title, body)],
+        [(note_id, prep.title, body, words_text(prep.title), words_text(body))],  # (retrieval.unspaced)
         [(note_id, vault_id, *t) for t in prep.tags],
         [(note_id, vault_id, *r) for r in prep.properties],
         [(vault_id, note_id, *r) for r in prep.links],

@@ -50,7 +50,7 @@ class WordCatchUp:
             return None
         conn.execute(
             "INSERT INTO fts_words(rowid, title, body)"
-            " SELECT note_id, title, body FROM note_text WHERE note_id > ? AND note_id <= ?",
+            " SELECT note_id, title, body FROM note_words WHERE note_id > ? AND note_id <= ?",
             (self.upto, last),
         )
         return int(last)
@@ -68,7 +68,7 @@ class WordCatchUp:
         back, nothing of it stays."""
         self._held = None
         conn.execute(
-            "INSERT INTO fts_words(rowid, title, body) SELECT note_id, title, body FROM note_text WHERE note_id > ?",
+            "INSERT INTO fts_words(rowid, title, body) SELECT note_id, title, body FROM note_words WHERE note_id > ?",
             (self.upto,),
         )
         marks = ",".join("?" * len(WORD_TRIGGERS))

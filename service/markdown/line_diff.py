@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 CELLS = 40_000  # pairs of lines in a run matched exactly (the table's size)
 BUDGET = 500_000  # units of work per pair of texts before the runs left are paired by position
@@ -45,47 +45,65 @@ def changed_runs(
 
     `within`: runs known to hold every change, in order (an edit that knows where it wrote); the
     lines between them are checked to be the same, else the whole texts are compared."""
-    out: list[Run] = []
-    todo = list(reversed(within)) if within and _outside_same(a, b, within) else [(0, len(a), 0, len(b))]
+    return list(iter_changed_runs(a, b, within, cells=cells, budget=budget))
+
+
+def iter_changed_runs(
+    a: Sequence[str],
+    b: Sequence[str],
+    within: Iterable[Run] = (),
+    *,
+    cells: int = CELLS,
+    budget: int = BUDGET,
+) -> Iterator[Run]:
+    """`changed_runs` one run at a time: neither `within` nor the answer is held as a list (a
+    50 MB note whose 675,000 lines each change held ~125 MB of each as tuples)."""
+    known = within if isinstance(within, Sequence) else list(within)
+    starts: Iterable[Run] = known if known and _outside_same(a, b, known) else [(0, len(a), 0, len(b))]
     left = budget
-    while todo:
-        alo, ahi, blo, bhi = todo.pop()
-        while alo < ahi and blo < bhi and a[alo] == b[blo]:
-            alo, blo = alo + 1, blo + 1
-        while alo < ahi and blo < bhi and a[ahi - 1] == b[bhi - 1]:
-            ahi, bhi = ahi - 1, bhi - 1
-        size = (ahi - alo) * (bhi - blo)
-        if not size:
-            if alo < ahi or blo < bhi:
-                out.append((alo, ahi, blo, bhi))
-            continue
-        if size <= cells and size <= left:
-            left -= size
-            out.extend(_table(a, b, alo, ahi, blo, bhi))
-            continue
-        if left < ahi - alo + bhi - blo:
-            out.append((alo, ahi, blo, bhi))
-            continue
-        left -= ahi - alo + bhi - blo
-        anchors = _anchors(a, b, alo, ahi, blo, bhi)
-        if anchors is None:  # not one line in common: nothing to match
-            out.append((alo, ahi, blo, bhi))
-            continue
-        gaps: list[Run] = []
-        for i, j in anchors:
-            gaps.append((alo, i, blo, j))
-            alo, blo = i + 1, j + 1
-        gaps.append((alo, ahi, blo, bhi))
-        if not anchors:  # cut into the fewest runs along the diagonal that fit the table
-            gaps = _bands(alo, ahi, blo, bhi, cells)
-        todo.extend(reversed(gaps))  # the first gap is worked on (and listed) first
-    return out
+    for start in starts:  # each run and the gaps it is cut into, before the next run
+        todo = [start]
+        while todo:
+            alo, ahi, blo, bhi = todo.pop()
+            while alo < ahi and blo < bhi and a[alo] == b[blo]:
+                alo, blo = alo + 1, blo + 1
+            while alo < ahi and blo < bhi and a[ahi - 1] == b[bhi - 1]:
+                ahi, bhi = ahi - 1, bhi - 1
+            size = (ahi - alo) * (bhi - blo)
+            if size <= 1:  # nothing left on a side, or one line that differs from one (what `_table` gives)
+                if alo < ahi or blo < bhi:
+                    yield (alo, ahi, blo, bhi)
+                left -= size if size <= left else 0
+                continue
+            if size <= cells and size <= left:
+                left -= size
+                yield from _table(a, b, alo, ahi, blo, bhi)
+                continue
+            if left < ahi - alo + bhi - blo:
+                yield (alo, ahi, blo, bhi)
+                continue
+            left -= ahi - alo + bhi - blo
+            anchors = _anchors(a, b, alo, ahi, blo, bhi)
+            if anchors is None:  # not one line in common: nothing to match
+                yield (alo, ahi, blo, bhi)
+                continue
+            gaps: list[Run] = []
+            for i, j in anchors:
+                gaps.append((alo, i, blo, j))
+                alo, blo = i + 1, j + 1
+            gaps.append((alo, ahi, blo, bhi))
+            if not anchors:  # cut into the fewest runs along the diagonal that fit the table
+                gaps = _bands(alo, ahi, blo, bhi, cells)
+            todo.extend(reversed(gaps))  # the first gap is worked on (and listed) first
 
 
-def _outside_same(a: Sequence[str], b: Sequence[str], runs: Sequence[Run]) -> bool:
+def _outside_same(a: Sequence[str], b: Sequence[str], runs: Iterable[Run]) -> bool:
     i = j = 0
+    na, nb = len(a), len(b)
     for i1, i2, j1, j2 in runs:
-        if not (i <= i1 <= i2 <= len(a) and j <= j1 <= j2 <= len(b)) or a[i:i1] != b[j:j1]:
+        if not (i <= i1 <= i2 <= na and j <= j1 <= j2 <= nb) or i1 - i != j1 - j:
+            return False
+        if i1 > i and a[i:i1] != b[j:j1]:  # runs next to each other leave nothing between them
             return False
         i, j = i2, j2
     return a[i:] == b[j:]
@@ -148,7 +166,7 @@ def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def _table(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int) -> list[Run]:
     """The changed runs of a[alo:ahi] against b[blo:bhi] keeping a longest common subsequence;
     of equally long ones, lines removed are listed before lines added."""
-    xs, ys = a[alo:ahi], b[blo:bhi]
+    xs, ys = list(a[alo:ahi]), list(b[blo:bhi])  # at most `CELLS` pairs: small
     n, m = len(xs), len(ys)
     rows = [[0] * (m + 1) for _ in range(n + 1)]  # rows[i][j]: common lines of xs[i:] and ys[j:]
     for i in range(n - 1, -1, -1):

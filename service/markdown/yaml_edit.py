@@ -33,6 +33,15 @@ from typing import TYPE_CHECKING, Any
 from service.errors import ComputeBudgetExceeded, ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown import line_ends
+from service.markdown.yaml_as_written import (
+    FRACTION_PAST_MICROSECONDS,
+    DateAsWritten,
+    FloatAsWritten,
+    IntAsWritten,
+    TimeAsWritten,
+    float_as_written,
+    timestamp_as_written,
+)
 
 # ruamel is imported where it is used: loading it costs ~12 ms that a server start does not need.
 if TYPE_CHECKING:
@@ -46,44 +55,45 @@ _SEQ_INDENT = re.compile(r"^( *)- ", re.MULTILINE)
 _KEY_LINE = re.compile(r"^\S[^:\n]*:[ \t]*$", re.MULTILINE)
 
 
-class _DateAsWritten(str):
-    """A date-shaped value that is no date (`2023-02-29`, `2024-13-01`): read as its text, as
-    Obsidian shows it (ruamel raised, and the note's properties could be neither read nor edited),
-    and written back as it was, unquoted (`_yaml` registers both)."""
-
-    __slots__ = ()
-
-
-class _IntAsWritten(str):
-    """An int Python will not convert (past 4,300 digits): its text, written back plain."""
-
-    __slots__ = ()
-
-
 _ruamel_classes: tuple[type, type, type] | None = None
 
 
 def _classes() -> tuple[type, type, type]:
-    """ruamel's round-trip constructor, representer and emitter, taught `_DateAsWritten` and
+    """ruamel's round-trip constructor, representer and emitter, taught `DateAsWritten` and
     Obsidian's quotes (made once)."""
     global _ruamel_classes
     if _ruamel_classes is None:
         from ruamel.yaml.constructor import RoundTripConstructor
-        from ruamel.yaml.emitter import Emitter as RoundTripEmitter
+        from ruamel.yaml.emitter import RoundTripEmitter
         from ruamel.yaml.representer import RoundTripRepresenter
 
         class Constructor(RoundTripConstructor):
             def construct_yaml_timestamp(self, node: Any, values: Any = None) -> Any:
                 try:
-                    return super().construct_yaml_timestamp(node, values)
+                    value = super().construct_yaml_timestamp(node, values)
                 except ValueError:
-                    return _DateAsWritten(node.value)
+                    return DateAsWritten(node.value)
+                if isinstance(value, dt.datetime) and FRACTION_PAST_MICROSECONDS.search(str(node.value)):
+                    # nanoseconds ('…T10:00:00.123456789Z'): Python keeps microseconds, and an edit of
+                    # another property wrote '.123457Z'; the value reads as before, its text is kept
+                    held = timestamp_as_written(value)
+                    held.text = str(node.value)
+                    return held
+                return value
+
+            def construct_yaml_float(self, node: Any) -> Any:
+                value = super().construct_yaml_float(node)
+                if isinstance(value, float) and float_as_written(str(node.value), value):
+                    held = FloatAsWritten(value)
+                    held.text = str(node.value)
+                    return held
+                return value
 
             def construct_yaml_int(self, node: Any) -> Any:
                 try:
                     return super().construct_yaml_int(node)
                 except ValueError:
-                    return _IntAsWritten(node.value)
+                    return IntAsWritten(node.value)
 
         class Representer(RoundTripRepresenter):
             pass
@@ -132,13 +142,18 @@ def _classes() -> tuple[type, type, type]:
 
         Constructor.add_constructor("tag:yaml.org,2002:timestamp", Constructor.construct_yaml_timestamp)
         Constructor.add_constructor("tag:yaml.org,2002:int", Constructor.construct_yaml_int)
+        Constructor.add_constructor("tag:yaml.org,2002:float", Constructor.construct_yaml_float)
         # Tagged as the timestamp it looks like, so it is written plain (it resolves to that tag).
         Representer.add_representer(
-            _DateAsWritten, lambda rep, data: rep.represent_scalar("tag:yaml.org,2002:timestamp", str(data))
+            DateAsWritten, lambda rep, data: rep.represent_scalar("tag:yaml.org,2002:timestamp", str(data))
         )
         Representer.add_representer(
-            _IntAsWritten, lambda rep, data: rep.represent_scalar("tag:yaml.org,2002:int", str(data))
+            IntAsWritten, lambda rep, data: rep.represent_scalar("tag:yaml.org,2002:int", str(data))
         )
+        for kind, tag in ((FloatAsWritten, "float"), (TimeAsWritten, "timestamp")):
+            Representer.add_representer(
+                kind, lambda rep, data, tag=tag: rep.represent_scalar(f"tag:yaml.org,2002:{tag}", data.text)
+            )
         _ruamel_classes = (Constructor, Representer, Emitter)
     return _ruamel_classes
 
@@ -350,7 +365,7 @@ def to_yaml_value(value: Any) -> Any:
             dt.datetime.fromisoformat(value)
         except ValueError:
             return value
-        return _DateAsWritten(value)  # plain, as Obsidian writes a date & time; it reads back as this text
+        return DateAsWritten(value)  # plain, as Obsidian writes a date & time; it reads back as this text
     if isinstance(value, str):
         return yaml_text(value)
     if isinstance(value, list):

@@ -13,15 +13,57 @@ is added (Observations before Relations, Relations after Observations, both afte
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Protocol
 
 OBS_HEADING = "## Observations"
 REL_HEADING = "## Relations"
+# a list item's start as CommonMark and Obsidian read it: up to three spaces, a bullet (`-`, `*`,
+# `+`) or a number of 1-9 digits and `.` or `)`, then spaces or a tab (or the line's end: an empty item)
+_ITEM = re.compile(r" {0,3}(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
+_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")  # `- - -`, `* * *`: a thematic break, no item
+_ORDERED = re.compile(r"( {0,3})([0-9]{1,9})([.)])([ \t]*)")
+
+
+def item_start(line: str) -> str | None:
+    """The start of a list item's line (its indent, marker and the spaces or tab after it); None
+    for a line that starts no list item (a thematic break starts none)."""
+    m = _ITEM.match(line)
+    return None if m is None or _BREAK.fullmatch(line) else m.group()
+
+
+def columns(text: str) -> int:
+    """How many columns `text` (spaces and tabs, a tab to the next multiple of 4) takes."""
+    width = 0
+    for char in text:
+        width = width + 4 - width % 4 if char == "\t" else width + 1
+    return width
+
+
+def content_column(start: str) -> int:
+    """The column an item's text starts at (`start`: `item_start`'s): after the marker and its
+    spaces, or one past the marker when five or more follow (CommonMark: the rest is code in it)."""
+    marker = start.rstrip(" \t")
+    width = columns(start)
+    return columns(marker) + 1 if width - columns(marker) > 4 or width == columns(marker) else width
+
+
+def following(start: str) -> str:
+    """The start of the item after one starting with `start`, in the same list: the same bullet,
+    or the next number with the same delimiter; the same indent and spacing."""
+    m = _ORDERED.fullmatch(start)
+    if m:
+        return f"{m.group(1)}{int(m.group(2)) + 1}{m.group(3)}{m.group(4) or ' '}"
+    return start if start[-1:] in (" ", "\t") else start + " "
 
 
 class Item(Protocol):
-    """An observation or a relation (`service.memory.model`): its line in the memory's form."""
+    """An observation or a relation (`service.memory.model`): its line in the memory's form,
+    which starts with its `marker` (the list item's start as read, `- ` for a new one)."""
+
+    @property
+    def marker(self) -> str: ...
 
     def render(self) -> str: ...
 
@@ -40,8 +82,8 @@ def lines_of(read: list[Line], observations: Sequence[Item], relations: Sequence
     held = {id(item) for item in [*observations, *relations]}
     seen = {id(item) for _, item, _ in read if item is not None}
     new = {
-        "obs": [obs.render() for obs in observations if id(obs) not in seen],
-        "rel": [rel.render() for rel in relations if id(rel) not in seen],
+        "obs": _listed(read, "obs", [obs for obs in observations if id(obs) not in seen]),
+        "rel": _listed(read, "rel", [rel for rel in relations if id(rel) not in seen]),
     }
     inserts: dict[int, list[str]] = {}
     ends: dict[str, int] = {}
@@ -73,6 +115,19 @@ def lines_of(read: list[Line], observations: Sequence[Item], relations: Sequence
     return out + inserts.get(len(read), [])
 
 
+def _listed(read: list[Line], kind: str, items: Sequence[Item]) -> list[str]:
+    """The lines of new items of a section, in the form of the section's list (the marker of its
+    last item read, numbered on), so Obsidian shows them in that list; `- ` in a section with none."""
+    last = [item.marker for section, item, _ in read if section == kind and item is not None][-1:]
+    out = []
+    start = last[0] if last else None
+    for item in items:
+        line = item.render()
+        start = following(start) if start is not None else item.marker
+        out.append(start + line[len(item.marker) :])
+    return out
+
+
 def _place(read: list[Line], kind: str, adding: bool) -> tuple[int, int, int] | None:
     """Where a section's new items go (before which line), whether a blank line goes before them,
     and where the section's text ends; None when the note has no such section."""
@@ -88,7 +143,7 @@ def _place(read: list[Line], kind: str, adding: bool) -> tuple[int, int, int] | 
             at += 1  # the lines that continue the last item (up to a blank line)
         return at, 0, end
     last = read[end - 1][2].lstrip() if end - 1 not in heads else ""
-    blank = adding and bool(last) and not last.startswith(("- ", "* "))
+    blank = adding and bool(last) and item_start(last) is None
     return end, int(blank), end
 
 

@@ -17,12 +17,15 @@ updated: 2026-11-28T07:51:00Z
 - member_of [[Memory/Rock bands|Rock bands]]
 ```
 
-Observations are the list items under `## Observations`: an optional `[category]`, the text
+Observations are the list items under `## Observations` (any marker CommonMark and Obsidian take:
+`-`, `*`, `+`, `1.`, `1)`, spaces or a tab after it, up to three spaces before it; not an item
+nested in another, not a thematic break; the marker is kept as read, and a new item continues the
+section's list: `service.memory.body`): an optional `[category]`, the text
 (tags and a `(context)` kept in it), provenance as Dataview inline fields and an Obsidian block
 id. A `::` in a text or field value gets a backslash before its second colon, and a text that
 starts with `[` one before the bracket (Markdown escapes, shown as typed in Obsidian; `escape`,
 `unescape`), so what an agent gives reads back as given, never as provenance, a category or a
-task box of its own. Relations are the list items under `## Relations`: a relation type and
+task box of its own. Relations are the list items under `## Relations` (likewise): a relation type and
 one wikilink. A line of a code block is code, never an item. Every other line of the body (a
 person's paragraph, blank line, callout, comment, heading, what comes before and after the
 sections) is kept where it is, byte for byte (`Entity.lines`, `service.memory.body`): a memory
@@ -48,7 +51,7 @@ from typing import Any
 
 from service.markdown import fences, line_ends
 from service.markdown.frontmatter import split, write_refusal
-from service.memory.body import OBS_HEADING, REL_HEADING, Line, lines_of
+from service.memory.body import OBS_HEADING, REL_HEADING, Line, columns, content_column, item_start, lines_of
 from service.memory.front import kept_front
 from service.vault.invisible import shows_nothing
 from service.vault.paths import with_md
@@ -60,11 +63,11 @@ _HEADING2 = re.compile(r"##[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*")
 # - [category] text [key:: value]... ^block (a value may hold wikilinks: [source:: [[Note]]])
 _VALUE = r"(?:[^\[\]]|\[\[[^\[\]]*\]\])*"
 _OBS = re.compile(
-    r"^- (?:\[(?P<category>[^\]\[:]{1,60})\] )?(?P<text>.*?)(?P<fields>(?: \[[a-z_]+:: " + _VALUE + r"\])*)"
+    r"(?:\[(?P<category>[^\]\[:]{1,60})\] )?(?P<text>.*?)(?P<fields>(?: \[[a-z_]+:: " + _VALUE + r"\])*)"
     r"(?: \^(?P<block>[A-Za-z0-9-]+))?\s*$"
 )
 _FIELD = re.compile(r"\[([a-z_]+):: (" + _VALUE + r")\]")
-_REL = re.compile(r"^- (?P<type>[^\[\]]{1,100}?) \[\[(?P<target>[^\]|#]+)(?:\|[^\]]*)?\]\]\s*$")
+_REL = re.compile(r"(?P<type>[^\[\]]{1,100}?) \[\[(?P<target>[^\]|#]+)(?:\|[^\]]*)?\]\]\s*$")
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]`%~\x00-\x1f\x7f]')
 _ESCAPABLE = re.compile(r"(\\*)([:\[])")  # a ':' or '[' and the backslashes right before it
 _TAG = re.compile(r"(?<![^\s(])#([\w/-]+)")  # Obsidian's: after a space (or an opening parenthesis)
@@ -80,6 +83,7 @@ class Observation:
     block_id: str = ""
     fields: dict[str, str] = field(default_factory=dict)  # provenance: recorded, by, source, date
     raw: str | None = None  # the line as read: written back unchanged (a person's own wording)
+    marker: str = "- "  # its list item's start as read (`1. `, `*\t`, ` - `): kept when the line changes
 
     def render(self) -> str:
         if self.raw is not None:
@@ -88,16 +92,17 @@ class Observation:
             self.block_id = new_block_id()
         head = f"[{self.category}] " if self.category else ""
         extra = "".join(f" [{k}:: {escape(v)}]" for k, v in self.fields.items() if v)
-        return f"- {head}{escape(self.text, first=True)}{extra} ^{self.block_id}"
+        return f"{self.marker}{head}{escape(self.text, first=True)}{extra} ^{self.block_id}"
 
 
 @dataclass(frozen=True, slots=True)
 class Relation:
     relation_type: str
     target: str  # the target's link text (a note path without .md, or a name)
+    marker: str = field(default="- ", compare=False)  # its list item's start as read
 
     def render(self) -> str:
-        return f"- {self.relation_type} [[{self.target}]]"
+        return f"{self.marker}{self.relation_type} [[{self.target}]]"
 
 
 @dataclass(slots=True)
@@ -297,6 +302,8 @@ def parse(text: str, stem: str = "") -> Entity:
     section, lines = "pre", list[Line]()
     entity.lines = lines
     titled, code, comments, open_from = False, fences.CodeScanner(), fences.Comments(), None
+    listed: int | None = None  # the column the section's last top-level item's text starts at
+    gap = False  # a blank line since the last line of text
     for no, line in enumerate(body.split("\n")):
         stripped = line.rstrip()
         hidden = _hidden(line, code, comments)  # a line of code or of a comment: no heading, no item
@@ -312,22 +319,24 @@ def parse(text: str, stem: str = "") -> Entity:
             if heading and (kind := _SECTIONS.get(heading.group(1).casefold())) is not None:
                 section, entity.headings[kind] = kind, stripped
                 lines.append((kind + "#", None, line))
+                listed = None
                 continue
             if section != "pre":
-                section = "tail"
+                section, listed = "tail", None
+        start, listed, gap = _top_item(stripped, listed, gap) if section in ("obs", "rel") else (None, None, False)
         item: Observation | Relation | None = None
         if section == "pre" and not titled and stripped.startswith("# "):
             titled = True
             entity.title = line
             entity.name = entity.name or stripped[2:].strip()
-        elif section == "obs" and (m := _OBS.match(stripped) if stripped.startswith("- ") else None):
+        elif section == "obs" and start is not None and (m := _OBS.match(stripped, len(start))):
             if m.group("text").strip():
                 fields = {k: unescape(v) for k, v in _FIELD.findall(m.group("fields") or "")}
                 text = unescape(m.group("text").strip())
-                item = Observation(text, m.group("category"), m.group("block") or "", fields, stripped)
+                item = Observation(text, m.group("category"), m.group("block") or "", fields, stripped, start)
                 entity.observations.append(item)
-        elif section == "rel" and (m := _REL.match(stripped)):
-            item = Relation(m.group("type"), m.group("target").strip())
+        elif section == "rel" and start is not None and (m := _REL.match(stripped, len(start))):
+            item = Relation(m.group("type"), m.group("target").strip(), start)
             entity.relations.append(item)
         lines.append((section, item, line))
     if open_from is not None:  # a block never closed: the rest of the note is in it, no new item goes there
@@ -336,6 +345,21 @@ def parse(text: str, stem: str = "") -> Entity:
     if not entity.name and fm.error is not None and stem:
         entity.name = name_of_file(stem)
     return entity
+
+
+def _top_item(line: str, listed: int | None, gap: bool) -> tuple[str | None, int | None, bool]:
+    """A memory section's line read in order: the start of the top-level list item it begins
+    (`body.item_start`; None: text, a nested item — indented to the text of the item above it —
+    or a line continuing one), the column the list's items' text starts at after it, and whether
+    a blank line came last. A paragraph after a blank line, less indented than that, ends the list."""
+    if not line.strip():
+        return None, listed, True
+    indent = len(line) - len(line.lstrip(" \t"))
+    nested = listed is not None and columns(line[:indent]) >= listed
+    start = None if nested else item_start(line)
+    if start is not None:
+        return start, content_column(start), False
+    return None, None if gap and not nested else listed, False
 
 
 def _hidden(line: str, code: fences.CodeScanner, comments: fences.Comments) -> bool:

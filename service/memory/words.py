@@ -1,8 +1,9 @@
 """The words of memory observations, as the recall index (`service.memory.recall`) counts them:
 lower-cased, accents on Latin letters taken off ("crêpes" is "crepes", as the note index reads
-them), common function words dropped and each word stemmed by the Snowball English
-stemmer (`paints`, `painted`, `painting` are `paint`; `lives` and `live` are `live`; `bake` and
-`baked`, `studies` and `study` fold together), the same at index and at query time and for the
+them), common function words dropped, an irregular verb's past forms read as the verb (`went`
+and `gone` are `go`, `drew` and `drawn` `draw`: the stemmer leaves them apart) and each word stemmed
+by the Snowball English stemmer (`paints`, `painted`, `painting` are `paint`; `lives` and `live`
+are `live`; `bake` and `baked`, `studies` and `study` fold together), the same at index and at query time and for the
 near-duplicate checks (`word_set`, the consolidation plane's duplicates); each observation's own
 words, and the words around it (the entity's name and type, and the observations just before and
 after it in the entity's note)."""
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
+from service.retrieval.unspaced import bag_words
+
 if TYPE_CHECKING:
     import numpy as np
 else:
@@ -32,6 +35,32 @@ _STOP_WORDS = (
     "can could about as so but if not no yes"
 )
 _STOP = frozenset(_STOP_WORDS.split())
+
+# English irregular verbs, the verb and its past forms (`drew` is `draw`, `went` `go`), which the
+# stemmer leaves apart; forms as often another word (`ground`, `left`, `rose`, `lay`, `found`, `saw`,
+# `felt`, `fell`, `lit`, `born`, `bit`) are left out
+_IRREGULAR_VERBS = (
+    "arise arose arisen|awake awoke awoken|beat beat beaten|become became become|begin began begun|"
+    "bend bent bent|bite bitten bitten|bleed bled bled|blow blew blown|break broke broken|breed bred bred|"
+    "bring brought brought|build built built|burn burnt burnt|buy bought bought|catch caught caught|"
+    "choose chose chosen|come came come|creep crept crept|deal dealt dealt|dig dug dug|draw drew drawn|"
+    "dream dreamt dreamt|drink drank drunk|drive drove driven|eat ate eaten|fall fallen fallen|"
+    "feed fed fed|fight fought fought|flee fled fled|fly flew flown|forbid forbade forbidden|"
+    "forget forgot forgotten|forgive forgave forgiven|freeze froze frozen|get got gotten|give gave given|"
+    "go went gone|grow grew grown|hang hung hung|hear heard heard|hold held held|keep kept kept|"
+    "kneel knelt knelt|know knew known|lead led led|leap leapt leapt|learn learnt learnt|lend lent lent|"
+    "lose lost lost|make made made|mean meant meant|meet met met|pay paid paid|ride rode ridden|"
+    "ring rang rung|rise risen risen|run ran run|say said said|see seen seen|seek sought sought|"
+    "sell sold sold|send sent sent|shake shook shaken|shine shone shone|shoot shot shot|show shown shown|"
+    "shrink shrank shrunk|sing sang sung|sink sank sunk|sit sat sat|sleep slept slept|slide slid slid|"
+    "speak spoke spoken|spend spent spent|spin spun spun|spring sprang sprung|stand stood stood|"
+    "steal stole stolen|stick stuck stuck|sting stung stung|strike struck struck|swear swore sworn|"
+    "sweep swept swept|swim swam swum|swing swung swung|take took taken|teach taught taught|"
+    "tear tore torn|tell told told|think thought thought|throw threw thrown|"
+    "understand understood understood|wake woke woken|wear wore worn|weave wove woven|weep wept wept|"
+    "win won won|write wrote written"
+)
+_IRREGULAR = {form: line.split()[0] for line in _IRREGULAR_VERBS.split("|") for form in line.split()[1:]}
 NAME_WORDS_MAX = 8  # longest entity name (in words) looked for in a query
 STEM_MAX = 40  # a longer "word" (an id, a hash, a run of letters) is kept as it is
 
@@ -55,6 +84,7 @@ def fold(word: str) -> str:
     """`word` (lower-cased) without accents and stemmed; a conversation's words repeat, so most
     are a cache hit."""
     global _STEMMER
+    word = _IRREGULAR.get(word, word)
     if not word.isascii():
         word = _without_accents(word)
     if len(word) > STEM_MAX:
@@ -68,7 +98,9 @@ def fold(word: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    return [fold(w) for w in _WORD.findall(text.lower()) if w not in _STOP]
+    """Chinese, Japanese, Korean or Thai text as its pairs of characters (`unspaced.bag_words`):
+    "喜欢机器学习" was one word, which a question about 机器学习 never shares."""
+    return [fold(p) for w in _WORD.findall(text.lower()) if w not in _STOP for p in bag_words(w)]
 
 
 @lru_cache(maxsize=65_536)

@@ -9,9 +9,13 @@ MCP transport session makes the trace work the same over stdio, stateless HTTP a
 Guarantees: `mirror()` only appends to a bounded queue (never awaits, never raises); a
 background task writes the lines, and a failed write drops them and counts
 `vaultgate_observe_drops_total{sink="trace"}`. Open sessions survive a restart (agent_sessions).
-Several servers on one data folder share `agent_sessions`: `current`, which start_session and
-end_session ask, adopts a session another server opened and forgets one it ended; `claim` opens
-a row only where the caller has none open, so two starts at once open one session.
+Several servers on one data folder share `agent_sessions`: `current` (start_session and
+end_session) and `seen` (the observe layer, once per call: one indexed point read on the loop)
+adopt a session another server opened and forget one it ended, so each call's audit row and trace
+line follow the shared state from the very next call; `claim` opens a row only where the caller
+has none open, so two starts at once open one session. The trace writer still checks each batch's
+sessions are open (`_still_open`): a call that was running when another server ended the session
+is written only if it started before the end.
 """
 
 from __future__ import annotations
@@ -21,19 +25,27 @@ import contextlib
 import hashlib
 import json
 import logging
+import os
 import sqlite3
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from service.obs.metrics import Metrics
-from service.storage.db import Database
+from service.storage.db import Database, DbError
 from service.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 QUEUE_LIMIT = 10_000
+STAMP_LIMIT = 65_536  # bytes of `sessions.stamp` (one a start or end) before it starts afresh
+# The caller's open session: through `agent_sessions_by_end` (the open rows only, a few).
+_OPEN_SQL = (
+    "SELECT id, name, trace_path, started_at, calls FROM agent_sessions"
+    " WHERE caller = ? AND vault_id = ? AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1"
+)
 
 
 def caller_hash(subject: str) -> str:
@@ -61,6 +73,11 @@ class SessionTraces:
         self.metrics = metrics
         self.roots = roots  # vault id -> vault root, to find trace files of sessions left open
         self._open: dict[tuple[str, str], Session] = {}
+        # `seen`: the stamp every start and end on this data folder touches, and the callers whose
+        # registry entry answers for the stamp as last seen.
+        self.stamp = db.path.with_name("sessions.stamp")
+        self._stamp_seen: tuple[int, int, int] | None = None
+        self._settled: set[tuple[str, str]] = set()
         self._queue: deque[tuple[Session, dict[str, Any]]] = deque()
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
@@ -70,32 +87,99 @@ class SessionTraces:
     # -- registry ----------------------------------------------------------------------------
 
     def active(self, caller: str, vault_id: str) -> Session | None:
+        """The caller's open session as this process's registry holds it (no read)."""
         return self._open.get((caller, vault_id))
+
+    def seen(self, caller: str, vault_id: str) -> Session | None:
+        """The caller's open session as `agent_sessions` holds it now, for the call being recorded,
+        so a session another server opened or ended counts from this server's very next call. The
+        shared state is read once per call as the stamp's `os.stat` (~1 us): only when a start or
+        end anywhere changed it since the caller's last answer is the row read (one indexed
+        `Database.point_read` on the loop, 8-40 us). Should the database be busy, the registry
+        answers (`active`)."""
+        key = (caller, vault_id)
+        stamp = self._stamp_key()
+        if stamp is None or stamp != self._stamp_seen:
+            self._settled.clear()
+            self._stamp_seen = stamp
+        elif key in self._settled:
+            return self._open.get(key)
+        try:
+            row = self.db.point_read(_OPEN_SQL, key)
+        except DbError:
+            return self.active(caller, vault_id)
+        found = self._align(caller, vault_id, row, self._exists)
+        if stamp is not None and (found is None or self._open.get(key) is found):
+            self._settled.add(key)  # none open, or adopted: a session whose trace has no header is read again
+        return self._open.get(key)
+
+    def _stamp_key(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.stamp)
+        except FileNotFoundError:
+            return (0, 0, 0)  # no start or end has written it yet
+        except OSError:
+            return None  # not known: the row is read
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def _touch(self) -> None:
+        """Tell every server on this data folder that a session started or ended: one byte appended
+        (the size grows at each change; a new file, so a new inode, past `STAMP_LIMIT`). After the
+        row's change, so a server that sees the new stamp reads the new row."""
+        full = False
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                full = os.stat(self.stamp).st_size >= STAMP_LIMIT
+            if full:
+                tmp = self.stamp.with_name(f"{self.stamp.name}.{os.getpid()}.tmp")
+                tmp.write_bytes(b"\n")
+                os.replace(tmp, self.stamp)
+                return
+            fd = os.open(self.stamp, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, b"\n")
+            finally:
+                os.close(fd)
+        except OSError:  # the other servers see the change at their next start/end or restart
+            log.warning("session stamp %s not written", self.stamp, exc_info=True)
 
     async def current(self, caller: str, vault_id: str) -> Session | None:
         """The caller's open session in the vault as `agent_sessions` holds it, this process's
         registry brought in line first: another server on the same data folder may have opened
         it (adopted: traced here too) or ended it (forgotten: no longer traced here)."""
-        row = await self.db.fetchone(
-            "SELECT id, name, trace_path, started_at, calls FROM agent_sessions"
-            " WHERE caller = ? AND vault_id = ? AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1",
-            (caller, vault_id),
-        )
+        row = await self.db.fetchone(_OPEN_SQL, (caller, vault_id))
+        known = self._align(caller, vault_id, row, None)
+        if known is not None and self._open.get((caller, vault_id)) is not known:
+            return await self._adopt(known)
+        return known
+
+    def _align(self, caller: str, vault_id: str, row: Any, exists: Callable[[Session], bool] | None) -> Session | None:
+        """The registry brought in line with the caller's open row (None: none open). A session not
+        yet known here is adopted once `exists` says its trace has its header (None: not asked)."""
         key, root = (caller, vault_id), self.roots.get(vault_id)
         known = self._open.get(key)
         if row is None or root is None:
             self._open.pop(key, None)
             return None
-        if known is None or known.id != str(row[0]):
-            known = Session(str(row[0]), vault_id, caller, str(row[1]), str(row[2]), root / str(row[2]), float(row[3]))
-            known.calls = int(row[4])
-            # Adopted once its start wrote the trace's header: a line traced before would make the file
-            # (the start's create-only write would then fail).
-            if await asyncio.to_thread(known.trace_file.exists):
-                self._open[key] = known
-            else:
-                self._open.pop(key, None)
-        return known
+        if known is not None and known.id == str(row[0]):
+            return known
+        self._open.pop(key, None)
+        found = Session(str(row[0]), vault_id, caller, str(row[1]), str(row[2]), root / str(row[2]), float(row[3]))
+        found.calls = int(row[4])
+        if exists is not None and exists(found):
+            self._open[key] = found
+        return found
+
+    async def _adopt(self, session: Session) -> Session:
+        if await asyncio.to_thread(self._exists, session):
+            self._open.setdefault((session.caller, session.vault_id), session)
+        return session
+
+    @staticmethod
+    def _exists(session: Session) -> bool:
+        # Adopted once its start wrote the trace's header: a line traced before would make the file
+        # (the start's create-only write would then fail).
+        return session.trace_file.exists()
 
     async def claim(self, session: Session) -> bool:
         """Insert the session's row unless the caller has one open in the vault: one statement, so
@@ -120,8 +204,13 @@ class SessionTraces:
         await self.db.run_write(lambda c: c.execute("DELETE FROM agent_sessions WHERE id = ?", (session.id,)))
 
     def register(self, session: Session) -> None:
-        """Trace the caller's calls into the claimed session (its trace file now starts with its header)."""
+        """Trace the caller's calls into the claimed session (its trace file now starts with its header).
+        A call that ended meanwhile may have adopted it already (`seen`): its count carries over."""
+        adopted = self._open.get((session.caller, session.vault_id))
+        if adopted is not None and adopted.id == session.id and adopted is not session:
+            session.calls += adopted.calls
         self._open[(session.caller, session.vault_id)] = session
+        self._touch()
 
     async def close(self, session: Session) -> float:
         """End a session: its last lines are written before the row is closed."""
@@ -133,6 +222,7 @@ class SessionTraces:
                 "UPDATE agent_sessions SET ended_at = ?, calls = ? WHERE id = ?", (ended, session.calls, session.id)
             )
         )
+        self._touch()
         return ended
 
     # -- mirroring ---------------------------------------------------------------------------
@@ -188,13 +278,38 @@ class SessionTraces:
 
     async def _flush(self) -> None:
         while self._queue:
-            batch = [self._queue.popleft() for _ in range(len(self._queue))]
+            batch = await self._still_open([self._queue.popleft() for _ in range(len(self._queue))])
             try:
                 await asyncio.to_thread(_append, batch)
             except Exception:  # a trace failure drops its lines, never the call
                 log.warning("session trace write failed; %d lines dropped", len(batch), exc_info=True)
                 self.metrics.emit_drops.labels(sink="trace").inc()
         self._idle.set()
+
+    async def _still_open(self, batch: list[tuple[Session, dict[str, Any]]]) -> list[tuple[Session, dict[str, Any]]]:
+        """The batch's lines, without those of calls made after their session ended through another
+        server (one query per batch, off the call path); such a session is forgotten here."""
+        ids = list({session.id for session, _ in batch})
+        try:
+            marks = ",".join("?" * len(ids))
+            rows = await self.db.fetchall(
+                f"SELECT id, ended_at FROM agent_sessions WHERE ended_at IS NOT NULL AND id IN ({marks})", tuple(ids)
+            )
+        except Exception:  # noqa: BLE001 - the check never costs a line
+            log.debug("session trace: ended sessions not checked", exc_info=True)
+            return batch
+        ended = {str(row[0]): float(row[1]) for row in rows}
+        if not ended:
+            return batch
+        for session, _ in batch:
+            key = (session.caller, session.vault_id)
+            if session.id in ended and self._open.get(key) is session:  # another server ended it
+                self._open.pop(key)
+        return [
+            (session, event)
+            for session, event in batch
+            if session.id not in ended or not isinstance(at := event.get("at"), int | float) or at <= ended[session.id]
+        ]
 
 
 def _append(batch: list[tuple[Session, dict[str, Any]]]) -> None:

@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from service.obsidian.jsjson import escape_lone
+
 TYPES = ("file", "folder", "search", "graph", "url", "group")
 
 
@@ -50,7 +52,9 @@ def items_of(data: object) -> list[Any]:
 def key_of(item: dict[str, Any]) -> str:
     """The item's own key: its type and a hash of its fields (a group's nested items left out)."""
     own = {k: v for k, v in item.items() if k != "items"}
-    digest = hashlib.sha256(json.dumps(own, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
+    digest = hashlib.sha256(
+        json.dumps(own, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
+    ).hexdigest()
     kind = item.get("type") if isinstance(item.get("type"), str) and item["type"].isalnum() else "item"
     return f"{kind}-{digest[:10]}"
 
@@ -113,5 +117,5 @@ def same_target(item: dict[str, Any], new: dict[str, Any]) -> bool:
 
 
 def dumps(data: dict[str, Any]) -> str:
-    """The layout Obsidian writes (two-space JSON, non-ASCII kept)."""
-    return json.dumps(data, indent=2, ensure_ascii=False)
+    """The layout Obsidian writes (two-space JSON, non-ASCII kept, half a UTF-16 pair escaped)."""
+    return escape_lone(json.dumps(data, indent=2, ensure_ascii=False))

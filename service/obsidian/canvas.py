@@ -204,7 +204,32 @@ def loads(text: str) -> object:
         raise ValueError("nested deeper than JSON is read") from None
     if too_deep(data):
         raise ValueError(f"nested deeper than {MAX_FILE_DEPTH} levels")
-    return data
+    return whole_text(data) if _SURROGATE_ESCAPE.search(text) else data
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # the escape of half a UTF-16 pair
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def whole_text(value: Any) -> Any:
+    """`value` (parsed JSON) with each lone surrogate of its strings and keys as U+FFFD, as
+    Obsidian shows one: JavaScript's JSON.stringify writes half a pair as `\\ud800`, which Python
+    reads as a character that is no text (no UTF-8 for it, no JSON answer, no SQLite row)."""
+    if isinstance(value, str):
+        return value if _whole(value) else _LONE.sub("\ufffd", value)  # a pair was joined by the parser
+    if isinstance(value, list):
+        return [whole_text(v) for v in value]
+    if isinstance(value, dict):
+        return {whole_text(k): whole_text(v) for k, v in value.items()}
+    return value
+
+
+def _whole(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def dumps(canvas: dict[str, Any]) -> str:

@@ -52,7 +52,13 @@ def number(value: int | float) -> str:
 
 
 def string(value: str) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    return escape_lone(json.dumps(value, ensure_ascii=False))
+
+
+def escape_lone(text: str) -> str:
+    """JSON text from `json.dumps(..., ensure_ascii=False)` with each lone surrogate (half a UTF-16
+    pair, only ever inside a string) written as its escape, as JavaScript writes it: the text is
+    then UTF-8 (a file can hold it) and reads back as the same value."""
     if _LONE_SURROGATE.search(text):
         text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return text

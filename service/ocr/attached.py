@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from service.obsidian.attachments import kind_of
+from service.retrieval.unspaced import words_text
 
 MARK = "\n\x1e\n"
 KINDS = ("image", "pdf")
@@ -86,6 +87,8 @@ def refresh_embedders(conn: sqlite3.Connection, vault_id: str, paths: Sequence[s
             continue
         body = with_texts(str(row[0]), texts_for(conn, vault_id, targets))
         if body != row[0]:
-            conn.execute("UPDATE note_text SET body = ? WHERE note_id = ?", (body, note_id))
+            conn.execute(
+                "UPDATE note_text SET body = ?, body_words = ? WHERE note_id = ?", (body, words_text(body), note_id)
+            )
             changed += 1
     return changed

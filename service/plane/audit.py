@@ -13,8 +13,12 @@ collisions and unlinked mentions (link suggestions). Reads the index only.
 - `unlinked_mention`: a note's prose names another note's title (the very words, case-blind; a
   note of the same name is a namesake, not a mention; the text of links, embeds and code is no
   prose: `service.graph.mentions.prose`) without
-  linking it; the most linked notes' titles are looked for first, then those of notes nothing
-  links yet (`MENTION_TITLES` in all), through the full-text index.
+  linking it; the most linked notes' titles are looked for first (`MOST_LINKED`), then the other
+  notes' in turn, through the full-text index, as many as fit in one run's budget
+  (`MENTIONS_BUDGET_S`, at most `MENTION_TITLES`): every title of a vault of a few thousand notes
+  in one run; in a larger one each run goes on in path order after the last title it looked for
+  (kept from run to run, `JobContext.kept`), so successive runs look for every title. A mention of
+  a title this run did not look for stays as it was (not gone: `JobContext.spare`).
 
 The notes under `Digests/` are the plane's own output, which links and quotes the notes that
 changed: their links, tags and text count for none of these (a digest linking a note does not make
@@ -29,6 +33,7 @@ caller whose token narrows what it may read is shown only those it may read ever
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import json
 import re
@@ -43,10 +48,15 @@ from service.plane.digest import FOLDER
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
 from service.plane.reader import readable
+from service.retrieval.unspaced import searched
 from service.storage.db import DbOperationalError, schema_changed
 from service.vault.settings_files import template_folders
 
-MENTION_TITLES = 300  # titles looked for as unlinked mentions (the most linked notes first, then unlinked ones)
+# titles looked for as unlinked mentions a run at most (the most linked notes first, then the others
+# in turn, within `MENTIONS_BUDGET_S`): a title costs well under a millisecond where few notes name it
+# (599 titles: 34 ms), so a vault of a few thousand notes is looked at whole in one run
+MENTION_TITLES = 5000
+MOST_LINKED = 200  # of those, the most linked notes' at most: the others' turn comes at every run
 MENTIONS_PER_TITLE = 20
 MIN_TITLE = 5  # characters: shorter titles are too common as words
 MENTIONS_BUDGET_S = 10.0  # the longest one run looks for unlinked mentions
@@ -265,17 +275,18 @@ class Audit:
         by_id = {int(nid): (str(path), str(etag)) for nid, path, _, _, _, etag in notes}
         titles = {str(p): str(t) for _, p, _, t, _, _ in notes}
 
-        def most_linked(c: sqlite3.Connection) -> list[str]:
+        def most_linked(c: sqlite3.Connection) -> tuple[list[str], list[str]]:
             rows = c.execute(
                 "SELECT target_path, COUNT(*) AS n FROM links WHERE vault_id = ? AND target_path LIKE '%.md'"
-                f" AND src_id NOT IN {_NOT_OWN} GROUP BY target_path ORDER BY n DESC LIMIT ?",
-                (vid, vid, OWN, MENTION_TITLES),
+                f" AND src_id NOT IN {_NOT_OWN} GROUP BY target_path ORDER BY n DESC, target_path LIMIT ?",
+                (vid, vid, OWN, MOST_LINKED),
             ).fetchall()
             linked = [str(r[0]) for r in rows if str(r[0]) in titles]  # a note a reader may see
-            seen = set(linked)  # then the notes nothing links yet, while the budget lasts (notes only, as above:
-            # a canvas or an attachment is titled by its basename too, and 'Board' in a sentence is no link to a board)
-            unlinked = [p for p in sorted(titles) if p not in seen and p.lower().endswith(".md")]
-            return (linked + unlinked)[:MENTION_TITLES]
+            seen = set(linked)  # then the other notes, in turn (notes only, as above: a canvas or an
+            # attachment is titled by its basename too, and 'Board' in a sentence is no link to a board)
+            others = [p for p in sorted(titles) if p not in seen and p.lower().endswith(".md")]
+            at = bisect.bisect_right(others, after)  # after the last one the last run looked for
+            return linked, (others[at:] + others[:at])[: MENTION_TITLES - len(linked)]
 
         def mentioning(target: str, phrase: str) -> Any:
             def read(c: sqlite3.Connection) -> list[tuple[str, str]]:
@@ -311,11 +322,22 @@ class Audit:
 
         out: list[Finding] = []
         until = time.monotonic() + MENTIONS_BUDGET_S
-        for target in await ctx.read(most_linked):
+        after = str(ctx.kept.get("mentions_after") or "")
+        linked, in_turn = await ctx.read(most_linked)
+        looked: set[str] = set()
+        # the mentions of a title not looked for this run stay open (while the note that names it is one)
+        ctx.spare["unlinked_mention"] = lambda d: (
+            d.get("target") in titles and d.get("target") not in looked and d.get("path") in titles
+        )
+        turn = set(in_turn)
+        for target in linked + in_turn:
+            looked.add(target)
+            if target in turn:
+                ctx.kept["mentions_after"] = target
             title = titles.get(target, "")
             if len(title) < MIN_TITLE or not re.search(r"[A-Za-z]", title):
                 continue
-            phrase = '"' + title.replace('"', " ") + '"'
+            phrase = '"' + searched(title).replace('"', " ") + '"'  # as the word index holds it
             for path, etag in (await ctx.read(mentioning(target, phrase)))[:MENTIONS_PER_TITLE]:
                 out.append(
                     Finding(

@@ -6,10 +6,11 @@ Each observation is read for the attribute it states (`attribute`: "works at Acm
 acme, "moved to Berlin in 2021" → city berlin, "Budget is 5000" → budget 5000, "Has two cats at
 home" → `has cat at home` 2; numbers in words are read as numbers). Two observations
 of one entity that give one attribute different values contradict each other; ordered by their
-date (the `date` field, else `recorded`, else their order in the note), the newer supersedes the
-older. A fact stated in the past ("Worked at Acme", "Lived in Paris", "Role was nurse") is
-history and contradicts nothing: "Worked at Acme" / "Worked at Globex" are both true, and "Worked
-at Acme" / "Works at Globex" is a change; a present perfect ("Has worked at Acme since 2015")
+date (the `date` field, else a date the text gives, "Moved to Oslo in March 2016", else
+`recorded`, else their order in the note: `fact_date`), the newer supersedes the older. A fact
+stated in the past ("Worked at Acme", "Lived in Paris", "Role was nurse") is history and
+contradicts nothing: "Worked at Acme" / "Worked at Globex" are both true, and "Worked at Acme" /
+"Works at Globex" is a change; a present perfect ("Has worked at Acme since 2015")
 states the present. The plan marks the older one valid until the newer one's date and superseded by it
 (`supersede_observation`): nothing is deleted, the history stays in the note, and an observation
 already marked is not reported again.
@@ -26,6 +27,7 @@ from service.plane.duplicates import PAST, PERFECT, facts
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
 from service.plane.numbers import as_digits
+from service.plane.spelt import MONTH_NAMES as _MONTH_NAMES
 
 _V = r"(?P<v>[^,.;!?]+)"
 _FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -141,8 +143,33 @@ def same_value(a: str, b: str) -> bool:
     return long[: len(short)] == short
 
 
-def _when(obs: Observation) -> str:
-    return obs.fields.get("date") or obs.fields.get("recorded") or ""
+_MONTH = {m: n for n, m in enumerate(_MONTH_NAMES, 1)}
+_SAID_DATE = re.compile(
+    r"\b(?P<iso>(?:19|20)\d\d-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)\b"
+    rf"|\b(?:(?P<day>[0-3]?\d) )?(?P<month>{'|'.join(_MONTH_NAMES)}) (?P<year>(?:19|20)\d\d)\b"
+    r"|\b(?:in|since|from|during|around) (?P<bare>(?:19|20)\d\d)\b(?!-\d)",
+    re.I,
+)
+
+
+def said_date(text: str) -> str:
+    """The date an observation's text gives its fact ("Moved to Oslo in March 2016": '2016-03';
+    "in 2019-03-05", "5 March 2019", "since 2015"), as its `date` field would be written; ''
+    for none."""
+    found = _SAID_DATE.search(text)
+    if found is None:
+        return ""
+    if found["iso"] or found["bare"]:
+        return str(found["iso"] or found["bare"])
+    month = f"{found['year']}-{_MONTH[found['month'].lower()]:02d}"
+    return f"{month}-{int(found['day']):02d}" if found["day"] and 0 < int(found["day"]) <= 31 else month
+
+
+def fact_date(obs: Observation) -> str:
+    """When an observation's fact held, to order two of them: its `date` field, else the date its
+    text gives ("Moved to Oslo in March 2016" recorded in 2024 still moved in 2016), else when it
+    was `recorded`; '' when none says (then its place in the note decides)."""
+    return obs.fields.get("date") or said_date(obs.text) or obs.fields.get("recorded") or ""
 
 
 class Contradictions:
@@ -167,7 +194,7 @@ class Contradictions:
                 continue  # already superseded
             found = _stated(obs.text)
             if found is not None and not found[2]:  # history stays true beside any later fact
-                stated.setdefault(found[0], []).append((_when(obs), position, obs, found[1]))
+                stated.setdefault(found[0], []).append((fact_date(obs), position, obs, found[1]))
         out = []
         for attr, items in stated.items():
             items.sort(key=lambda item: (item[0], item[1]))

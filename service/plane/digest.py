@@ -2,13 +2,19 @@
 changed per folder with their first sentence, the open tasks among them, and the memory entities
 updated. One finding a run (kind `digest`), whose plan writes it as a note under `Digests/`
 (`create_note`); the first run of a vault looks back one day, and a run while a digest is not
-kept yet (open) back to where that one started (`open_since`), which it then replaces. The day's first digest kept is
+kept yet (open) back to where that one started (`open_since`), which it then replaces — so to
+where the last digest kept ended, but never more than `WINDOW_DAYS` back. It counts every note
+changed in that window (and their open tasks), listing the newest `NOTES_LISTED` of a folder by
+name and the others as "… and N more"; `LISTED_IN_ALL` notes at most, taken over the folders in
+turn, so a folder whose changes are older than the rest's is named too (`to_list`), and one left
+without a name past that bound says so. The day's first digest kept is
 `Digests/<day> digest.md`; once that note exists, a later run's digest is
 `Digests/<day> digest <HH-MM>.md` (the run's UTC time; `-2`, `-3`… after it when taken too), a
 finding of its own (key `digest:<day> <HH-MM>`), so each run's digest can be kept. Notes under
 `Digests/` (the plane's own output) are not counted as changes, nor is a note the vault's path ACL
-keeps from a reader or one the sensitive rules flag (`service.plane.reader`): a digest never
-lists, links or quotes them, nor counts their tasks (nor names a memory entity a reader may not see).
+keeps from a reader (`service.plane.reader`), nor its tasks; a note the sensitive rules flag is
+counted with its tasks (a reader may read it, and search finds it) but a digest never lists,
+links or quotes it (nor names a memory entity a reader may not see).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import math
 import re
 import sqlite3
 from collections import defaultdict
+from collections.abc import Callable
 
 from service.obsidian.task_status import open_sql, tasks_sql, vault_statuses
 from service.plane.findings import Finding, still_open
@@ -25,9 +32,15 @@ from service.plane.job import JobContext, Need
 from service.plane.reader import quotable, readable
 from service.storage.db import DbOperationalError
 
-NOTES_LISTED = 50
+NOTES_LISTED = 50  # a folder's notes listed by name (the newest); the rest counted
+LISTED_IN_ALL = 400  # the notes a digest lists at most, over its folders in turn (the newest of each first)
+WINDOW_DAYS = 7  # the longest a digest looks back
 FOLDER = "Digests"  # where digests and written summaries are kept
 _SENTENCE = re.compile(r"[^.!?\n]{12,}[.!?]?")
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else "(vault root)"
 
 
 def _first_sentence(body: str) -> str:
@@ -47,61 +60,90 @@ class Digest:
     async def run(self, ctx: JobContext) -> list[Finding]:
         since = ctx.since if ctx.since is not None else ctx.now - 86_400
         since = min(since, await open_since(ctx, self.name))  # a digest not kept yet: this one covers it
+        since = max(since, ctx.now - WINDOW_DAYS * 86_400)  # none kept for long: the last days, not all of them
         vid = ctx.vault.id
         open_clause, closed = open_sql(vault_statuses(ctx.vault.paths.root), "k.status")  # as list_tasks reads it
         are_tasks, only = tasks_sql(ctx.vault, "k.text")  # the global filter's items, when it has one
+        memory = ctx.memory.folder.strip("/") + "/"
+        own = " AND substr(n.path, 1, ?) != ? AND substr(n.path, 1, ?) != ?"  # not the memory, not the digests
+        apart = (len(memory), memory, len(FOLDER) + 1, FOLDER + "/")
 
-        def read(c: sqlite3.Connection) -> tuple[list[tuple[str, str, float, float, str, str]], dict[str, int]]:
-            rows = c.execute(
-                "SELECT n.path, n.title, n.mtime, n.ctime, t.body, n.tags FROM notes n"
-                " JOIN note_text t ON t.note_id = n.id"
-                " WHERE n.vault_id = ? AND n.mtime > ? ORDER BY n.mtime DESC LIMIT ?",
-                (vid, since, NOTES_LISTED * 4),
+        def read(c: sqlite3.Connection) -> tuple[list[tuple[str, float]], dict[str, int]]:
+            changed = c.execute(
+                f"SELECT n.path, n.mtime FROM notes n WHERE n.vault_id = ? AND n.mtime > ?{own}", (vid, since, *apart)
             ).fetchall()
             tasks = c.execute(
                 "SELECT n.path, COUNT(*) FROM tasks k JOIN notes n ON n.id = k.note_id WHERE n.vault_id = ?"
                 f" AND n.mtime > ? AND {open_clause} AND {are_tasks} GROUP BY n.path",
                 (vid, since, *closed, *only),
             ).fetchall()
-            notes = [(str(a), str(b), float(m), float(ct), str(body), str(g)) for a, b, m, ct, body, g in rows]
-            return notes, {str(p): int(n) for p, n in tasks}
+            return [(str(p), float(m)) for p, m in changed], {str(p): int(n) for p, n in tasks}
+
+        def texts(paths: list[str]) -> Callable[[sqlite3.Connection], list[tuple[str, str, float, str, str]]]:
+            def read(c: sqlite3.Connection) -> list[tuple[str, str, float, str, str]]:
+                rows = []
+                for at in range(0, len(paths), 500):  # the notes to list, with their first sentence
+                    chunk = paths[at : at + 500]
+                    rows += c.execute(
+                        "SELECT n.path, n.title, n.ctime, t.body, n.tags FROM notes n JOIN note_text t"
+                        f" ON t.note_id = n.id WHERE n.vault_id = ? AND n.path IN ({','.join('?' * len(chunk))})",
+                        (vid, *chunk),
+                    ).fetchall()
+                return [(str(a), str(b), float(ct), str(body), str(g)) for a, b, ct, body, g in rows]
+
+            return read
 
         try:
-            rows, tasks_in = await ctx.read(read)
+            changed, tasks_in = await ctx.read(read)
         except DbOperationalError:  # an index without the tasks table's shape: no task count
-            rows, tasks_in = [], {}
+            changed, tasks_in = [], {}
         shown, can_read = quotable(ctx), readable(ctx)  # never a note a reader may not see, nor a flagged one
-        memory = ctx.memory.folder.strip("/") + "/"
         entities = sorted(
             e.entity.name
             for e in ctx.recall.notes.values()
             if (e.entity.updated or "") >= iso(since) and can_read(e.rel)
         )
-        notes = [r[:5] for r in rows if not r[0].startswith((memory, FOLDER + "/")) and shown(r[0], r[5], r[4])]
-        open_tasks = sum(tasks_in.get(r[0], 0) for r in notes)
-        if not notes and not entities:
+        changed = [(p, m) for p, m in changed if can_read(p)]
+        chosen = to_list(changed)
+        tried = {_folder(p) for p in chosen}  # the folders with a note chosen to list (flagged ones are not listed)
+        rows = await ctx.read(texts(sorted(chosen)))
+        order = {p: i for i, p in enumerate(chosen)}
+        rows.sort(key=lambda r: order.get(r[0], len(order)))
+        counted = [p for p, _ in changed]  # every one a reader may see, listed or not
+        notes = [r[:4] for r in rows if shown(r[0], r[4], r[3])]
+        open_tasks = sum(tasks_in.get(p, 0) for p in counted)
+        if not counted and not entities:
             return []
         day = dt.datetime.fromtimestamp(ctx.now, dt.UTC).date().isoformat()
-        by_folder: dict[str, list[tuple[str, str, float, float, str]]] = defaultdict(list)
+        by_folder: dict[str, int] = defaultdict(int)
+        for path in counted:
+            by_folder[_folder(path)] += 1
+        listed: dict[str, list[tuple[str, str, float, str]]] = defaultdict(list)
         for row in notes:
-            by_folder[row[0].rsplit("/", 1)[0] if "/" in row[0] else "(vault root)"].append(row)
+            listed[_folder(row[0])].append(row)
         lines = [
             f"# Digest {day}",
             "",
-            f"Since {iso(since)}: {len(notes)} notes changed, {open_tasks} open tasks in them.",
+            f"Since {iso(since)}: {len(counted)} notes changed, {open_tasks} open tasks in them.",
         ]
-        for folder, items in sorted(by_folder.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            lines += ["", f"## {folder} ({len(items)})", ""]
-            for path, title, _mtime, ctime, body in items[:NOTES_LISTED]:
+        for folder, count in sorted(by_folder.items(), key=lambda kv: (-kv[1], kv[0])):
+            lines += ["", f"## {folder} ({count})", ""]
+            items = listed[folder][:NOTES_LISTED]
+            for path, title, ctime, body in items:
                 new = " (new)" if ctime > since else ""
                 sentence = _first_sentence(body)
                 lines.append(f"- [[{path.removesuffix('.md')}|{title}]]{new}" + (f": {sentence}" if sentence else ""))
+            if not items and folder not in tried:
+                lines.append(f"- {count} notes, none listed (a digest lists {LISTED_IN_ALL} notes at most)")
+            elif count > len(items):
+                lines.append(f"- … and {count - len(items)} more")
         if entities:
             lines += [
                 "",
                 f"## Memory ({len(entities)} entities updated)",
                 "",
                 *(f"- {name}" for name in entities[:NOTES_LISTED]),
+                *([f"- … and {len(entities) - NOTES_LISTED} more"] if len(entities) > NOTES_LISTED else []),
             ]
         content = "\n".join(lines) + "\n"
         key, path = free_note(ctx, "digest")
@@ -110,10 +152,10 @@ class Digest:
                 job=self.name,
                 kind="digest",
                 key=key,
-                title=f"digest of {day}: {len(notes)} notes changed, {len(entities)} entities updated",
+                title=f"digest of {day}: {len(counted)} notes changed, {len(entities)} entities updated",
                 detail={
                     "since": iso(since),
-                    "notes": len(notes),
+                    "notes": len(counted),
                     "folders": len(by_folder),
                     "open_tasks": open_tasks,
                     "entities": entities[:NOTES_LISTED],
@@ -131,6 +173,23 @@ class Digest:
                 },
             )
         ]
+
+
+def to_list(changed: list[tuple[str, float]]) -> list[str]:
+    """The notes a digest lists, from those changed (path, mtime): the newest `NOTES_LISTED` of
+    each folder, taken over the folders in turn (each folder's newest, then each one's second…)
+    up to `LISTED_IN_ALL`, so a folder whose notes are older than the vault's newest changes is
+    named too. In that order."""
+    folders: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for path, mtime in changed:
+        folders[_folder(path)].append((-mtime, path))
+    queues = [[p for _, p in sorted(notes)[:NOTES_LISTED]] for _, notes in sorted(folders.items())]
+    out: list[str] = []
+    for rank in range(NOTES_LISTED):
+        for queue in queues:
+            if rank < len(queue) and len(out) < LISTED_IN_ALL:
+                out.append(queue[rank])
+    return out
 
 
 async def open_since(ctx: JobContext, job: str) -> float:

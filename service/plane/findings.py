@@ -21,7 +21,7 @@ import json
 import secrets
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -134,10 +134,12 @@ class FindingStore:
         jobs: list[str],
         found: list[Finding],
         also: Callable[[sqlite3.Connection, Recorded], object] | None = None,
+        spare: Mapping[str, Callable[[dict[str, Any]], bool]] | None = None,
     ) -> Recorded:
         """Keep what the run's `jobs` found: new findings open, known ones refreshed (a dismissed one
-        stays dismissed), open ones of those jobs not found again `gone`. `also` writes in the same
-        transaction (the run's own record): findings are never kept without their run."""
+        stays dismissed), open ones of those jobs not found again `gone` — but those the run did not
+        look at again (`spare`: kind -> true of such a finding's detail) stay open. `also` writes in
+        the same transaction (the run's own record): findings are never kept without their run."""
         now = time.time()
 
         def work(conn: sqlite3.Connection) -> Recorded:
@@ -177,12 +179,13 @@ class FindingStore:
             marks = ",".join("?" * len(jobs))
             if jobs:
                 rows = conn.execute(
-                    f"SELECT id, key, job, paths FROM plane_findings WHERE vault_id = ? AND status = 'open'"
-                    f" AND job IN ({marks})",
+                    f"SELECT id, key, job, paths, kind, detail FROM plane_findings WHERE vault_id = ?"
+                    f" AND status = 'open' AND job IN ({marks})",
                     (vault_id, *jobs),
                 ).fetchall()
-                for fid, key, job, paths in rows:
-                    if key not in keys:
+                for fid, key, job, paths, kind, detail in rows:
+                    unseen = (spare or {}).get(str(kind))
+                    if key not in keys and not (unseen is not None and unseen(json.loads(detail or "{}"))):
                         conn.execute("UPDATE plane_findings SET status='gone', updated_at=? WHERE id=?", (now, fid))
                         recorded.gone.append((str(job), json.loads(paths)))
             if also is not None:

@@ -7,15 +7,16 @@ by the plan of another finding about the same entity, applied just before — bo
 they were, and the finding holds. It holds when the note is still that entity's, both observations
 are there under their block ids with the texts found (once each; none marked superseded but a
 contradiction's newer one, which still replaced the older), a duplicate to delete is named by no
-observation's `superseded_by`, and a contradiction's older one still comes first (its date, else
-`recorded`, else its place in the note).
+observation's `superseded_by`, and a contradiction's older one still comes first (its date, else the
+date its text gives, else `recorded`, else its place in the note: `contradictions.fact_date`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from service.memory.model import Observation, parse
+from service.memory.model import parse
+from service.plane.contradictions import fact_date
 from service.plane.findings import Finding
 
 if TYPE_CHECKING:
@@ -26,10 +27,6 @@ _NAMED = {
     "near_duplicate": ("kept", "duplicate"),
     "contradiction": ("older", "newer"),
 }
-
-
-def _when(obs: Observation) -> str:
-    return obs.fields.get("date") or obs.fields.get("recorded") or ""
 
 
 def still_holds(found: Finding, text: str) -> bool:
@@ -54,7 +51,7 @@ def still_holds(found: Finding, text: str) -> bool:
         at.append(places[0])
     if found.kind == "contradiction":
         older, newer = (entity.observations[i] for i in at)
-        return (_when(older), at[0]) < (_when(newer), at[1])
+        return (fact_date(older), at[0]) < (fact_date(newer), at[1])
     return found.detail.get("duplicate_block_id") not in cited  # no supersession names the one deleted
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from service.activity import Activity
 from service.memory.experiences import ExperienceStore
@@ -49,6 +49,11 @@ class JobContext:
     own_calls: int = 0  # calls of this run itself (run_consolidation: 1)
     gateway: Gateway | None = None  # the inference gateway, for jobs that need "llm"
     all_settings: Settings | None = None  # the whole configuration (ACL, sensitive rules)
+    # the running job's own memory, kept from its last run that ran (JSON): where a job that looks at
+    # part of the vault a run (the audit's unlinked mentions) goes on from
+    kept: dict[str, Any] = field(default_factory=dict)
+    # kind -> which of its open findings the run did not look at again (by their detail): not gone
+    spare: dict[str, Callable[[dict[str, Any]], bool]] = field(default_factory=dict)
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """`fn` on a pooled reader of the index."""

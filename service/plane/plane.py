@@ -44,6 +44,7 @@ from service.plane.auto_apply import auto_apply
 from service.plane.findings import Finding, FindingStore, Recorded
 from service.plane.gateway import Gateway, GatewayFailed
 from service.plane.job import FIRST_WINDOW_S, Job, JobContext
+from service.plane.state import full_run_end, job_since, kept_of, upsert
 from service.settings import Settings
 from service.storage.db import Database
 from service.storage.owners import Owner
@@ -65,6 +66,7 @@ class JobReport:
     findings: int = 0
     seconds: float = 0.0
     run_id: str = ""  # the run it is of (a run of some jobs keeps the other jobs' reports)
+    capped: bool = False  # stopped at `max_findings`: what it did not reach is not gone
 
 
 @dataclass
@@ -77,6 +79,7 @@ class RunResult:
     counts: dict[str, int] = field(default_factory=dict)  # new / again / gone
     auto_applied: list[str] = field(default_factory=list)
     cursors: dict[str, float] = field(default_factory=dict)  # each job's, after this run (`job_since`)
+    kept: dict[str, dict[str, Any]] = field(default_factory=dict)  # each job's own memory (`JobContext.kept`)
     trigger: str = "manual"
     recorded: Recorded = field(default_factory=Recorded)  # not saved: counts for one caller come from it
 
@@ -296,12 +299,16 @@ class Plane:
                     all_settings=self.all_settings,
                 )
                 found: list[Finding] = []
+                result.kept = kept_of(saved)  # a job that does not run keeps what it kept
                 for done, job in enumerate(chosen):
                     self.running[vault_id].update(job=job.name, done=done)
                     if progress is not None:
                         await progress(done, len(chosen), f"consolidation: {job.name}")
                     ctx.since = job_since(saved, job.name)
+                    ctx.kept = dict(result.kept.get(job.name) or {})
                     report = await self._one(job, ctx, found)
+                    if report.status == "ran":
+                        result.kept[job.name] = ctx.kept
                     report.run_id = result.run_id
                     result.jobs.append(report)
                     window = ctx.since if ctx.since is not None else result.started_at - FIRST_WINDOW_S
@@ -309,7 +316,7 @@ class Plane:
                 for f in found:
                     f.run_id = result.run_id
                 partial = {j.name for j in chosen} != {j.name for j in self.jobs}
-                await self._record(vault_id, saved, result, found, partial=partial)
+                await self._record(vault_id, saved, result, found, partial=partial, spare=ctx.spare)
                 try:
                     if self.dispatch is not None:
                         kinds = self.settings.auto_apply
@@ -345,7 +352,9 @@ class Plane:
             log.exception("consolidation job %s failed", job.name)
             return JobReport(job.name, "failed", f"{type(exc).__name__}: {exc}"[:300], 0, time.perf_counter() - began)
         found += mine
-        return JobReport(job.name, "ran", None, len(mine), round(time.perf_counter() - began, 3))
+        capped = len(mine) >= ctx.settings.max_findings
+        why = f"stopped at max_findings ({len(mine)}): the rest once these are applied or dismissed" if capped else None
+        return JobReport(job.name, "ran", why, len(mine), round(time.perf_counter() - began, 3), capped=capped)
 
     # -- state ----------------------------------------------------------------------------------
 
@@ -358,19 +367,27 @@ class Plane:
         return {"last_run": row[0], "last_run_id": row[1], "cursor": row[2], "summary": json.loads(row[3] or "{}")}
 
     async def _record(
-        self, vault_id: str, saved: dict[str, Any], result: RunResult, found: list[Finding], *, partial: bool
+        self,
+        vault_id: str,
+        saved: dict[str, Any],
+        result: RunResult,
+        found: list[Finding],
+        *,
+        partial: bool,
+        spare: Mapping[str, Callable[[dict[str, Any]], bool]],
     ) -> None:
         """Record the run's findings and the run itself (last run, cursor, summary) in one
-        transaction: a cancel or a stop at any point leaves both or neither."""
-        ran = [r.job for r in result.jobs if r.status == "ran"]
+        transaction: a cancel or a stop at any point leaves both or neither. `spare`: the findings
+        the jobs did not look at again this run (`JobContext.spare`), not gone."""
+        ran = [r.job for r in result.jobs if r.status == "ran" and not r.capped]  # their open ones not found: gone
 
         def own(conn: sqlite3.Connection, recorded: Recorded) -> None:
             result.recorded = recorded
             result.counts = recorded.counts()
             result.ended_at = time.time()
-            _upsert(conn, vault_id, *self._state_after(saved, result, partial=partial))
+            upsert(conn, vault_id, *self._state_after(saved, result, partial=partial))
 
-        await asyncio.shield(self.findings.record(vault_id, result.run_id, ran, found, also=own))
+        await asyncio.shield(self.findings.record(vault_id, result.run_id, ran, found, also=own, spare=spare))
 
     def _state_after(
         self, saved: dict[str, Any], result: RunResult, *, partial: bool
@@ -396,7 +413,7 @@ class Plane:
         return result.ended_at, cursor, summary
 
     async def _save(self, vault_id: str, *, last_run: float | None, cursor: float, summary: dict[str, Any]) -> None:
-        await self.state.run_write(lambda c: _upsert(c, vault_id, last_run, cursor, summary))
+        await self.state.run_write(lambda c: upsert(c, vault_id, last_run, cursor, summary))
 
     async def _save_applied(self, vault_id: str, result: RunResult) -> None:
         """The recorded run's summary names the findings it applied (after it was recorded)."""
@@ -414,33 +431,3 @@ class Plane:
         if not self.settings.enabled or anchor is None:
             return None
         return float(anchor) + self.settings.interval_minutes * 60
-
-
-def _upsert(
-    conn: sqlite3.Connection, vault_id: str, last_run: float | None, cursor: float, summary: dict[str, Any]
-) -> None:
-    conn.execute(
-        "INSERT INTO plane_state(vault_id, last_run, last_run_id, cursor, summary) VALUES (?,?,?,?,?)"
-        " ON CONFLICT(vault_id) DO UPDATE SET last_run=excluded.last_run, last_run_id=excluded.last_run_id,"
-        " cursor=excluded.cursor, summary=excluded.summary",
-        (vault_id, last_run, summary.get("run_id"), cursor, json.dumps(summary)),
-    )
-
-
-def job_since(saved: dict[str, Any], job: str) -> float | None:
-    """Where `job`'s window starts (its cursor; None: never ran): the start of the last full run it
-    ran in; a full run it was skipped in or failed keeps it where it was (or at its first window),
-    so its retry covers what that run missed. A state saved before jobs had their own cursor has
-    the last full run's for all of them."""
-    cursors = saved["summary"].get("cursors") if isinstance(saved["summary"], dict) else None
-    if isinstance(cursors, dict) and isinstance(cursors.get(job), int | float):
-        return float(cursors[job])
-    return saved["cursor"] if full_run_end(saved) is not None else None
-
-
-def full_run_end(saved: dict[str, Any]) -> float | None:
-    """When the last run of every job ended (None: never): the schedule's anchor. A state saved
-    before partial runs were told apart has no `full_run_end`; its last run counts as full."""
-    summary = saved["summary"] if isinstance(saved["summary"], dict) else {}
-    found = summary.get("full_run_end", saved["last_run"])
-    return float(found) if isinstance(found, int | float) else None

@@ -30,7 +30,15 @@ from service.plans.addresses import found_args, made_late_name, name_problems
 from service.plans.dry_runs import preview_move, preview_rewrite
 from service.plans.effects import EffectsBuilder
 from service.plans.host import Host, ToolInfo
-from service.plans.memory_effects import MEMORY_FAILS, MEMORY_WRITES, relation_targets
+from service.plans.memory_effects import (
+    MEMORY_FAILS,
+    MEMORY_TEXTS,
+    MEMORY_WRITES,
+    entity_note,
+    merged_note,
+    pending_capture,
+    relation_targets,
+)
 from service.plans.model import Plan, Step
 from service.plans.notepaths import new_note
 from service.plans.params import Problem, bind_params
@@ -38,7 +46,7 @@ from service.plans.refs import RefError, Scope, Unresolved, known_parts, not_a_l
 from service.plans.refusals import refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
-from service.plans.texts import LINKS, TEMPLATE
+from service.plans.texts import CAPTURE, LINKS, MERGED, TEMPLATE
 from service.plans.tool_effects import CREATE_OR_MODIFY, MOVES, PERIODIC, REWRITES, TEXT_TARGETS, WHOLE_NOTE
 from service.vault.paths import renamed
 
@@ -47,6 +55,7 @@ MAX_CALLS = 5000  # tool calls after foreach expansion
 RESERVED_ARGS = frozenset({"vault", "elicit_token"})  # the runner sets these: a plan runs in one vault
 NOT_IN_PLANS = frozenset({"plans", "facade"})  # tags of tools a plan may not run (no plan inside a plan)
 TEMPLATED = PERIODIC | {"apply_template"}  # calls that render a template the tools find (`_given`)
+RELATING = frozenset({"create_relations", "delete_relations"})  # calls whose targets' links the check finds
 
 
 @dataclass
@@ -255,9 +264,13 @@ async def _check_step(
                 earlier, moves = len(builder.paths), len(builder.effects.files_moved)
                 given = await _given(step.tool, args, host, builder)
                 links = None
-                if step.tool == "create_relations" and builder.memory is not None:  # its targets' links
-                    links = await relation_targets(builder, builder.memory, args, host.resolve)
+                if step.tool in RELATING and builder.memory is not None:  # its targets' links
+                    deleting = step.tool == "delete_relations"
+                    links = await relation_targets(builder, builder.memory, args, host.resolve, deleting=deleting)
                     given = given if links is None else {**given, LINKS: links}
+                    links = None if deleting else links  # a relation deleted: its target's note is not read
+                elif step.tool == "merge_observations" and builder.memory is not None:  # the merged note's text
+                    given = {**given, MERGED: merged_note(builder, builder.memory, args, builder.text_of)}
                 builder.refuses = None if refused else await _text_refusal(step.tool, found, given, host, builder)
                 touched = builder.step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id, given=given
@@ -321,6 +334,8 @@ async def _given(tool: str, args: dict[str, Any], host: Host, builder: EffectsBu
     the template file an apply_template or a periodic note's making renders from as the tool finds
     it now (`TEMPLATE`; None: known only at run time, a name no file carries now or one like a file
     an earlier step wrote, moved or deleted)."""
+    if tool == "process_capture":  # the capture it files, where the check finds it pending
+        return {**args, CAPTURE: await pending_capture(host.call, args.get("capture_id"), builder.captures)}
     if tool not in TEMPLATED:
         return args
     found = await host.template(tool, args)
@@ -333,9 +348,13 @@ async def _text_refusal(
     """The code of the call's refusal of its note's text as the earlier steps leave it, where
     that text is foreseen (a patch of a heading the note lacks); the tool layer tells it."""
     path = found.get("path")
-    if tool not in TEXT_TARGETS or not isinstance(path, str) or not builder.exists(new_note(path)):
+    if tool in MEMORY_TEXTS and builder.memory is not None:  # its entity's note: an observation it names
+        rel = entity_note(builder, builder.memory, tool, found.get("entityName"))
+    else:
+        rel = new_note(path) if tool in TEXT_TARGETS and isinstance(path, str) else None
+    if rel is None or not builder.exists(rel):
         return None
-    return await host.text_refusal(tool, given, new_note(path), builder.text_of(new_note(path)))
+    return await host.text_refusal(tool, given, rel, builder.text_of(rel))
 
 
 def _known_result(step: Step, builder: EffectsBuilder, paths: list[tuple[str, str]], moves: int) -> Any:
@@ -379,7 +398,9 @@ _FAILS: defaultdict[str, str] = defaultdict(
 
 def _fails(f: Failure) -> str:
     """How a failing call is told: a memory call's failures say what is missing (an entity)."""
-    memory = f.tool in MEMORY_WRITES or f.tool == "delete_entities"
+    if f.code in MEMORY_TEXTS.get(f.tool, {}):  # its entity note's text refuses the change, or no entity is there
+        return MEMORY_TEXTS[f.tool][f.code]
+    memory = f.tool in MEMORY_WRITES or f.tool in ("delete_entities", "merge_observations")
     return MEMORY_FAILS[f.code] if memory and f.code in MEMORY_FAILS else _FAILS[f.code]
 
 

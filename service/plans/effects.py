@@ -65,6 +65,7 @@ class EffectsBuilder:
         self.absent: list[tuple[str, str]] = []  # (step id, path): an edit of a note not there (note_not_found)
         self.failing: list[tuple[str, str]] = []  # (code, path): an edit the note's foreseen text refuses
         self.refuses: str | None = None  # the code the note refuses the next call's edit with (set by the check)
+        self.captures: dict[str, dict[str, str] | None] = {}  # pending captures, as the check read them once
         self.ambiguous: list[str] = []  # addresses several notes fit (ambiguous_note), as the steps come
         self._guessed: dict[str, bool | None] = {}  # the last move's note paths -> whether there before it
         self._call: tuple[str, dict[str, Any]] = ("", {})  # the call being fed, as written (its notes' texts)

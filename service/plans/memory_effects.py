@@ -67,6 +67,7 @@ class Builder(Protocol):
 
     absent: list[tuple[str, str]]
     failing: list[tuple[str, str]]
+    refuses: str | None
     paths: list[tuple[str, str]]
     late_writes: bool
 
@@ -80,6 +81,20 @@ MEMORY_FAILS = {
     "validation_error": "to {}, neither a memory entity nor a note",  # create_relations' target
 }
 
+
+# Memory tools whose change the entity note's text as the plan's earlier steps leave it may refuse
+# (the check asks the tool's own change: `service.tools.memory.planned`), and how each refusal is told.
+MEMORY_TEXTS = {
+    "supersede_observation": {
+        "note_not_found": "of {}: its entity, or an observation it names, is not there once the earlier steps ran",
+        "validation_error": "of {}, superseding an observation by itself or by one it supersedes",
+    },
+    "merge_observations": {  # the kept note's text, and the merged one's, as the earlier steps leave them
+        "note_not_found": MEMORY_FAILS["note_not_found"],
+        "validation_error": "into {}, whose note uses a block id of the merged entity's for another observation "
+        "once the earlier steps ran (block_id_taken)",
+    },
+}
 
 # Memory tools: (list argument, field naming the entity whose note the item changes).
 MEMORY_WRITES = {
@@ -136,8 +151,16 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
     }
     if tool in named and note(args.get(named[tool])) is not None:
         rel = str(note(args.get(named[tool])))
-        if tool == "memory_store" or there(b, memory, rel, "write", step_id):  # the others need the entity
+        if tool in MEMORY_TEXTS and b.refuses is not None and there(b, memory, rel, "write", step_id):
+            b.failing.append((b.refuses, rel))  # the note's text as the earlier steps leave it refuses it
+            b.paths.append((rel, "write"))
+            b.touch(rel)
+        elif tool == "memory_store" or there(b, memory, rel, "write", step_id):  # the others need the entity
             b.write(rel)
+        merged = note(args.get("mergedName")) if tool == "merge_observations" else None
+        if merged is not None:  # read: a step changing or deleting it keeps its order with the merge
+            b.touch(merged)
+            there(b, memory, merged, "read", step_id)  # the call needs that entity too
         return True
     if tool == "capture":
         b.write(memory.inbox.strip("/"))
@@ -163,6 +186,17 @@ def made_alike(b: Builder, memory: MemoryNotes, rel: str, tool: str) -> str:
     return made[0] if len(made) == 1 else rel
 
 
+def entity_note(b: Builder, memory: MemoryNotes, tool: str, name: object) -> str | None:
+    """The note of the entity `name` a memory call changes, as `memory_effect` finds it (None: no
+    name, or several entities fit: the call answers that)."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    try:
+        return made_alike(b, memory, memory.note_of(name.strip()), tool)
+    except Exception:  # noqa: BLE001 - several entities fit (ambiguous_note): the call answers it
+        return None
+
+
 def there(b: Builder, memory: MemoryNotes, rel: str, op: str, step_id: str) -> bool:
     """Whether the entity note `rel` a call needs is there for it after the plan's earlier steps;
     where it is not, and the caller may use `rel` for `op` (else the call answers `acl_denied`
@@ -183,7 +217,7 @@ def there(b: Builder, memory: MemoryNotes, rel: str, op: str, step_id: str) -> b
 
 
 async def relation_targets(
-    b: Builder, memory: MemoryNotes, args: dict[str, Any], resolve: Resolve
+    b: Builder, memory: MemoryNotes, args: dict[str, Any], resolve: Resolve, *, deleting: bool = False
 ) -> dict[str, str] | None:
     """A create_relations' targets found as the call finds them (`service.tools.memory.names.
     relation_link`: the entity's note, read under the caller's ACL, else a note of the vault by
@@ -191,7 +225,9 @@ async def relation_targets(
     (the note's path without `.md`), for its note's planned text (`service.plans.texts.LINKS`);
     None when one is known only to the run. One that names neither an entity nor a note is the
     call's `validation_error`, listed in `failing` under the entity's note path; one several
-    notes fit is left to the call (`ambiguous_note`)."""
+    notes fit is left to the call (`ambiguous_note`). `deleting`: a delete_relations' targets,
+    which the call compares as written where it finds no link for them (none, several, one it may
+    not read): nothing fails."""
     if memory.may is None or b.late_writes:
         return None
     rows = args.get("relations")
@@ -201,22 +237,81 @@ async def relation_targets(
         try:
             rel: str | None = memory.note_of(target)
         except Exception:  # noqa: BLE001 - several entities fit (ambiguous_note): the call answers it
-            rel = None
+            rel = f"{target}.md" if deleting else None
         if rel is not None and not memory.may(rel, "read"):  # the call's acl_denied: the ACL check reports it
-            b.paths.append((rel, "read"))
-            rel = None
+            if not deleting:
+                b.paths.append((rel, "read"))
+            rel = f"{target}.md" if deleting else None
         elif rel is not None and not b.exists(rel) and b.moved_away(rel):
             rel = None  # found by its name where an earlier step moved it: the run knows its link
         elif rel is not None and not b.exists(rel):
             found, fits = await resolve(target, *b.stepped())
-            if found is None and fits == 0:
+            if found is None and fits == 0 and not deleting:
                 b.failing.append(("validation_error", rel))
-            rel = found
+            rel = f"{target}.md" if found is None and deleting else found
         if links is not None and rel is not None:
             links[target] = rel.removesuffix(".md")
         else:
             links = None
     return links
+
+
+async def pending_capture(
+    call: Call, capture_id: object, known: dict[str, dict[str, str] | None]
+) -> dict[str, str] | None:
+    """The pending capture `capture_id` names, as the check finds it with the caller's list_captures
+    (`service.plans.texts.CAPTURE`: its text and the inbox note its item is in); None when only the
+    run finds it (none such pending in the first pages, its item not written in an inbox yet).
+    `known`: the pending captures read so far in this check (read once, whatever the steps)."""
+    if not isinstance(capture_id, str):
+        return None
+    if not known:
+        known[""] = None  # read, even where none is pending
+        cursor: object = None
+        for _page in range(_CAPTURE_PAGES):
+            asked = {"status": "pending", "limit": 200} | ({"cursor": cursor} if cursor else {})
+            page, error = await call("list_captures", asked)
+            if error is not None or page is None:
+                break
+            for item in page.get("items") or ():
+                if isinstance(item, dict) and isinstance(item.get("id"), str):
+                    known[item["id"]] = _pending(item)
+            cursor = page.get("next_cursor")
+            if not cursor:
+                break
+    return known.get(capture_id)
+
+
+def _pending(item: dict[str, Any]) -> dict[str, str] | None:
+    """A list_captures item's text and inbox note; None when its item is not in the inbox yet (the
+    call writes it first) or it holds no text."""
+    link, end = str(item.get("block_link") or ""), f"#^{item['id']}]]"
+    if not link.startswith("[[") or not link.endswith(end) or not isinstance(item.get("text"), str):
+        return None
+    return {"text": item["text"], "inbox": link[2 : -len(end)] + ".md"}
+
+
+_CAPTURE_PAGES = 5  # of 200 pending captures: past 1,000, a capture's text is left to the run
+# A read tool's answer in a plan's check (`service.plans.host.Host.call`): (result, error)
+Call = Callable[[str, dict[str, Any]], Awaitable[tuple[dict[str, Any] | None, Any]]]
+
+
+def merged_note(
+    b: Builder, memory: MemoryNotes, args: dict[str, Any], text_of: Callable[[str], Any]
+) -> tuple[str, Any] | None:
+    """A merge_observations' merged entity's note, as the call finds it after the plan's earlier
+    steps, and its text as they leave it (`text_of`: `service.plans.texts.MERGED`); None: only the run knows
+    it (not there now, moved by an earlier step, a step whose files only the run knows)."""
+    name = args.get("mergedName")
+    if memory.may is None or b.late_writes or not isinstance(name, str) or not name.strip():
+        return None
+    try:
+        rel = made_alike(b, memory, memory.note_of(name.strip()), "merge_observations")
+    except Exception:  # noqa: BLE001 - several entities fit (ambiguous_note): the call answers it
+        return None
+    if not memory.may(rel, "read") or not b.exists(rel):
+        return None
+    return rel, text_of(rel)
 
 
 def _process_capture(

@@ -25,7 +25,7 @@ class MovedFile(BaseModel):
     estimate: bool = Field(
         default=False,
         description="The counts and rewritten_in are an estimate: an earlier step edits notes as only the run "
-        "knows (a template an earlier step makes, a memory deletion, a link rewrite, a late argument).",
+        "knows (a template an earlier step makes, a capture filed, a link rewrite, a late argument).",
     )
     folder: bool = Field(default=False, description="A folder moves: `from` and `to` are folders.")
     moved_files: list[str] | None = Field(

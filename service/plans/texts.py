@@ -27,6 +27,13 @@ TARGETS = "$targets"
 # where a create_relations' recorded arguments hold each target as written -> the link text the call
 # writes, as the check found them (`memory_effects.relation_targets`; absent: only the run finds them)
 LINKS = "$links"
+# where a merge_observations' recorded arguments hold the merged entity's note as the check found it,
+# (its path, its `PlannedText`) (absent or None: only the run finds it)
+MERGED = "$merged"
+# where a process_capture's recorded arguments hold the pending capture its id names, as the check found
+# it (list_captures): {"text": its text, "inbox": the inbox note its item is in} (absent or None: only the
+# run finds it: no such capture pending, its item not written in the inbox yet, a capture an earlier step makes)
+CAPTURE = "$capture"
 WHOLE = frozenset({"create_note", "bulk_create_notes"})  # a note's whole text; write_note too, but in append mode
 
 

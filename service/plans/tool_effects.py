@@ -64,6 +64,7 @@ class Builder(Protocol):
     refused: list[tuple[str, str]]
     absent: list[tuple[str, str]]
     failing: list[tuple[str, str]]
+    refuses: str | None
     late_writes: bool
 
     @property

@@ -100,9 +100,15 @@ class FastCalls:
         self._listing: set[asyncio.Task[None]] = set()  # kept `tools/list` answers being written
         self._context = contextvars.copy_context()
         self._inflight: dict[Any, tuple[asyncio.Task[None], list[bool]]] = {}
+        self._asked: dict[Any, tuple[str | int, str]] = {}  # request key -> its id, its tool: what a stop answers
         self.sdk_ready = asyncio.Event()  # the SDK's server reads: the front hands it the other lines
         self.urgent = asyncio.Event()  # a request the SDK must answer is waiting: build its server now
         self._last = 0.0  # loop time a plain call last started or ended here
+        self.ended: Callable[[], None] = lambda: None  # a call ended here (the stdio front's `Outbox.release`)
+
+    def running(self) -> int:
+        """Calls running here now."""
+        return len(self._inflight)
 
     def bind(
         self,
@@ -223,6 +229,7 @@ class FastCalls:
             self._run(rid, call, version, cancelled), context=self._context.copy()
         )
         self._inflight[_request_key(rid)] = (task, cancelled)
+        self._asked[_request_key(rid)] = (rid, call.tool)
 
     async def _run(self, rid: str | int, call: PlainCall, version: str, cancelled: list[bool]) -> None:
         assert self._send is not None
@@ -234,6 +241,8 @@ class FastCalls:
                 self._last = asyncio.get_running_loop().time()
                 if self._inflight.get(key, (None,))[0] is asyncio.current_task():
                     del self._inflight[key]
+                    self._asked.pop(key, None)
+                self.ended()
             if cancelled[0]:
                 return
             answer = result_json(result, version, self.path.server_info)
@@ -256,6 +265,19 @@ class FastCalls:
         the calls would wait for it); the caller bounds the wait."""
         while self._inflight:
             await asyncio.wait([task for task, _ in self._inflight.values()])
+
+    async def stopped(self, answer: Callable[[Any, str, str | None, bool], bytes]) -> None:
+        """The server stops: each call still running here is answered `answer(id, method, tool,
+        ran)`, then cancelled (answered nothing more); the kept lists being written are written."""
+        for key, (task, cancelled) in list(self._inflight.items()):  # none before `bind` (a stop while the app loads)
+            cancelled[0] = True  # owed nothing more: answered here
+            task.cancel()
+            if (asked := self._asked.pop(key, None)) is not None and self._send is not None:
+                await self._send(answer(asked[0], METHOD, asked[1], True) + b"\n")
+        if tasks := [task for task, _ in self._inflight.values()]:
+            await asyncio.wait(tasks)
+        if self._listing:  # kept `tools/list` answers still being written (a long one from a thread)
+            await asyncio.wait(list(self._listing))
 
     async def hand_over(self, server: Callable[[], Server[Any]], wait_s: float, quiet_s: float = QUIET_S) -> None:
         """A stdio start: building the SDK's server holds the loop (~150 ms of imports), so it

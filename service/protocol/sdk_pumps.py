@@ -23,19 +23,28 @@ EOF_GRACE_S = 10.0  # what requests still running at the end of stdin get to fin
 
 class SdkPumps:
     def __init__(
-        self, send: Callable[[bytes], Awaitable[None]], from_server: Callable[[Any, str], bool], skip_id: str
+        self,
+        send: Callable[[bytes], Awaitable[None]],
+        from_server: Callable[[Any, str], bool],
+        skip_id: str,
+        raw_recv: Any,
     ) -> None:
+        """`raw_recv`: the client's lines for the SDK (an anyio receive stream)."""
         self._send = send  # one line to the client
         self._from_server = from_server  # whether to send an SDK message on (`StdioFront._from_server`)
         self._skip_id = skip_id  # the front's own replays (`stdio_front.REPLAY_ID`): answered to no one
         self._owed: dict[str, Any] = {}  # JSON id -> id of each request the SDK has not answered yet
-        self._closed: set[str] = set()  # answered "Connection closed" here: the SDK's answer is dropped
-        self._paid: Any = None  # an `anyio.Event` set once nothing is owed, while stdin has ended
+        self._asked: dict[str, tuple[str, str | None]] = {}  # JSON id -> method, tool name: what a stop answers
+        self._raw = raw_recv  # the lines not read yet (`pump_in`): a stop answers the requests among them,
+        # also before `pump_in` first ran (a signal while the session attaches)
+        self._closed: set[str] = set()  # answered here ("Connection closed", a stop): the SDK's answer is dropped
+        self._paid: Any = None  # an `anyio.Event` set once nothing is owed, while one waits for it (`settled`)
 
-    async def pump_in(self, raw_recv: Any, read_writer: Any, ready: Callable[[], Awaitable[object]] | None) -> None:
+    async def pump_in(self, read_writer: Any, ready: Callable[[], Awaitable[object]] | None) -> None:
         """The client's lines into the SDK's read stream (after `ready`: the SDK's models are loaded)."""
         import anyio
 
+        raw_recv = self._raw
         async with read_writer, raw_recv:
             if ready is not None:
                 await ready()
@@ -49,14 +58,15 @@ class SdkPumps:
                     await self._send(Refused(INVALID_REQUEST, str(exc).splitlines()[0][:200]).body() + b"\n")
                     continue
                 if isinstance(message, types.JSONRPCRequest) and message.id != self._skip_id:
-                    self._owed[json.dumps(message.id)] = message.id
+                    key = json.dumps(message.id)
+                    self._owed[key] = message.id
+                    self._asked[key] = (message.method, _tool_of(message.method, message.params))
                 elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+                    self._asked.pop(json.dumps((message.params or {}).get("requestId")), None)
                     self._owed.pop(json.dumps((message.params or {}).get("requestId")), None)
                 await read_writer.send(SessionMessage(message))
-            if self._owed:
-                self._paid = anyio.Event()
-                with anyio.move_on_after(EOF_GRACE_S):
-                    await self._paid.wait()
+            with anyio.move_on_after(EOF_GRACE_S):
+                await self.settled()
             for key, rid in list(self._owed.items()):
                 self._closed.add(key)
                 closed = {"jsonrpc": "2.0", "id": rid, "error": {"code": -32000, "message": "Connection closed"}}
@@ -73,6 +83,7 @@ class SdkPumps:
                 if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
                     key = json.dumps(msg_id)
                     self._owed.pop(key, None)
+                    self._asked.pop(key, None)
                     if not self._owed and self._paid is not None:
                         self._paid.set()
                     if key in self._closed:
@@ -80,3 +91,49 @@ class SdkPumps:
                 data = message.model_dump_json(by_alias=True, exclude_unset=True)
                 if self._from_server(msg_id, data):
                     await self._send(data.encode() + b"\n")
+
+    def owed(self) -> int:
+        """How many requests the SDK was given and has not answered."""
+        return len(self._owed)
+
+    async def settled(self) -> None:
+        """Until the SDK has answered every request it was given (the caller bounds the wait)."""
+        import anyio
+
+        while self._owed:
+            if self._paid is None or self._paid.is_set():
+                self._paid = anyio.Event()
+            await self._paid.wait()
+
+    async def stopped(self, answer: Callable[[Any, str, str | None, bool], bytes]) -> None:
+        """The server stops: each request the SDK has not answered is answered `answer(id, method,
+        tool, ran)` (its later answer is dropped), the requests still queued for it too (not run)."""
+        for key, rid in list(self._owed.items()):
+            method, tool = self._asked.pop(key, ("", None))
+            del self._owed[key]
+            self._closed.add(key)
+            await self._send(answer(rid, method, tool, True) + b"\n")
+        while True:
+            try:
+                line = self._raw.receive_nowait()
+            except Exception:  # noqa: BLE001 - anyio's WouldBlock, EndOfStream or ClosedResourceError: none left
+                break
+            msg = _parsed(line)
+            if msg is not None and "method" in msg and "id" in msg and msg["id"] != self._skip_id:
+                method = str(msg["method"])
+                await self._send(answer(msg["id"], method, _tool_of(method, msg.get("params")), False) + b"\n")
+        if self._paid is not None:
+            self._paid.set()
+
+
+def _tool_of(method: str, params: Any) -> str | None:
+    name = params.get("name") if method == "tools/call" and isinstance(params, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _parsed(line: bytes) -> dict[str, Any] | None:
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return None
+    return msg if isinstance(msg, dict) else None

@@ -56,6 +56,8 @@ class StdinLines:
         self._dropping = False  # the line begun is over `max_line`: its bytes are dropped
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop waiting to take over
+        self._reading = False  # the thread waits for input (`_waiter`): what it read was delivered
+        self._ended = False
 
     def start(self) -> None:
         threading.Thread(target=self._run, name="stdio-front", daemon=True).start()
@@ -73,8 +75,13 @@ class StdinLines:
         return True
 
     def _run(self) -> None:
+        wait = _waiter(self.fd)
         try:
             while True:
+                if wait is not None:
+                    self._reading = True
+                    wait()  # consumes nothing: the bytes stay in the pipe until the flag is down
+                    self._reading = False
                 chunk = os.read(self.fd, CHUNK)
                 if not chunk:
                     break
@@ -87,6 +94,40 @@ class StdinLines:
         except OSError:
             pass  # a closed or broken stdin is the end of input
         self._end()
+
+    def idle(self) -> bool:
+        """Whether every byte written to stdin so far was delivered (`on_line`): the thread waits
+        for input on an empty pipe, or the input ended (a stop on a signal waits for this before
+        the process exits: `service.protocol.stopping.stop_early_on_signal`). Unknown (the pipe's
+        fill level cannot be read, or the loop reads now): True."""
+        if self._ended or self.on_loop or self._loop is not None:
+            return True
+        if not self._reading:
+            return False
+        try:
+            import fcntl
+            import termios
+
+            waiting = bytearray(4)
+            fcntl.ioctl(self.fd, termios.FIONREAD, waiting)
+        except (ImportError, OSError):
+            return True
+        return int.from_bytes(waiting, "little") == 0 and self._reading
+
+    def pause(self) -> bool:
+        """On the loop: stop reading stdin until `resume` (answers wait for the client to read
+        them: `service.protocol.stdio_out`); False when the loop does not read it (the thread
+        does, or the input ended)."""
+        if not self.on_loop or self._ended:
+            return False
+        import asyncio
+
+        asyncio.get_running_loop().remove_reader(self.fd)
+        return True
+
+    def resume(self) -> None:
+        """On the loop: read stdin again after `pause`."""
+        self._watch()
 
     def _watch(self) -> None:
         """On the loop, after every line the thread delivered."""
@@ -156,7 +197,23 @@ class StdinLines:
             self._parts.clear()
             self._held = 0
             self.on_line(last)
+        self._ended = True
         self.on_eof()
+
+
+def _waiter(fd: int) -> Callable[[], object] | None:
+    """Blocks until `fd` has input (or its end) without reading it: a read that has returned in C
+    still waits for the interpreter lock before its thread can deliver or say so, and the pipe is
+    empty meanwhile, so `idle` would take a thread holding the client's last lines for one
+    waiting. None where `poll` is missing (Windows): the read itself waits, and `idle` is True
+    only at the end of input."""
+    import select
+
+    if not hasattr(select, "poll"):
+        return None
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLPRI)
+    return poller.poll
 
 
 def _watchable(fd: int, loop: asyncio.AbstractEventLoop) -> bool:

@@ -36,6 +36,7 @@ and fd 1 writes to stderr, so worker processes and stray prints never touch the 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -48,7 +49,9 @@ from service.protocol.sdk_pumps import SdkPumps
 from service.protocol.shipped_initialize import ShippedInitialize
 from service.protocol.shipped_tools_list import ShippedToolsList
 from service.protocol.stdin_lines import MAX_LINE, StdinLines, pusher
+from service.protocol.stdio_out import Outbox
 from service.protocol.stdio_target import answers_file, cache_folder, keyed, prune_answers, startup_key, target_of
+from service.protocol.stopping import stop_early_on_signal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the front imports only what answering needs (json, os, threading)
@@ -59,7 +62,6 @@ CACHED_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
 REPLAY_ID = "vaultgate-front-initialize"  # the id of the `initialize` replayed to the SDK
 MAX_ANSWERS = 64  # distinct clients (client info, protocol version) remembered per key
 MAX_KEY = 16 * 1024  # an answer to larger params is not stored (a client's are ~1 KB; each start reads the store)
-DIRECT_WRITE = 32 * 1024  # larger answers are written from a worker thread (a full pipe blocks)
 __all__ = ["StdioFront", "early_front", "startup_key"]
 
 
@@ -76,6 +78,7 @@ def early_front(argv: list[str], environ: Mapping[str, str]) -> StdioFront | Non
     if target is None:
         return None
     front = StdioFront(cache_folder(target, environ), startup_key(argv, environ), target)
+    stop_early_on_signal(front.refuse, front.input_idle)  # until the loop takes them; before any answer goes out
     front.start()
     return front
 
@@ -92,7 +95,7 @@ class StdioFront:
         self._answers = self._load()
         self._dirty = False
         self._lock = threading.RLock()  # pending, attached, init params, misses (re-entered: `kept_list`)
-        self._write_lock = threading.Lock()
+        self.outbox = Outbox()  # stdout: `_write` blocks, `_send` never blocks the loop (`service.protocol.stdio_out`)
         self._pending: list[bytes] = []
         self._push: Callable[..., None] | None = None  # (line or None: end of input, parsed line); set at the attach
         self.fast: Any = None  # `service.protocol.fast_calls.FastCalls`, when set before the attach
@@ -103,11 +106,12 @@ class StdioFront:
         self._eof = False
         self._init_params = ""  # the client's `initialize` params: part of every later key
         self._misses: dict[str, str] = {}  # JSON id of a forwarded question -> its answer's key
-        self._lines: StdinLines | None = None
-        self._out: Any = None
+        self.lines: StdinLines | None = None
         self._first_answers = threading.Event()  # the tool list went out, or a question needs the SDK
         self._list_settings: str | None = None  # what the tool list depends on, once the settings are loaded
         self._tools_list: ShippedToolsList | None = None  # read at the first `tools/list` the store lacks
+        self.pumps: SdkPumps | None = None  # the SDK session's pipes, once attached
+        self._refuse: Callable[[dict[str, Any]], bytes] | None = None  # the server stops: a request's answer
 
     # -- before the SDK --------------------------------------------------------------------
 
@@ -120,8 +124,12 @@ class StdioFront:
         os.close(devnull)
         os.dup2(2, 1)
         self._out = os.fdopen(out_fd, "wb", buffering=0)
-        self._lines = StdinLines(in_fd, self._on_line, self._on_eof, on_oversize=self._on_oversize)
-        self._lines.start()
+        self.lines = StdinLines(in_fd, self._on_line, self._on_eof, on_oversize=self._on_oversize)
+        self.lines.start()
+
+    def input_idle(self) -> bool:
+        """Every line the client wrote so far was read (`StdinLines.idle`)."""
+        return self.lines is None or self.lines.idle()
 
     def wait_first_answers(self, timeout: float) -> bool:
         """Block until the client has its tool list from the store, or asked what only the SDK answers, or
@@ -130,6 +138,8 @@ class StdioFront:
         return self._first_answers.wait(timeout) and self.reads.wait_quiet()
 
     def _on_eof(self) -> None:
+        if self.outbox.later(self._on_eof):
+            return
         _debug("stdin closed")
         with self._lock:
             self._eof = True
@@ -142,13 +152,16 @@ class StdioFront:
         self._write(too_large(None, MAX_LINE).body() + b"\n")
 
     def _on_line(self, line: bytes) -> None:
-        if not line.strip():
-            return  # a blank line is no message: nothing to answer
+        if not line.strip() or self.outbox.later(lambda: self._on_line(line)):
+            return  # a blank line is no message: nothing to answer; stdout is backed up: it waits
         msg = read_message(line, max_bytes=MAX_LINE)
         if isinstance(msg, Refused):  # answered here: the SDK dropped such a line without a word
             self._write(msg.body() + b"\n")
             return
         with self._lock:
+            if self._refuse is not None and "method" in msg and "id" in msg:
+                self._write(self._refuse(msg) + b"\n")  # the server stops: no request is started
+                return
             if self._modern is None and "method" in msg and "id" in msg:
                 self._modern = opens_modern(msg)
                 if self.fast is not None:
@@ -276,18 +289,20 @@ class StdioFront:
     def _entry(self, method: str, params: Any) -> str:
         return f"{self._init_params}|{method}|{_canonical(params)}"
 
+    @property
+    def _out(self) -> Any:
+        return self.outbox.out
+
+    @_out.setter
+    def _out(self, out: Any) -> None:
+        self.outbox.out = out
+
     def _write(self, data: bytes) -> None:
-        with self._write_lock:
-            self._out.write(data)
+        self.outbox.write(data)
 
     async def _send(self, payload: bytes) -> None:
-        """One line to the client, on the event loop (a large one from a worker thread)."""
-        if len(payload) <= DIRECT_WRITE:
-            self._write(payload)
-        else:
-            from anyio import to_thread
-
-            await to_thread.run_sync(self._write, payload)
+        """One line to the client, on the event loop, which it never blocks."""
+        await self.outbox.send(payload)
 
     def _initialized(self, result: Any) -> None:
         """The client's `initialize` was answered with `result`: the fast path learns its version."""
@@ -308,18 +323,19 @@ class StdioFront:
         read_writer, read_stream = create_context_streams["Any"](0)  # SDK messages or exceptions
         write_stream, write_reader = create_context_streams["Any"](0)
         fast = self.fast
+        self.outbox.watch(fast, self)  # the requests running bound the work (`service.protocol.stdio_out`)
         if fast is not None:
             fast.bind(raw_send.send_nowait, self._send, self.kept_list)
             fast.initialized(self._handshake, self._init_params)
             if self._modern is not None:  # else `_on_line` tells it at the first request
                 fast.opened(self._modern)
         route = fast.route if fast is not None else lambda line, msg: raw_send.send_nowait(line)
-        lines = self._lines
+        lines = self.lines
         loop_call = pusher(route, raw_send.close, lines)
 
         with self._lock:
-            for line in self._pending:
-                route(line, _parse(line))
+            for line in self._pending:  # as many as there is room for (`Outbox.later`), the rest wait
+                self.outbox.run(functools.partial(route, line, _parse(line)))
             self._pending.clear()
             if self._eof:
                 raw_send.close()
@@ -328,8 +344,8 @@ class StdioFront:
             lines.to_loop()  # the loop reads stdin from the next message on
         try:
             async with anyio.create_task_group() as tg:
-                pumps = SdkPumps(self._send, self._from_server, REPLAY_ID)
-                tg.start_soon(pumps.pump_in, raw_recv, read_writer, None if fast is None else fast.sdk_ready.wait)
+                self.pumps = pumps = SdkPumps(self._send, self._from_server, REPLAY_ID, raw_recv)
+                tg.start_soon(pumps.pump_in, read_writer, None if fast is None else fast.sdk_ready.wait)
                 tg.start_soon(pumps.pump_out, write_reader)
                 yield read_stream, write_stream
                 if fast is not None:
@@ -337,6 +353,16 @@ class StdioFront:
                 tg.cancel_scope.cancel()
         finally:
             self._save()
+
+    def refuse(self, answer: Callable[[dict[str, Any]], bytes]) -> None:
+        """The server stops (`service.protocol.stdio_stop`): each request waiting for the SDK to
+        attach, and each that comes from now on, is answered `answer(request)` and not started."""
+        with self._lock:
+            self._refuse = answer
+            waiting, self._pending = self._pending, []
+            for msg in map(_parse, waiting):
+                if msg is not None and "method" in msg and msg.get("id", REPLAY_ID) != REPLAY_ID:
+                    self._write(answer(msg) + b"\n")
 
     def _from_server(self, msg_id: Any, data: str) -> bool:
         """Whether to send an SDK message on; an answer the store lacks is recorded."""

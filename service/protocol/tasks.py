@@ -21,6 +21,9 @@ a status, a result, cancellation (`service.plans.runs`). This module maps it ont
   revision says a server should. When the run ends, the requestor's connection is sent
   `notifications/tasks/status` with the full task (optional in the spec; clients poll anyway).
 
+(The same server middleware, the one the fast paths accept, has a first `tools/list` built off the
+event loop: `service.protocol.tool_lists`.)
+
 Answering a task-augmented `tools/call` is done by a server middleware: the SDK validates a
 `tools/call` handler's result against `CallToolResult` on the 2025-11-25 wire, so the task shape
 must be returned around it. The call itself still runs through the whole dispatch chain (scopes,
@@ -54,6 +57,7 @@ from service.plans.journal import RunRow
 from service.plans.runs import PlanRuns
 from service.policy.task_owners import TaskOwners
 from service.protocol.job_tasks import JobTasks
+from service.protocol.tool_lists import ListedOffLoop
 from service.security.scopes import holds
 from service.services import Services
 from service.types import Principal
@@ -120,11 +124,14 @@ class PlanTasks:
         self.owners = TaskOwners(plans.journal.db)
         self.task_tools = PLAN_TOOLS | {kind.tool for kind in jobs}
         self._watchers: set[asyncio.Task[None]] = set()  # runs whose end a connection is told of
+        self.listed = ListedOffLoop(dispatcher)  # a first `tools/list` builds it off the loop
 
     # -- tools/call ----------------------------------------------------------------------------
 
     async def middleware(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
         params = ctx.params
+        if ctx.method == "tools/list" and not self.listed.built:  # not on the loop (`service.protocol.tool_lists`)
+            await self.listed.ready()
         if ctx.method != "tools/call" or not isinstance(params, dict):
             return await call_next(ctx)
         core = ctx.protocol_version == CORE_TASKS_VERSION and isinstance(params.get("task"), dict)

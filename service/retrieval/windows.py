@@ -150,6 +150,27 @@ class WindowSnippets:
                 out[key] = raw
         return out
 
+    def whole(self, expr: str, notes: Sequence[tuple[int, str, str]], *, quote: bool = True) -> dict[int, str]:
+        """`snippet()` of whole notes (key, title, body) that match `expr`, cut from a copy of
+        them here rather than from the index: what the index's `snippet()` gives for those rows
+        (same tokenizer, same text, the same expression), for an expression whose prefix words
+        the index would expand to every word it holds once a row (`snippets` of "a*" over ten
+        rows: 6 s at 100k notes). `quote=False`: only which of them match (values empty)."""
+        if not notes:
+            return {}
+        conn = self._db()
+        o, c = self._marks
+        shown = f"snippet(w, -1, ?, ?, ?, {self._tokens})" if quote else "''"
+        args = (o, c, ELLIPSIS, expr) if quote else (expr,)
+        conn.execute("BEGIN")
+        try:
+            conn.executemany("INSERT INTO w(rowid, title, body) VALUES (?, ?, ?)", notes)
+            return {
+                int(r[0]): str(r[1] or "") for r in conn.execute(f"SELECT rowid, {shown} FROM w WHERE w MATCH ?", args)
+            }
+        finally:
+            conn.execute("ROLLBACK")
+
     def _retried(self, expr: str, title: str, body: bytes, tried: tuple[int, int]) -> str | None:
         """The snippet from a window at one of the phrases' own places (see `snippets`)."""
         low = body.lower()

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from service.retrieval import hybrid, text
 from service.retrieval import tags as tag_q
 from service.retrieval.stopwords import is_stop_word
+from service.retrieval.unspaced import pieces, searched
 from service.semantic.engine import ChunkRow, SemanticEngine, chunk_rows
 from service.semantic.engine import with_text as chunk_text
 
@@ -194,7 +195,8 @@ def query_words(query: str) -> list[str]:
 def or_query(query: str) -> str | None:
     """The query's words (`query_words`) OR-ed as FTS5 phrases."""
     words = query_words(query)
-    return " OR ".join('"' + w.replace('"', "") + '"' for w in words) if words else None
+    parts = dict.fromkeys(p for w in words for p in pieces(w))  # a question in Chinese: its pairs of characters
+    return " OR ".join('"' + searched(p).replace('"', "") + '"' for p in parts) if parts else None
 
 
 def specificity(conn: sqlite3.Connection, query: str, memo: dict[str, int]) -> float | None:
@@ -217,7 +219,7 @@ def specificity(conn: sqlite3.Connection, query: str, memo: dict[str, int]) -> f
     for w in words:
         n = memo.get(w)
         if n is None:
-            phrase = '"' + w.replace('"', "") + '"'
+            phrase = '"' + searched(w).replace('"', "") + '"'
             n = memo[w] = int(
                 conn.execute("SELECT count(*) FROM fts_words WHERE fts_words MATCH ?", (phrase,)).fetchone()[0]
             )

@@ -29,6 +29,12 @@ SENSITIVE_TAGS = ["mentalhealth", "physicalhealth", "health", "finance"]
 class SearchSettings(Section):
     regex_budget_ms: int = Field(default=2000, ge=10, description="Default time budget of one search_regex call.")
     regex_max_budget_ms: int = Field(default=10_000, ge=10, description="Ceiling for a caller's `budget_ms`.")
+    read_budget_ms: int = Field(
+        default=10_000,
+        ge=100,
+        description="Wall-clock time one search call's index reads may take (a prefix such as `a*` OR'ed many "
+        "times ranks and expands the whole vault); past it: compute_budget_exceeded.",
+    )
     sensitive_terms: list[str] = Field(
         default_factory=lambda: list(SENSITIVE_TERMS),
         description="rag_search flags a chunk as sensitive when it contains one of these words (health, money).",

@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import sys
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
@@ -147,16 +148,24 @@ class ToolSchemaCache:
         self._key = ""
         self.hit: bool | None = None  # after the first of(): whether the disk copy was used
         self.from_shipped = False  # after the first of(): whether the shipped copy was used
+        # A first tools/list builds the tools in a worker thread (`service.protocol.tool_lists`) while
+        # the loop may ask for one tool's schemas: one of them loads (or generates) and saves the table.
+        self._lock = threading.Lock()
 
     def of(self, spec: ToolSpec) -> Schemas:
-        table = self._table if self._table is not None else self._load()
-        found = table.get(spec.name)
-        if found is None:
-            # A tool registered after the table was loaded (or built): generate and store again.
-            found = table[spec.name] = generate(spec)
-            self._key = fingerprint(self.registry)
-            self._save(table)
-        return found
+        table = self._table
+        found = table.get(spec.name) if table is not None else None
+        if found is not None:
+            return found
+        with self._lock:
+            table = self._table if self._table is not None else self._load()
+            found = table.get(spec.name)
+            if found is None:
+                # A tool registered after the table was loaded (or built): generate and store again.
+                found = table[spec.name] = generate(spec)
+                self._key = fingerprint(self.registry)
+                self._save(table)
+            return found
 
     def _load(self) -> dict[str, Schemas]:
         self._key = fingerprint(self.registry)

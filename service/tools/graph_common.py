@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from service.errors import ECHO_DETAIL_CHARS, IndexUnavailable, cut_middle
 from service.graph.linkpath import base_name, strip_md
 from service.graph.moves import FileEdit, MovePlan, apply_plan, refuse_read_only_edits
-from service.graph.rewrite import LineChange
+from service.graph.rewrite import LineChange, LineChanges
 from service.markdown.line_diff import changed_runs
 from service.markdown.parse import note_title
 from service.obs.sessions import caller_hash
@@ -141,6 +141,12 @@ class LineChangeItem(BaseModel):
 ITEM_SHARE = 4  # one file's listed line changes take at most this share of the response budget
 
 
+def kept_changes(ctx: ToolContext) -> int:
+    """How much of a file's changed lines a vault-wide edit keeps to list (`LineChanges`): what
+    `change_item` lists of them, a share of the response budget; the rest are only counted."""
+    return ctx.services.settings.governor.max_response_bytes // ITEM_SHARE
+
+
 class FileChangeItem(NoteItem):
     new_path: str | None = Field(default=None, description="Where the note ends up when it is moved too.")
     changes: list[LineChangeItem] = Field(
@@ -157,12 +163,18 @@ class FileChangeItem(NoteItem):
 
 
 def change_item(
-    ctx: ToolContext, path: str, changes: list[LineChange], *, new_path: str | None = None, title: str | None = None
+    ctx: ToolContext,
+    path: str,
+    changes: Collection[LineChange],
+    *,
+    new_path: str | None = None,
+    title: str | None = None,
 ) -> FileChangeItem:
     """A file's changes as listed: every one while they fit `1/ITEM_SHARE` of the response budget,
     so that a page of one file always fits it (a note of 50 MB whose 2.5 million lines each link
-    to a moved note was a preview of 230 MB: overflow at every `limit`)."""
-    budget = ctx.services.settings.governor.max_response_bytes // ITEM_SHARE
+    to a moved note was a preview of 230 MB: overflow at every `limit`). `changes` may keep only
+    the first ones (`LineChanges` of `kept_changes`): those are all it lists; `len` counts all."""
+    budget = kept_changes(ctx)
     listed: list[LineChangeItem] = []
     used = 0
     for c in changes:
@@ -211,17 +223,20 @@ async def edits_preview(ctx: ToolContext, plan: MovePlan, head: str) -> ChangePr
     return preview([head], edit_items(ctx, plan.edits), {e.path for e in plan.edits})
 
 
-def diff_lines(before: str, after: str, within: Sequence[tuple[int, int, int, int]] = ()) -> list[LineChange]:
+def diff_lines(
+    before: str, after: str, within: Sequence[tuple[int, int, int, int]] = (), keep: int | None = None
+) -> LineChanges:
     """Changed lines between two versions of a note (1-based numbers in `before`): each changed
     run of lines (`service.markdown.line_diff`, bounded work for any texts) listed line by line,
     its lines paired by position; a line added past the run's old lines is listed with `before`
     empty (numbered as the line it goes before, or the run's last line), a line removed with
-    `after` empty. `within`: the runs of lines an edit knows it wrote (`changed_runs`)."""
+    `after` empty. `within`: the runs of lines an edit knows it wrote (`changed_runs`). `keep`: how
+    many are kept, not only counted (`LineChanges`; a vault-wide edit's `kept_changes`)."""
     old, new = before.split("\n"), after.split("\n")
-    out: list[LineChange] = []
+    out = LineChanges(keep)
     for i1, i2, j1, j2 in changed_runs(old, new, within):
         for k in range(max(i2 - i1, j2 - j1)):
             a = old[i1 + k] if i1 + k < i2 else ""
             b = new[j1 + k] if j1 + k < j2 else ""
-            out.append(LineChange(min(i1 + k, max(i2 - 1, i1)) + 1, a.rstrip("\r"), b.rstrip("\r")))
+            out.add(LineChange(min(i1 + k, max(i2 - 1, i1)) + 1, a.rstrip("\r"), b.rstrip("\r")))
     return out

@@ -107,7 +107,7 @@ def decode_cursor(cursor: str | None, **expect: Any) -> int:
         padded = cursor + "=" * (-len(cursor) % 4)
         data = json.loads(base64.urlsafe_b64decode(padded.encode()))
         offset = int(data["o"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, OverflowError):  # OverflowError: {"o": Infinity}
         raise ValidationFailed("invalid cursor", details={"field": "cursor"}) from None
     for key, value in expect.items():
         if data.get(key) != value:

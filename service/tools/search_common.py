@@ -19,12 +19,14 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, Field
 
+from service.errors import ComputeBudgetExceeded
 from service.gcpause import paused
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
@@ -145,21 +147,72 @@ def query_key(*parts: Any) -> str:
     return hashlib.blake2b(raw.encode(), digest_size=8).hexdigest()
 
 
+PROGRESS_OPS = 1000  # SQLite steps between two looks at the clock (`budgeted`)
+
+
+def budgeted(
+    ctx: ToolContext, fn: Callable[[sqlite3.Connection], T], at_least_ms: int = 0
+) -> Callable[[sqlite3.Connection], T]:
+    """`fn` with its statements interrupted once `[search] read_budget_ms` (or `at_least_ms`, a
+    call's own longer budget: search_regex's) has passed (SQLite's progress handler, looked at
+    every `PROGRESS_OPS` steps, FTS5's reads of its index included), which then raises
+    `compute_budget_exceeded`, whatever `fn` made of the interruption. At 100k notes an OR of
+    one-letter prefixes ranked every note for well over 10 s on a reader no other call could use
+    meanwhile."""
+    ms = max(ctx.services.settings.search.read_budget_ms, at_least_ms)
+
+    def work(conn: sqlite3.Connection) -> T:
+        end = time.monotonic() + ms / 1000
+        late: list[bool] = []
+
+        def look() -> int:
+            if time.monotonic() <= end:
+                return 0
+            late.append(True)
+            return 1
+
+        conn.set_progress_handler(look, PROGRESS_OPS)
+        try:
+            return fn(conn)
+        except Exception:
+            if late:
+                raise ComputeBudgetExceeded(
+                    f"the search ran past its time budget ({ms} ms)",
+                    details={"limit": "seconds", "read_budget_ms": ms},
+                    hint="Narrow the query: longer prefixes (proj* rather than p*), fewer words joined by OR, "
+                    "or a folder.",
+                ) from None
+            raise
+        finally:
+            conn.set_progress_handler(None, 0)
+
+    return work
+
+
 async def run(ctx: ToolContext, fn: Callable[[sqlite3.Connection], T]) -> T:
     return await ctx.services.db.run_read(fn)
 
 
-async def run_ranking(ctx: ToolContext, fn: Callable[[sqlite3.Connection], T]) -> T:
+async def run_search(ctx: ToolContext, fn: Callable[[sqlite3.Connection], T], at_least_ms: int = 0) -> T:
+    """`run` for a search's word index reads (ranking, snippets) under `[search] read_budget_ms`
+    (`budgeted`); Dataview, Bases and Tasks have budgets of their own and build their images
+    inside `run` (seconds at 100k notes), so they do not count against this one."""
+    return await ctx.services.db.run_read(budgeted(ctx, fn, at_least_ms))
+
+
+async def run_ranking(ctx: ToolContext, fn: Callable[[sqlite3.Connection], T], *, words: bool = False) -> T:
     """`run` for a semantic ranking, with the cyclic garbage collector paused (`service.gcpause`):
     a ranking holds a few thousand short-lived rows and hits at once, which young collections
     walked and promoted, and the oldest generation's growth then set off full collections of
-    every object of the process (100-240 ms each, in the first calls after a start)."""
+    every object of the process (100-240 ms each, in the first calls after a start). `words`: a
+    ranking by the word index (a hybrid's text half), under the search budget as `run_search`;
+    a ranking by meaning may load the vectors first (seconds at 100k notes) and is not."""
 
     def paused_fn(conn: sqlite3.Connection) -> T:
         with paused():
             return fn(conn)
 
-    return await ctx.services.db.run_read(paused_fn)
+    return await ctx.services.db.run_read(budgeted(ctx, paused_fn) if words else paused_fn)
 
 
 def _missing(root: Path, paths: Iterable[str]) -> list[str]:
@@ -184,11 +237,15 @@ def forget_gone(ctx: ToolContext, gone: Iterable[str]) -> None:
 
 
 async def run_fresh(
-    ctx: ToolContext, can_read: Readable, fn: Callable[[sqlite3.Connection], T], page_paths: Callable[[T], list[str]]
+    ctx: ToolContext,
+    can_read: Readable,
+    fn: Callable[[sqlite3.Connection], T],
+    page_paths: Callable[[T], list[str]],
+    at_least_ms: int = 0,
 ) -> T:
-    """`run(ctx, fn)` for a query that cuts its page with `can_read`: when a file of the page is
-    gone from disk, it is marked unreadable and the query runs again (each round drops at least
-    one path, so this ends)."""
+    """`run_search(ctx, fn, at_least_ms)` for a query that cuts its page with `can_read`: when a
+    file of the page is gone from disk, it is marked unreadable and the query runs again (each
+    round drops at least one path, so this ends)."""
     root = ctx.vault.paths.root
     gone_all: list[str] = []
 
@@ -201,7 +258,7 @@ async def run_fresh(
             gone_all.extend(gone)
             can_read.drop(gone)
 
-    out = await run(ctx, fresh)
+    out = await run_search(ctx, fresh, at_least_ms)
     forget_gone(ctx, gone_all)
     return out
 

@@ -210,7 +210,11 @@ def _check_segment(path: str, seg: str) -> None:
         raise _invalid(path, "segment ends with a dot or space")
     if _RESERVED_CHARS.intersection(seg):
         raise _invalid(path, "reserved character", COLON_PIPE_HINT)
-    if len(seg.encode("utf-8")) > MAX_SEGMENT_BYTES:
+    try:
+        size = len(seg.encode("utf-8"))
+    except UnicodeEncodeError:  # half of a UTF-16 pair ('\ud800' in a JSON settings file): no file name
+        raise _invalid(path, "a lone surrogate (half of a UTF-16 pair)") from None
+    if size > MAX_SEGMENT_BYTES:
         raise _invalid(path, "segment too long")
 
 

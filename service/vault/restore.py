@@ -15,12 +15,13 @@ writes outside.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from functools import partial
 from pathlib import Path
 from typing import Literal
 
-from service.errors import Conflict
-from service.vault import dirfd, journal, notelocks
+from service.errors import Conflict, PathInvalid
+from service.vault import dirfd, journal, notelocks, temps
 from service.vault.events import FileChange
 from service.vault.files import VaultFiles, etag_of
 from service.vault.paths import VaultPath
@@ -109,8 +110,11 @@ async def unmove(files: VaultFiles, rel: str, dst: str) -> None:
 
 
 def remove_folder(files: VaultFiles, rel: str) -> bool:
-    """Remove a folder the change created, if it is empty; True when it is gone."""
+    """Remove a folder the change created, if it is empty but for the temp files of writes that
+    were cut (`temps.sweep_in`: a killed call's rollback); True when it is gone."""
     _abs(files, rel)
+    with contextlib.suppress(OSError, PathInvalid), dirfd.folder(files.paths.root, rel) as opened:
+        temps.sweep_in(opened.fd, rel)
     return dirfd.rmdir(files.paths.root, rel)
 
 

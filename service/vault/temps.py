@@ -67,12 +67,19 @@ def _alive(pid: int) -> bool:
 
 def is_stale(path: Path, *, now: float, started: float = PROCESS_START) -> bool:
     """Whether the temp file at `path` was left by a writer that is gone."""
-    found = TEMP_NAME.match(path.name)
-    if found is None:
+    if TEMP_NAME.match(path.name) is None:
         return False
     try:
         mtime = path.stat().st_mtime
     except OSError:
+        return False
+    return _left(path.name, mtime, now, started)
+
+
+def _left(name: str, mtime: float, now: float, started: float) -> bool:
+    """`is_stale` of the temp file `name` last written at `mtime`."""
+    found = TEMP_NAME.match(name)
+    if found is None:
         return False
     if mtime >= started:
         return False  # written since this process started: possibly ours, possibly in flight
@@ -100,6 +107,27 @@ def sweep(root: Path, rels: Iterable[str], *, now: float | None = None, started:
             removed.append(rel)
     if removed:
         log.info("removed %d temp file(s) left by an interrupted write: %s", len(removed), ", ".join(removed[:5]))
+    return removed
+
+
+def sweep_in(folder_fd: int, rel: str) -> list[str]:
+    """`sweep` of the temp files directly in the open folder `folder_fd` (vault path `rel`), looked
+    at and removed through it (no link followed): a folder a killed call made, about to be removed
+    by its rollback, holds the temp file of the write that was cut (removed by the index's scan
+    only later: the folder was left behind, empty). Returns the names removed."""
+    now, removed = time.time(), []
+    for name in os.listdir(folder_fd):
+        if not name.endswith(SUFFIX):
+            continue
+        try:
+            st = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode) and _left(name, st.st_mtime, now, PROCESS_START):
+                os.unlink(name, dir_fd=folder_fd)
+                removed.append(name)
+        except FileNotFoundError:
+            continue  # its writer finished or a sweep was first
+    if removed:
+        log.info("removed %d temp file(s) left by an interrupted write in %s", len(removed), rel or "/")
     return removed
 
 

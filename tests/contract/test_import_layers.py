@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service.tasks",
         "service.numpy_lazy",
         "service.json_depth",
+        "service.js_replace",
     ),
     ("service.settings", "service.storage", "service.dates", "service.budget"),
     (

@@ -64,3 +64,41 @@ async def test_memory_notes_linking_a_moved_note_are_foreseen_over_http(
         assert "[[Archive/Target]]" in h.read("Memory/Ann.md") and "owns [[Archive/Target]]" in h.read("Memory/Bob.md")
         await ok(c, "undo_last_plan", elicit_token=await _token(h, await error(c, "undo_last_plan")))
         assert _changed(start, snapshot(h.root)) == set()
+
+
+async def test_a_capture_filed_into_an_entity_is_foreseen_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """s79: a pending capture linking the target, filed into Ann, then the target moved: the move's
+    entry counts Ann's new observation and is no estimate (before, `estimate: true`, Ann missed)."""
+    vault = make_vault({**VAULT, "Memory/Ann.md": ANN})
+    async with e2e(vault) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        made = await ok(c, "capture", text=f"Ann met Bob at {LINK}")
+        filing = {"capture_id": made["id"], "action": "entity", "target": "Ann"}
+        plan = {"goal": "g", "steps": [{"id": "f", "tool": "process_capture", "args": filing}, MOVE, BIN]}
+        await h.indexed()
+        checked = await ok(c, "validate_plan", plan=plan)
+        [moved] = checked["effects"]["files_moved"]
+        assert moved["estimate"] is False and "Memory/Ann.md" in moved["rewritten_in"], moved
+        ask = await error(c, "execute_plan", plan=plan)
+        run = await ok(c, "execute_plan", plan=plan, elicit_token=await _token(h, ask))
+        result = next(s for s in run["steps"] if s["id"] == "mv")["result"]
+        assert moved["rewritten_in"] == sorted(i["path"] for i in result["items"]), (moved, result)
+        assert "[[Archive/Target]]" in h.read("Memory/Ann.md")
+
+
+async def test_a_fact_kept_under_a_new_key_is_foreseen_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """s79: memory_store making Memory/Rent.md with a fact linking the target, then the target
+    moved: the move's entry counts the new note and is no estimate (before, `estimate: true`)."""
+    vault = make_vault({**VAULT, "Memory/Ann.md": ANN})
+    kept = {"id": "k", "tool": "memory_store", "args": {"key": "Rent", "value": f"Paid at {LINK}"}}
+    plan = {"goal": "g", "steps": [kept, MOVE, BIN]}
+    async with e2e(vault) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        checked = await ok(c, "validate_plan", plan=plan)
+        [moved] = checked["effects"]["files_moved"]
+        assert moved["estimate"] is False and "Memory/Rent.md" in moved["rewritten_in"], moved
+        run = await ok(
+            c, "execute_plan", plan=plan, elicit_token=await _token(h, await error(c, "execute_plan", plan=plan))
+        )
+        result = next(s for s in run["steps"] if s["id"] == "mv")["result"]
+        assert moved["rewritten_in"] == sorted(i["path"] for i in result["items"]), (moved, result)
+        assert "[[Archive/Target]]" in h.read("Memory/Rent.md")

@@ -2,7 +2,7 @@
 77). Each page scanned the whole note again for secrets (Guard.spans) and for topics (Guard.topical,
 which redacted the whole note once more to memoise it): a 20 MB note cost ~2 s of CPU a page of
 100 KB (~200 pages), a 50 MB note ~9 s a page (~500 pages). A long note's scan is now kept per
-version on the vault for its next pages (`service.tools.bundles.packing._Page._scan`). What the
+version on the vault for its next pages (`service.tools.bundles.window.scanned`). What the
 pages say is unchanged: redaction, the `sensitive` flag, a changed note restarted.
 """
 

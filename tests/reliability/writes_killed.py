@@ -1,4 +1,4 @@
-"""`python -m tests.reliability.writes_killed VAULT SCENARIO REL [FINDING]`: a server process that
+"""`python -m tests.reliability.writes_killed VAULT SCENARIO REL [FINDING | CALL]`: a server process that
 kills itself (SIGKILL) in the write of REL by one of the newest writers, once the journal (when the
 write has one) recorded REL's prior bytes and before REL changes (`tests.plan_killed.kill_when_writing`):
 
@@ -12,10 +12,13 @@ write has one) recorded REL's prior bytes and before REL changes (`tests.plan_ki
 - `canvas-rename`: one `rename_note` of a note a canvas links to (the canvas rewritten with it);
 - `auto-apply`: `run_consolidation` of the duplicates job with `[plane] auto_apply = ["duplicate"]`
   (`AUTO_VAULT`: the run applies the finding itself, as `vaultgate-plane`);
-- `undo`: `undo_last_plan` (the caller's newest run; the restores are killed as the writes are).
+- `undo`: `undo_last_plan` (the caller's newest run; the restores are killed as the writes are);
+- `call`: the call FINDING names, as JSON `{"tool": ..., "args": {...}}` (any other writer).
 
 With REL given as `after:REL`, the process kills itself right after REL's write instead (the
-file renamed into place, the call not yet answered, its step not yet recorded as done).
+file renamed into place, the call not yet answered, its step not yet recorded as done). With
+`gone:REL` it kills itself as REL is deleted or moved away (`dirfd.unlink` / `dirfd.rename` of
+REL), the journal's record made and REL still in place; `gone-after:REL`, right after it went.
 Calls that ask a human are confirmed as the tests confirm them. Plans run one call at a time, so no
 other write is caught halfway. If no write of REL comes, the process ends by itself (code 0).
 Used by tests/reliability/test_newest_writers_killed.py.
@@ -34,7 +37,7 @@ from typing import Any
 from service.app import VaultgateApp
 from service.settings import load_settings
 from service.types import Principal
-from service.vault import files, reread, restore
+from service.vault import dirfd, files, reread, restore
 from tests.plan_killed import kill_when_writing
 
 PERSON = "---\nname: {0}\nentityType: person\n---\n# {0}\n\n## Observations\n- met at the {0} fair ^{1}\n"
@@ -134,6 +137,30 @@ def kill_after_writing(rel: str) -> None:
     reread.write_in = write_then_die  # type: ignore[assignment]
 
 
+def kill_when_going(rel: str, after: bool) -> None:
+    """Make the process die (SIGKILL) as `rel` is unlinked or renamed away (a delete, a move to the
+    trash, a move): before that (the journal's record written), or with `after`, right after it."""
+    unlink, rename = dirfd.unlink, dirfd.rename
+
+    def die_if(going: str) -> None:
+        if going == rel:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def unlink_or_die(root: Path, src: str, **more: Any) -> None:
+        die_if("" if after else src)
+        unlink(root, src, **more)
+        die_if(src if after else "")
+
+    def rename_or_die(root: Path, src: str, dst: str, **more: Any) -> list[str]:
+        die_if("" if after else src)
+        made = rename(root, src, dst, **more)
+        die_if(src if after else "")
+        return made
+
+    dirfd.unlink = unlink_or_die  # type: ignore[assignment]
+    dirfd.rename = rename_or_die  # type: ignore[assignment]
+
+
 async def confirmed(app: VaultgateApp, tool: str, args: dict[str, Any]) -> dict[str, Any]:
     who = Principal.local("test")
     first = await app.dispatcher.call(tool, args, principal=who)
@@ -168,13 +195,20 @@ async def main(root: Path, scenario: str, finding: str | None) -> None:
     )
     app = VaultgateApp(settings)
     async with app.running():
-        tool, args = ("apply_finding", {"finding_id": finding}) if scenario == "apply" else CALLS[scenario]
+        if scenario == "call":
+            named = json.loads(finding or "{}")
+            tool, args = named["tool"], named["args"]
+        else:
+            tool, args = ("apply_finding", {"finding_id": finding}) if scenario == "apply" else CALLS[scenario]
         answer = await confirmed(app, tool, args)
         print(f"not killed: {tool} answered {answer}", file=sys.stderr)
 
 
 if __name__ == "__main__":
     where, _, rel = sys.argv[3].rpartition(":")
-    (kill_after_writing if where == "after" else kill_when_writing)(rel)
+    if where.startswith("gone"):
+        kill_when_going(rel, after=where == "gone-after")
+    else:
+        (kill_after_writing if where == "after" else kill_when_writing)(rel)
     restore.write_in = files.write_in  # an undo's restores die as the writes do
     asyncio.run(main(Path(sys.argv[1]), sys.argv[2], sys.argv[4] if len(sys.argv) > 4 else None))

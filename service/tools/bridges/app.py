@@ -110,7 +110,8 @@ class ActiveOut(ToolOutput):
     )
     content: str | None = Field(
         description="Its text as Obsidian holds it (unsaved edits included); null for a file whose bytes are no "
-        "text (an image, audio, video, PDF, or binary content): read_attachment reads such a file."
+        "text (an image, audio, video, PDF, or binary content: read_attachment reads such a file) or whose "
+        "answer is too large for the bridge (over 64 MiB)."
     )
     frontmatter: dict[str, JsonValue] = Field(description="Its properties as Obsidian parsed them.")
     tags: list[str] = Field(description="Its tags as Obsidian found them.")
@@ -182,7 +183,9 @@ async def get_active_note(ctx: ToolContext, args: ActiveIn) -> ActiveOut:
         title=note_title(rel),
         obsidian_url=ctx.vault.url(rel),
         kind=kind,
-        content=await _text_of(ctx, rel, kind, note["content"]) if args.include_content else None,
+        content=await _text_of(ctx, rel, kind, note["content"])
+        if args.include_content and isinstance(note["content"], str)
+        else None,  # None: too large for the plugin's answer
         frontmatter=frontmatter if isinstance(frontmatter, dict) else {},
         tags=[str(t) for t in tags] if isinstance(tags, list) else [],
         stat=_stat(note.get("stat")),

@@ -67,8 +67,11 @@ class ExecuteIn(ToolInput):
 
 
 class ExecuteOut(ToolOutput):
-    command_id: str = Field(description="The command run.")
-    executed: bool = Field(description="True: Obsidian ran it.")
+    command_id: str = Field(description="The command sent to Obsidian.")
+    executed: bool = Field(
+        description="True: Obsidian took the command (its plugin answers 204 without saying what the command did: "
+        "one that does not apply where the focus is, such as an editor command with no note open, does nothing)."
+    )
 
 
 def _allowed(ctx: ToolContext, command_id: str) -> None:

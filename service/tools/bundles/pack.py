@@ -107,6 +107,12 @@ class Packer:
         self.full = True
         return Piece(start, end, True)
 
+    def reach(self) -> int:
+        """How much of a note's rest `place` may look at: a rest longer than this measures more
+        than the budget (a character is at least a byte, a quarter token), and the part placed
+        comes from its first `budget` bytes (4 x `budget` characters of tokens)."""
+        return self.budget * (1 if self.unit == "bytes" else 4) + 1
+
     def take(self, content: str, entry_json: int) -> None:
         self.used += measure(content, self.unit)
         self.used_json += entry_json

@@ -20,130 +20,43 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
-
-from pydantic import Field, model_validator
+from typing import Any
 
 from service.errors import AclDenied, AmbiguousNote, NotANote, NoteNotFound, PathInvalid, ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown.parse import note_title
 from service.obsidian.attachments import kind_of
-from service.retrieval.sensitive import Guard, Span, clip, redact_spans
-from service.tools.bundles.pack import Packer, Unit, json_size, measure
+from service.retrieval.sensitive import Guard, Span, clip
+from service.tools.bundles.known import Known, kept_scan, known_of, known_window, learn
+from service.tools.bundles.pack import Packer, json_size, measure
+from service.tools.bundles.shapes import (
+    MODES,
+    RESERVE,
+    BundleArgs,
+    BundleEntry,
+    BundleFilesIn,
+    BundleFolderIn,
+    BundleOut,
+    Manifest,
+    Mode,
+    OtherFileItem,
+)
+from service.tools.bundles.window import SCAN_KEPT_FROM, Marks, redacted_length, redacted_window, scanned
 from service.tools.context import ToolContext
 from service.tools.graph.links import linked_file
-from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.models import decode_cursor, encode_cursor
 from service.tools.search_common import query_key
 from service.tools.sensitive import guard_of
 from service.tools.spec import ToolSpec
-from service.vault.files import NoteFile
+from service.vault.decoding import UTF8
+from service.vault.files import NoteFile, VaultFiles
+from service.vault.settled import Settled, read_settled
 
-Mode = Literal["whole", "body", "frontmatter"]
-DEFAULT_BYTES = 100_000
-RESERVE = 16_384  # bytes of a response kept for everything but the entries
 BATCH = 32  # notes read per worker-thread hop
-KEPT_SCANS, SCAN_KEPT_FROM = 4, 1_000_000  # notes of this many characters keep their scan (per vault)
 PROGRESS_FROM = 100  # candidates above which a page reports progress
-
-
-class BundleArgs(ToolInput):
-    mode: Mode = Field(
-        default="whole", description="What of each note: whole, body (without frontmatter), frontmatter (YAML)."
-    )
-    max_bytes: int | None = Field(
-        default=None,
-        ge=256,
-        le=50_000_000,
-        description="Budget of one page: UTF-8 bytes of entry contents (default 100000 when max_tokens is unset).",
-    )
-    max_tokens: int | None = Field(
-        default=None,
-        ge=64,
-        le=12_500_000,
-        description="Budget of one page in estimated tokens (ASCII chars/4 + other chars), instead of max_bytes.",
-    )
-    cursor: str | None = Field(default=None, description="`next_cursor` of the previous page (same arguments).")
-
-    @model_validator(mode="after")
-    def _one_budget(self) -> BundleArgs:
-        if self.max_bytes is not None and self.max_tokens is not None:
-            raise ValueError("give max_bytes or max_tokens, not both")
-        return self
-
-    def budget(self) -> tuple[int, Unit]:
-        if self.max_tokens is not None:
-            return self.max_tokens, "tokens"
-        return self.max_bytes or DEFAULT_BYTES, "bytes"
-
-
-class BundleFolderIn(BundleArgs):
-    folder: str = Field(default="", description="Folder to pack ('' = the whole vault).")
-    recursive: bool = Field(default=True, description="Include notes in sub-folders.")
-
-
-class BundleFilesIn(BundleArgs):
-    paths: list[Annotated[str, Field(min_length=1, max_length=1024)]] = Field(
-        min_length=1, max_length=1000, description="Notes to pack, in this order. Each: " + NOTE_ADDRESS
-    )
-
-
-class BundleEntry(ToolOutput):
-    path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="Note title.")
-    obsidian_url: str = Field(description="obsidian://open URL of the note.")
-    etag: str = Field(description="Content hash of the note when it was read.")
-    mtime: float = Field(description="Modification time (Unix seconds).")
-    content: str = Field(description="The note's text (or this part of it), secrets redacted per the vault's mode.")
-    part: int = Field(description="1 for a note's first (or only) part; 2, 3… for its continuations.")
-    start: int = Field(description="Character offset of this part in the selected text (whole, body or YAML).")
-    length: int = Field(
-        description="Characters of the selected text in all (the note is whole when start=0 "
-        "and start + len(content) = length)."
-    )
-    continues: bool = Field(description="The rest of this note is on the next page.")
-    restarted: bool = Field(default=False, description="The note changed after its first part: sent again whole.")
-    bytes: int = Field(description="UTF-8 bytes of `content`.")
-    tokens: int = Field(description="Estimated tokens of `content`.")
-    sensitive: bool = Field(description="The note holds a secret or a health/money topic ([sensitive], [search]).")
-    redacted: int = Field(description="Secret spans replaced by [REDACTED:kind] in this part.")
-
-
-class Manifest(ToolOutput):
-    included: list[str] = Field(description="Paths packed in this page, in order (a split note once).")
-    continues: str | None = Field(description="The note split across this page and the next, if any.")
-    remaining: int = Field(description="Notes not yet started after this page.")
-    total: int = Field(description="Notes in the bundle (bundle_files: distinct addresses).")
-    unit: Unit = Field(description="What the budget counts: bytes or tokens.")
-    budget: int = Field(description="Budget of a page.")
-    used: int = Field(description="Budget used by this page's contents.")
-
-
-class OtherFileItem(ToolOutput):
-    address: str = Field(description="The address as given.")
-    path: str = Field(description="The file it names: a canvas, a base or an attachment, not packed (no note).")
-    kind: str = Field(description="canvas, base, image, pdf, audio, video, text or other.")
-    read_with: str = Field(
-        description="The tool that reads it: read_canvas, query_base (rows; read_note: its YAML) or read_attachment."
-    )
-
-
-class BundleOut(ToolOutput):
-    entries: list[BundleEntry] = Field(description="The packed notes of this page, in bundle order.")
-    manifest: Manifest = Field(description="What this page holds and what continues on the next one.")
-    missing: list[str] = Field(
-        default_factory=list, description="bundle_files: addresses in this page's range that name no readable file."
-    )
-    not_notes: list[OtherFileItem] = Field(
-        default_factory=list,
-        description="bundle_files: addresses in this page's range naming a canvas, a base or an attachment (not "
-        "packed), with the tool that reads each.",
-    )
-    sensitive_detected: bool = Field(description="Some entry is sensitive: confirm before passing it on.")
-    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page; None at the end.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,19 +103,52 @@ class _Page:
         self.not_notes: list[OtherFileItem] = []
         self.split: tuple[str, int, str, int] | None = None  # (path, offset, etag, part) to resume at
 
-    def add(self, note: NoteFile, resume: Resume | None) -> bool:
+    def add(self, note: NoteFile, resume: Resume | None, key: Settled | None = None) -> bool:
         """Packs `note` (from `resume`'s offset when it applies); False when the page is full
-        before the note starts."""
+        before the note starts. `key`: the version's `Settled` key, to keep for its next pages."""
         rel = note.path.rel
-        spans, sensitive = self._scan(note)  # for the flag and for redaction
+        spans, sensitive = scanned(self.scans, self.guard, note)  # for the flag and for redaction
         first, last = _select(note.content, self.mode)
-        marks: list[tuple[int, int]] = []
-        text = note.content[first:last]
-        if self.guard.redacts:
-            text, marks = redact_spans(text, clip(spans, first, last))
+
+        def window(spans: list[Span], first: int, last: int, start: int, width: int) -> tuple[str, Marks]:
+            return redacted_window(note.content, spans, first, last, start, width)
+
+        added = self._add(rel, note.etag, note.stat.mtime, (spans, sensitive), first, last, resume, window)
+        split = self.split is not None and self.split[0] == rel
+        if key is not None and split and len(note.content) >= SCAN_KEPT_FROM and note.encoding == UTF8:
+            learn(self.scans, note, key, {mode: _select(note.content, mode) for mode in MODES})
+        return bool(added)
+
+    def add_known(self, files: VaultFiles, known: Known, resume: Resume) -> bool | None:
+        """`add` of the note `known` names, from the bytes its part of this page takes; None
+        when it cannot be (`known` doc): the note is then read whole."""
+        scan = kept_scan(self.scans, self.guard, known)
+        if scan is None or resume.etag != known.etag or resume.path != known.vp.rel or self.entries:
+            return None
+        first, last = known.bounds[self.mode]
+
+        def window(spans: list[Span], first: int, last: int, start: int, width: int) -> tuple[str, Marks] | None:
+            return known_window(files, known, spans, first, last, start, width)
+
+        return self._add(known.vp.rel, known.etag, known.mtime, scan, first, last, resume, window)
+
+    def _add(
+        self,
+        rel: str,
+        etag: str,
+        mtime: float,
+        scan: tuple[list[Span], bool],
+        first: int,
+        last: int,
+        resume: Resume | None,
+        window: Callable[[list[Span], int, int, int, int], tuple[str, Marks] | None],
+    ) -> bool | None:
+        spans, sensitive = scan
+        spans = clip(spans, first, last) if self.guard.redacts else []
+        length = redacted_length(last - first, spans)  # of the text packed: its secrets redacted
         start, part, restarted = 0, 1, False
         if resume is not None and resume.path == rel and not self.entries:
-            if resume.etag == note.etag and resume.offset < len(text):
+            if resume.etag == etag and resume.offset < length:
                 start, part = resume.offset, resume.part
             else:
                 restarted = True
@@ -210,11 +156,11 @@ class _Page:
             "path": rel,
             "title": note_title(rel),
             "obsidian_url": self.url(rel),
-            "etag": note.etag,
-            "mtime": note.stat.mtime,
+            "etag": etag,
+            "mtime": mtime,
             "part": 1,
             "start": start,
-            "length": len(text),
+            "length": length,
             "continues": False,
             "restarted": restarted,
             "bytes": 0,
@@ -222,7 +168,12 @@ class _Page:
             "sensitive": False,
             "redacted": 0,
         }
-        piece = self.packer.place(text, start, shell)
+        # only the part a page can take is made (`window`): not all of a 50 MB note on every page
+        made = window(spans, first, last, start, self.packer.reach())
+        if made is None:
+            return None
+        text, marks = made
+        piece = self.packer.place(text, 0, shell)
         if piece is None:
             return False
         content = text[piece.start : piece.end]
@@ -242,23 +193,8 @@ class _Page:
         self.packer.take(content, json_size(entry.model_dump(mode="json")) + listed)
         self.entries.append(entry)
         if piece.continues:
-            self.split = (rel, piece.end, note.etag, part + 1)
+            self.split = (rel, start + piece.end, etag, part + 1)
         return True
-
-    def _scan(self, note: NoteFile) -> tuple[list[Span], bool]:
-        """The note's secret spans and whether it is sensitive: scanned once per version for the
-        pages of a long note (a 50 MB note: ~2 s of scans a page, each page of 100 KB)."""
-        key = (note.path.rel, note.etag, self.guard.fingerprint, self.guard.terms)
-        kept: tuple[list[Span], bool] | None = self.scans.get(key)
-        if kept is None:
-            spans = self.guard.spans(note.content)
-            kept = (spans, bool(spans) or self.guard.mentions(note.content))  # `topical` without tags
-            if len(note.content) >= SCAN_KEPT_FROM:
-                self.scans[key] = kept
-                while len(self.scans) > KEPT_SCANS:  # pages run in worker threads: popitem is one step
-                    with contextlib.suppress(KeyError):
-                        self.scans.popitem(last=False)
-        return kept
 
     def note_missing(self, name: str) -> bool:
         """Lists `name` in `missing`; False (the page is full) when that would pass the cap."""
@@ -300,9 +236,9 @@ class _Page:
         )
 
 
-def _read(ctx: ToolContext, rel: str) -> NoteFile | None:
+def _read(ctx: ToolContext, rel: str) -> tuple[NoteFile, Settled | None] | None:
     try:
-        return ctx.vault.files.read(ctx.vault.paths.resolve(rel, op="read"))
+        return read_settled(ctx.vault.files, ctx.vault.paths.resolve(rel, op="read"))
     except (NoteNotFound, PathInvalid, AclDenied):
         return None  # gone since the walk, or became a folder
 
@@ -323,11 +259,17 @@ async def _pack(ctx: ToolContext, page: _Page, names: list[str], locate: Locate,
                 if not page.note_other(names[offset + k], rel):
                     return offset + k, True
                 continue
-            note = _read(ctx, rel) if rel is not None else None
-            if note is None:
+            known = known_of(page.scans, rel) if rel is not None and resume is not None else None
+            added = page.add_known(ctx.vault.files, known, resume) if known is not None and resume is not None else None
+            if added is not None:  # a later page of a known note, from the bytes it packs
+                if not added or page.split is not None:
+                    return offset + k, True
+                continue
+            got = _read(ctx, rel) if rel is not None else None
+            if got is None:
                 if not page.note_missing(names[offset + k]):
                     return offset + k, True
-            elif not page.add(note, resume) or page.split is not None:
+            elif not page.add(got[0], resume, got[1]) or page.split is not None:
                 return offset + k, True
         return offset + len(rels), False
 
@@ -351,7 +293,20 @@ def _state(cursor: str | None, key: str) -> dict[str, Any]:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except ValueError:
         raise ValidationFailed("invalid cursor", details={"field": "cursor"}) from None
+    if not all(_FIELDS[k](v) for k, v in data.items() if k in _FIELDS):  # a cursor written by hand
+        raise ValidationFailed("invalid cursor", details={"field": "cursor"})
     return {**data, "o": offset}
+
+
+def _count(least: int) -> Callable[[Any], bool]:
+    return lambda v: type(v) is int and v >= least
+
+
+_FIELDS: dict[str, Callable[[Any], bool]] = {  # what `_cursor` writes in each field
+    **dict.fromkeys(("p", "e", "a"), lambda v: v is None or isinstance(v, str)),
+    "n": _count(2),
+    "i": _count(0),
+}
 
 
 def _resume_of(state: dict[str, Any]) -> Resume | None:

@@ -43,7 +43,14 @@ from service.tools.change_pages import (
     start_of,
 )
 from service.tools.context import ToolContext
-from service.tools.graph_common import FileChangeItem, apply_journaled, complete_index, edit_items, edits_preview
+from service.tools.graph_common import (
+    FileChangeItem,
+    apply_journaled,
+    complete_index,
+    edit_items,
+    edits_preview,
+    kept_changes,
+)
 from service.tools.models import ToolOutput
 from service.tools.spec import ToolSpec
 from service.vault.commit import Steps
@@ -167,7 +174,7 @@ async def plan_rewrite(
             note = ctx.vault.files.read(vp)
         except NoteNotFound:
             return None
-        result = repointed(note.content, path, old, new, before, after)
+        result = repointed(note.content, path, old, new, before, after, kept_changes(ctx))
         if not result.changed:
             return None
         ctx.resolve(path, "write")
@@ -186,10 +193,13 @@ async def plan_rewrite(
     return plan
 
 
-def repointed(text: str, path: str, old: str, new: str, before: PathSet, after: PathSet) -> Rewrite:
+def repointed(
+    text: str, path: str, old: str, new: str, before: PathSet, after: PathSet, keep: int | None = None
+) -> Rewrite:
     """The note at `path` (`text`) with its links that resolve to `old` (over `before`: the vault's
     paths with `old`) repointed at `new` (over `after`: as they are), as rewrite_links writes it (a
-    plan's check foresees the step's notes with it: `service.tools.sessions.plan_texts`)."""
+    plan's check foresees the step's notes with it: `service.tools.sessions.plan_texts`). `keep`:
+    how many changed lines are kept, not only counted (`LineChanges`; a canvas keeps all)."""
     targets = frozenset({old})
     result = rewrite_note(
         text,
@@ -200,6 +210,7 @@ def repointed(text: str, path: str, old: str, new: str, before: PathSet, after: 
         moved={old: new},
         only_targets=targets,
         names=link_names(targets),  # a link that resolves to `old` names it
+        keep=None if is_canvas(path) else keep,
     )
     return rewrite_canvas(result, {old: new}) if is_canvas(path) else result
 

@@ -26,7 +26,8 @@ from service.markdown import sections
 from service.memory.captures import Capture, CaptureQueue, Status, list_in, mark_item, paragraph, stamp, unmarked
 from service.obs.sessions import caller_hash
 from service.tools.context import ToolContext
-from service.tools.memory.filing import file_observation, still_filed
+from service.tools.memory.filing import file_observation, filing_refusal, still_filed
+from service.tools.memory.prechecks import entities_there, no_target
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
 from service.vault.casing import CaseTwin
@@ -107,9 +108,10 @@ async def _write_unlisted(ctx: ToolContext, vp: VaultPath, queue: CaptureQueue) 
     await queue.listed(ctx.vault.id, [c.id for c in pending])
 
 
-async def capture(ctx: ToolContext, args: CaptureIn) -> CaptureOut:
+def capture_text(ctx: ToolContext, args: CaptureIn) -> tuple[str, list[str]]:
+    """The capture's text and tags as the call takes them (empty, too large, a tag that is none:
+    `validation_error`); a dry-run vault's preview and a plan's check ask it too (`prechecks`)."""
     cfg = ctx.services.settings.memory
-    vp = ctx.resolve_note(cfg.inbox, "write")
     text = args.text.strip()
     size = len(text.encode("utf-8", errors="surrogatepass"))
     if not text:
@@ -120,7 +122,16 @@ async def capture(ctx: ToolContext, args: CaptureIn) -> CaptureOut:
             details={"field": "text", "reason": "too_large", "bytes": size, "limit": cfg.max_capture_bytes},
             hint="Write long text as a note (create_note) and capture a link to it.",
         )
-    tags = _check_tags(args.tags)
+    return text, _check_tags(args.tags)
+
+
+async def _text_checked(ctx: ToolContext, args: CaptureIn) -> None:
+    capture_text(ctx, args)
+
+
+async def capture(ctx: ToolContext, args: CaptureIn) -> CaptureOut:
+    vp = ctx.resolve_note(ctx.services.settings.memory.inbox, "write")
+    text, tags = capture_text(ctx, args)
     queue = _queue(ctx)
     cap = await queue.add(ctx.vault.id, text, tags, args.source, caller_hash(ctx.principal.subject), vp.rel)
     await _list_unlisted(ctx, vp, queue)
@@ -290,11 +301,47 @@ async def _file_into_note(ctx: ToolContext, cap: Capture, args: ProcessCaptureIn
     return found.vp
 
 
+def _not_pending(cap: Capture) -> Conflict:
+    return Conflict(
+        f"capture {cap.id!r} is {cap.status} already",
+        details={"capture_id": cap.id, "status": cap.status, "filed_to": cap.filed_to},
+        hint="list_captures shows the pending ones.",
+    )
+
+
+async def capture_refusal(ctx: ToolContext, args: ProcessCaptureIn) -> None:
+    """process_capture's refusal of the capture and its target as they are now, nothing written
+    (a dry-run vault's preview: `service.tools.memory.previews`): no such capture, one processed
+    (unless its processing was taken back, `_reopen_undone`), an entity not there, a note not
+    there (`note`) or one there already (`new_note`)."""
+    queue = _queue(ctx)
+    cap = await queue.get(ctx.vault.id, args.capture_id)
+    inbox = ctx.resolve_note(cap.inbox if cap is not None else ctx.services.settings.memory.inbox, "write")
+    if cap is None:
+        raise ToolNotFound(f"no capture {args.capture_id!r} in this vault", details={"capture_id": args.capture_id})
+    if cap.status != "pending":
+        try:
+            listed = cap.id in unmarked((await asyncio.to_thread(ctx.vault.files.read, inbox)).content)
+        except VaultgateError:
+            listed = False
+        if not listed or cap.status == "filed" and await still_filed(ctx, cap.filed_to, cap.filed_block):
+            raise _not_pending(cap)
+    target = (args.target or "").strip()
+    if args.action == "entity":
+        filing_refusal(
+            ctx, target, cap.text, source=f"{cap.inbox.removesuffix('.md')}#^{cap.id}", category=args.category
+        )
+    elif args.action == "new_note":
+        vp = ctx.resolve_note(target, "write")
+        if ctx.vault.files.has_note(vp) and f"^{cap.id}" not in ctx.vault.files.read(vp).content:
+            raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
+    elif args.action == "note":
+        await ctx.find_note(target, "write", section="reject")
+
+
 async def process_capture(ctx: ToolContext, args: ProcessCaptureIn) -> ProcessCaptureOut:
     if args.action != "discard" and not (args.target or "").strip():
-        raise ValidationFailed(
-            f"action {args.action!r} needs a target", details={"field": "target", "reason": "missing"}
-        )
+        raise no_target(args.action)
     queue = _queue(ctx)
     cap = await queue.get(ctx.vault.id, args.capture_id)
     inbox = ctx.resolve_note(cap.inbox if cap is not None else ctx.services.settings.memory.inbox, "write")
@@ -304,11 +351,7 @@ async def process_capture(ctx: ToolContext, args: ProcessCaptureIn) -> ProcessCa
         await _reopen_undone(ctx, queue, inbox)
         cap = await queue.get(ctx.vault.id, args.capture_id) or cap
         if cap.status != "pending":
-            raise Conflict(
-                f"capture {cap.id!r} is {cap.status} already",
-                details={"capture_id": cap.id, "status": cap.status, "filed_to": cap.filed_to},
-                hint="list_captures shows the pending ones.",
-            )
+            raise _not_pending(cap)
         if not cap.in_inbox and cap.inbox == inbox.rel:  # its item first: the link back names a block there
             await _write_unlisted(ctx, inbox, queue)
         by = caller_hash(ctx.principal.subject)
@@ -361,6 +404,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=CaptureIn,
         output_model=CaptureOut,
         handler=capture,
+        static_check=_text_checked,  # a dry-run preview and a plan refuse its text too
         scopes=("write:vault",),
         scope_class="write",
         mutating=True,
@@ -388,6 +432,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=ProcessCaptureIn,
         output_model=ProcessCaptureOut,
         handler=process_capture,
+        static_check=entities_there("process_capture"),  # a dry-run preview and a plan: a target it needs
         scopes=("write:vault",),
         scope_class="write",
         mutating=True,

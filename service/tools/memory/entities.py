@@ -20,11 +20,12 @@ from service.memory.model import Entity, Observation, Relation, new_block_id, no
 from service.memory.store import Loaded
 from service.tools.context import ToolContext
 from service.tools.memory.names import entity_name, relate, relation_link, target_key, target_name, target_names
-from service.tools.memory.prechecks import entities_there
+from service.tools.memory.prechecks import entities_there, not_to_itself
 from service.tools.memory.repeats import dated_attributes, holds_again
 from service.tools.memory.report import fitted
 from service.tools.memory.similar import Similar
 from service.tools.memory.writing import (
+    MAX_ITEMS,
     WRITE,
     all_or_nothing,
     entity_store,
@@ -37,8 +38,6 @@ from service.tools.memory.writing import (
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.sensitive import guard_of
 from service.tools.spec import ToolSpec
-
-MAX_ITEMS = 1000  # entities, observations or relations in one call
 
 
 class ObservationOut(ToolOutput):
@@ -325,10 +324,7 @@ async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateR
     for i, rel in enumerate(args.relations):
         source = entity_name(ctx, store, rel.from_, f"relations[{i}].from")
         target = entity_name(ctx, store, rel.to, f"relations[{i}].to")
-        if source.lower() == target.lower():
-            raise ValidationFailed(
-                f"a relation from {source!r} to itself", details={"field": f"relations[{i}]", "reason": "self_relation"}
-            )
+        not_to_itself(source, target, i)
         store.must_exist(source, "write")
         link = await relation_link(ctx, store, rel.to, f"relations[{i}].to")
         planned.append(
@@ -402,6 +398,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=CreateEntitiesIn,
         output_model=CreateEntitiesOut,
         handler=create_entities,
+        static_check=entities_there("create_entities"),  # a dry-run preview and a plan refuse its arguments too
         tags=("memory",),
         **WRITE,  # type: ignore[arg-type]
     ),

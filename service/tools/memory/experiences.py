@@ -89,8 +89,9 @@ class RecordExperienceOut(ToolOutput):
     experience: ExperienceItem = Field(description="The experience as recorded.")
 
 
-async def record_experience(ctx: ToolContext, args: RecordExperienceIn) -> RecordExperienceOut:
-    store = _store(ctx, "write")
+def experience_text(ctx: ToolContext, args: RecordExperienceIn) -> str:
+    """The experience's text as the call takes it, its tags checked (`validation_error`); a
+    dry-run vault's preview and a plan's check ask it too (`prechecks`)."""
     text = args.text.strip()
     size = len(text.encode("utf-8", errors="surrogatepass"))
     limit = ctx.services.settings.memory.max_experience_bytes
@@ -106,6 +107,16 @@ async def record_experience(ctx: ToolContext, args: RecordExperienceIn) -> Recor
             raise ValidationFailed(
                 "a tag must be one line of 1 to 100 characters", details={"field": "tags", "reason": "invalid_tag"}
             )
+    return text
+
+
+async def _text_checked(ctx: ToolContext, args: RecordExperienceIn) -> None:
+    experience_text(ctx, args)
+
+
+async def record_experience(ctx: ToolContext, args: RecordExperienceIn) -> RecordExperienceOut:
+    store = _store(ctx, "write")
+    text = experience_text(ctx, args)
     exp = await store.record(
         ctx.vault.id,
         args.kind,
@@ -192,7 +203,7 @@ class PromoteExperienceOut(ToolOutput):
     obsidian_url: str = Field(description="obsidian:// URL of the entity's note.")
 
 
-async def _promotable(ctx: ToolContext, args: PromoteExperienceIn) -> Experience:
+async def _promotable(ctx: ToolContext, args: PromoteExperienceIn, mend: bool = True) -> Experience:
     store = _store(ctx, "write")
     exp = await store.get(ctx.vault.id, args.experience_id)
     if exp is None:
@@ -200,7 +211,8 @@ async def _promotable(ctx: ToolContext, args: PromoteExperienceIn) -> Experience
             f"no experience {args.experience_id!r} in this vault", details={"experience_id": args.experience_id}
         )
     if exp.promoted_at is not None and not await still_filed(ctx, exp.promoted_path, exp.promoted_block):
-        await store.unpromoted(ctx.vault.id, exp.id, exp.promoted_at)  # undone: it may be promoted again
+        if mend:  # not in a dry-run vault's preview, which records nothing
+            await store.unpromoted(ctx.vault.id, exp.id, exp.promoted_at)  # undone: it may be promoted again
         exp = replace(exp, promoted_at=None, promoted_to=None, promoted_path=None, promoted_block=None)
     if exp.promoted_at is not None:
         raise Conflict(
@@ -226,10 +238,11 @@ def _observation(exp: Experience, args: PromoteExperienceIn) -> str:
         ) from None
 
 
-async def precheck_promote(ctx: ToolContext, args: PromoteExperienceIn) -> None:
+async def precheck_promote(ctx: ToolContext, args: PromoteExperienceIn, mend: bool = True) -> None:
     """Before a human is asked: the experience exists, is not promoted yet, its text can be an
-    observation, and the entity exists."""
-    _observation(await _promotable(ctx, args), args)
+    observation, and the entity exists (`mend` false: a dry-run vault's preview, which records
+    nothing of an undone promotion)."""
+    _observation(await _promotable(ctx, args, mend), args)
     observation_category(args.category, "category")
     await check_entity(ctx, args.entity)
 
@@ -293,6 +306,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=RecordExperienceIn,
         output_model=RecordExperienceOut,
         handler=record_experience,
+        static_check=_text_checked,  # a dry-run preview and a plan refuse its text too
         scopes=("write:vault",),
         scope_class="write",
         mutating=True,

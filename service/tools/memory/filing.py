@@ -63,6 +63,20 @@ async def file_observation(ctx: ToolContext, entity: str, text: str, *, source: 
     return Filed(entity=loaded.entity.name, path=loaded.vp.rel, block_id=block[0] if block else "")
 
 
+def filing_refusal(ctx: ToolContext, entity: str, text: str, *, source: str, category: str | None) -> None:
+    """`file_observation`'s refusal of its arguments and of the entity as it is now, nothing
+    written (a dry-run vault's preview of process_capture)."""
+    from service.tools.memory.names import entity_name
+    from service.tools.memory.writing import entity_store, observation_category, observation_text, provenance
+
+    store = entity_store(ctx)
+    name = entity_name(ctx, store, entity, "entity")
+    observation_text(text, "text")
+    provenance(ctx, source)
+    observation_category(category, "category")
+    store.must_exist(name, "write")
+
+
 async def check_entity(ctx: ToolContext, entity: str) -> None:
     """`note_not_found` with suggestions when `entity` is not a memory entity the caller may write."""
     from service.tools.memory.names import entity_name

@@ -26,6 +26,7 @@ from service.memory.when import span_of
 from service.tools.context import ToolContext
 from service.tools.memory.entities import EntityOut, RelationOut, add_to, entity_out, superseded
 from service.tools.memory.names import entity_name, target_name, target_names
+from service.tools.memory.prechecks import entities_there
 from service.tools.memory.writing import WRITE, entity_store, observation_text, provenance
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.sensitive import guard_of
@@ -246,12 +247,16 @@ async def memory_store(ctx: ToolContext, args: MemoryStoreIn) -> MemoryStoreOut:
     key = entity_name(ctx, store, args.key, "key")
     value = observation_text(args.value, "value")
     fields = provenance(ctx, args.source)
-    if store.load(key, "write") is None:
+    if store.load(key, "write") is None:  # made with its fact in one write: never an empty entity left
+        made = Entity(key, "memory")
+        first = add_to(made, [value], None, fields)[0]
         try:
-            await store.create(Entity(key, "memory"))
+            loaded = await store.create(made)
         except AlreadyExists as exc:  # made by a concurrent call: add to it (a case twin: refused)
             if isinstance(exc, CaseTwin):
                 raise
+        else:
+            return MemoryStoreOut(stored=True, key=loaded.entity.name, path=loaded.vp.rel, block_id=first[0].block_id)
     block: list[str] = []
     stored: list[bool] = []
 
@@ -303,6 +308,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=MemoryStoreIn,
         output_model=MemoryStoreOut,
         handler=memory_store,
+        static_check=entities_there("memory_store"),  # a dry-run preview and a plan refuse its arguments too
         tags=("memory",),
         **WRITE,  # type: ignore[arg-type]
     ),

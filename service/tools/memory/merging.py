@@ -27,6 +27,7 @@ from pydantic import Field
 
 from service.errors import ValidationFailed
 from service.memory.model import Entity, Observation
+from service.memory.store import EntityStore, Loaded
 from service.tools.context import ToolContext
 from service.tools.memory.names import entity_name
 from service.tools.memory.writing import WRITE, entity_store
@@ -51,7 +52,9 @@ class MergeObservationsOut(ToolOutput):
 
 
 def _line(obs: Observation) -> str:
-    return obs.raw if obs.raw is not None else obs.render()
+    """`obs`'s line as written but for its list marker (`* `, `1. `: a line copied into the kept
+    note's list takes that list's, `service.memory.body`)."""
+    return (obs.raw if obs.raw is not None else obs.render())[len(obs.marker) :]
 
 
 def _bare(obs: Observation) -> str:
@@ -93,7 +96,8 @@ def carried(kept: Entity, lines: list[Observation]) -> tuple[list[Observation], 
     return out, there
 
 
-async def merge_observations(ctx: ToolContext, args: MergeObservationsIn) -> MergeObservationsOut:
+def _pair(ctx: ToolContext, args: MergeObservationsIn) -> tuple[EntityStore, str, Loaded]:
+    """The store, the kept entity's name (there) and the merged entity's note (read)."""
     store = entity_store(ctx)
     name = entity_name(ctx, store, args.entityName, "entityName")
     merged = entity_name(ctx, store, args.mergedName, "mergedName")
@@ -105,6 +109,18 @@ async def merge_observations(ctx: ToolContext, args: MergeObservationsIn) -> Mer
             details={"field": "mergedName", "reason": "same_entity", "path": source.vp.rel},
             hint="Name two different entities: the one kept and the one merged into it.",
         )
+    return store, name, source
+
+
+def merge_refusal(ctx: ToolContext, args: MergeObservationsIn) -> None:
+    """The call's refusal of the two notes as they are now, nothing written (a dry-run vault's
+    preview: `service.tools.memory.previews`)."""
+    store, name, source = _pair(ctx, args)
+    carried(store.require(name, "write").entity, list(source.entity.observations))
+
+
+async def merge_observations(ctx: ToolContext, args: MergeObservationsIn) -> MergeObservationsOut:
+    store, name, source = _pair(ctx, args)
     lines = list(source.entity.observations)
     result: dict[str, tuple[list[Observation], int]] = {}
 

@@ -14,11 +14,29 @@ Touches: nothing (reads the memory folder's names as the tools do).
 
 from __future__ import annotations
 
-from service.memory.model import Entity, Observation, Relation, one_line, parse, render
-from service.memory.store import now_iso
+from collections.abc import Sequence
+from typing import TypeVar
+
+from service.markdown import sections
+from service.memory.captures import mark_item
+from service.memory.model import Entity, Observation, Relation, new_block_id, one_line, parse, render
+from service.memory.store import EntityStore, now_iso
 from service.tools.context import ToolContext
-from service.tools.memory.entities import AddObservationsIn, CreateEntitiesIn, CreateRelationsIn, add_to
+from service.tools.memory.captures import ProcessCaptureIn
+from service.tools.memory.entities import AddObservationsIn, CreateEntitiesIn, CreateRelationsIn, NewRelation, add_to
+from service.tools.memory.graph import MemoryStoreIn
+from service.tools.memory.merging import MergeObservationsIn, carried
 from service.tools.memory.names import entity_name, relate
+from service.tools.memory.pruning import (
+    DeleteObservationsIn,
+    DeleteRelationsIn,
+    OldRelation,
+    SupersedeIn,
+    drop_observations,
+    drop_relations,
+    mend_history,
+    superseded_in,
+)
 from service.tools.memory.writing import (
     entity_store,
     observation_category,
@@ -27,6 +45,8 @@ from service.tools.memory.writing import (
     provenance,
     with_tags,
 )
+
+R = TypeVar("R", NewRelation, OldRelation)
 
 
 def _names(note: str, rel: str) -> bool:
@@ -83,16 +103,136 @@ def related_text(ctx: ToolContext, args: CreateRelationsIn, links: dict[str, str
     the run finds)."""
     store = entity_store(ctx)
     entity = parse(text, rel.rsplit("/", 1)[-1].removesuffix(".md"))
+    own = _from_here(ctx, store, args.relations, links, rel)
+    if own is None:
+        return None
     changed = False
-    for i, item in enumerate(args.relations):
+    for item, link in own:
+        changed = relate(entity, Relation(item.relationType, link), store.folder) or changed
+    if not changed:
+        return text
+    entity.updated = now_iso()
+    return render(entity, text)
+
+
+def unobserved_text(ctx: ToolContext, args: DeleteObservationsIn, text: str, rel: str) -> str:
+    """The entity note at `rel` once delete_observations removed the observations its deletions
+    name there, the history they leave mended (`drop_observations`, `mend_history`)."""
+    store = entity_store(ctx)
+    entity = parse(text, rel.rsplit("/", 1)[-1].removesuffix(".md"))
+    before = list(entity.observations)
+    removed = 0
+    for i, d in enumerate(args.deletions):
+        name = entity_name(ctx, store, d.entityName, f"deletions[{i}].entityName")
+        if _names(store.path_of(name, "write").rel, rel):
+            removed += drop_observations(entity, d.observations)[0]
+    if not removed:
+        return text
+    mend_history(entity, before)
+    return _written(entity, text)
+
+
+def unrelated_text(ctx: ToolContext, args: DeleteRelationsIn, links: dict[str, str], text: str, rel: str) -> str | None:
+    """The entity note at `rel` once delete_relations removed the relations from its entity, each
+    target to the link `links` holds for it as written (the target itself where the call finds
+    none; None: a target's link only the run finds)."""
+    store = entity_store(ctx)
+    entity = parse(text, rel.rsplit("/", 1)[-1].removesuffix(".md"))
+    own = _from_here(ctx, store, args.relations, links, rel)
+    if own is None:
+        return None
+    removed = sum(drop_relations(entity, item, link.lower(), store.folder) for item, link in own)
+    return _written(entity, text) if removed else text
+
+
+def _from_here(
+    ctx: ToolContext, store: EntityStore, relations: Sequence[R], links: dict[str, str], rel: str
+) -> list[tuple[R, str]] | None:
+    """The relations whose source entity's note is `rel`, each with the link `links` holds for its
+    target as written; None when a target's link only the run finds."""
+    own: list[tuple[R, str]] = []
+    for i, item in enumerate(relations):
         source = entity_name(ctx, store, item.from_, f"relations[{i}].from")
         if not _names(store.path_of(source, "write").rel, rel):
             continue
         link = links.get(item.to.strip())
         if link is None:
             return None
-        changed = relate(entity, Relation(item.relationType, link), store.folder) or changed
-    if not changed:
+        own.append((item, link))
+    return own
+
+
+def superseding_text(ctx: ToolContext, args: SupersedeIn, text: str, rel: str) -> str:
+    """The entity note at `rel` once supersede_observation marked its older observation
+    (`superseded_in`: the call's refusal where one of the two is not there)."""
+    store = entity_store(ctx)
+    name = entity_name(ctx, store, args.entityName, "entityName")
+    if not _names(store.path_of(name, "write").rel, rel):
         return text
+    entity = parse(text, rel.rsplit("/", 1)[-1].removesuffix(".md"))
+    superseded_in(entity, name, args)
+    return _written(entity, text)
+
+
+def merged_text(ctx: ToolContext, args: MergeObservationsIn, merged: str, text: str, rel: str) -> str:
+    """The kept entity's note at `rel` once merge_observations copied into it the observation
+    lines of the merged entity's note, whose text is `merged` (as the plan's earlier steps leave
+    it): `carried`, its refusal (`block_id_taken`) the call's."""
+    store = entity_store(ctx)
+    name = entity_name(ctx, store, args.entityName, "entityName")
+    if not _names(store.path_of(name, "write").rel, rel):
+        return text
+    entity = parse(text, rel.rsplit("/", 1)[-1].removesuffix(".md"))
+    added, _there = carried(entity, list(parse(merged).observations))
+    if not added:
+        return text
+    entity.observations.extend(added)
+    return _written(entity, text)
+
+
+def stored_text(ctx: ToolContext, args: MemoryStoreIn, text: str | None, rel: str) -> str:
+    """The note at `rel` once memory_store kept its fact: the entity's note with the value added as
+    `add_to` adds it (where there is none, made with it as `EntityStore.create` makes it, of type
+    `memory`) (unchanged: it holds the fact already). `rel` is the note the check found
+    for the key (`memory_effects.made_alike`: an entity an earlier step made in another case too)."""
+    store = entity_store(ctx)
+    key = entity_name(ctx, store, args.key, "key")
+    value = observation_text(args.value, "value")
+    made = provenance(ctx, args.source)
+    if text is None:  # made with its fact, in one write
+        entity = Entity(key, "memory")
+        add_to(entity, [value], None, made)
+        entity.created = entity.updated = now_iso()
+        return render(entity)
+    entity = parse(text, rel.rsplit("/", 1)[-1].removesuffix(".md"))
+    if not add_to(entity, [value], None, made)[0]:
+        return text
+    return _written(entity, text)
+
+
+def filed_text(ctx: ToolContext, args: ProcessCaptureIn, capture: dict[str, str], text: str, rel: str) -> str:
+    """The note at `rel` once process_capture filed the pending capture (`capture`: its text and
+    its inbox, `service.plans.texts.CAPTURE`) as an observation of its target entity: the entity's
+    note as `filing.file_observation` changes it, the inbox with the item marked filed, linking the
+    observation (as the call marks it; the block id is the run's). Other notes: unchanged."""
+    store = entity_store(ctx)
+    name = entity_name(ctx, store, args.target or "", "entity")
+    kept = store.path_of(name, "write").rel
+    back = f"{capture['inbox'].removesuffix('.md')}#^{args.capture_id}"
+    if rel == capture["inbox"]:
+        fields = f"[status:: filed] [filed_to:: [[{kept.removesuffix('.md')}#^{new_block_id()}]]]"
+        return sections.keeping_crlf(lambda old: mark_item(old, args.capture_id, fields)[0])(text)
+    if not _names(kept, rel):
+        return text
+    entity = parse(text, rel.rsplit("/", 1)[-1].removesuffix(".md"))
+    clean = observation_text(capture["text"], "text")
+    made = provenance(ctx, back)
+    if not add_to(entity, [clean], observation_category(args.category, "category"), made)[0]:
+        return text
+    return _written(entity, text)
+
+
+def _written(entity: Entity, text: str) -> str:
+    """`entity`'s note once changed, as the store writes it (`updated` set, over `text`)."""
     entity.updated = now_iso()
     return render(entity, text)

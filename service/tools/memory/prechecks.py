@@ -16,17 +16,74 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from service.errors import AclDenied, AmbiguousNote, NoteNotFound
+from service.errors import AclDenied, AmbiguousNote, NoteNotFound, ValidationFailed
 from service.memory.store import EntityStore
 from service.tools.context import ToolContext
 from service.tools.memory.names import entity_name, relation_link
-from service.tools.memory.writing import entity_store
+from service.tools.memory.writing import (
+    MAX_ITEMS,
+    entity_store,
+    observation_category,
+    observation_tags,
+    observation_text,
+    provenance,
+    with_tags,
+)
+
+
+def arguments(ctx: ToolContext, tool: str, args: Any) -> None:
+    """The refusals of a memory call's arguments alone (an observation's text, a name, a target a
+    filing needs), as the call raises them: in a dry-run vault's preview and in a plan's check
+    alike (no earlier step changes them). A capture's and an experience's text: `captures.
+    capture_text`, `experiences.experience_text` (their tools' own `static_check`)."""
+    store = entity_store(ctx)
+    if tool == "memory_store":
+        entity_name(ctx, store, args.key, "key")
+        observation_text(args.value, "value")
+        provenance(ctx, args.source)
+    elif tool == "create_entities":
+        for i, item in enumerate(args.entities):
+            entity_name(ctx, store, item.name, f"entities[{i}].name")
+            for text in item.observations:
+                observation_text(text, f"entities[{i}].observations")
+    elif tool == "process_capture" and args.action != "discard" and not (args.target or "").strip():
+        raise no_target(args.action)
+
+
+def no_target(action: str) -> ValidationFailed:
+    """process_capture's refusal of a filing that names no target."""
+    return ValidationFailed(f"action {action!r} needs a target", details={"field": "target", "reason": "missing"})
+
+
+def not_to_itself(source: str, target: str, i: int) -> None:
+    """create_relations' refusal of a relation from an entity to itself (the `i`th relation)."""
+    if source.lower() == target.lower():
+        raise ValidationFailed(
+            f"a relation from {source!r} to itself", details={"field": f"relations[{i}]", "reason": "self_relation"}
+        )
+
+
+def observations_checked(ctx: ToolContext, store: EntityStore, args: Any) -> None:
+    """add_observations' checks before it writes, in its order: the count, then each batch's
+    entity (there), tags, texts, category and provenance (`entities.add_observations`)."""
+    total = sum(len(b.contents) for b in args.observations)
+    if total > MAX_ITEMS:
+        raise ValidationFailed(
+            f"{total} observations in one call; at most {MAX_ITEMS}",
+            details={"field": "observations", "reason": "too_many", "count": total, "limit": MAX_ITEMS},
+            hint="Split them over several calls.",
+        )
+    for i, batch in enumerate(args.observations):
+        store.must_exist(entity_name(ctx, store, batch.entityName, f"observations[{i}].entityName"), "write")
+        tags = observation_tags(batch.tags, f"observations[{i}].tags")
+        for text in batch.contents:
+            with_tags(observation_text(text, f"observations[{i}].contents"), tags)
+        observation_category(batch.category, f"observations[{i}].category")
+        provenance(ctx, batch.source, batch.date, f"observations[{i}].")
 
 
 def _needed(tool: str, args: Any) -> list[tuple[str, str, str]]:
     """(name as given, its field, the op the call needs it for) of each entity the call needs."""
-    if tool == "add_observations":
-        return [(b.entityName, f"observations[{i}].entityName", "write") for i, b in enumerate(args.observations)]
     if tool == "delete_observations":
         return [(d.entityName, f"deletions[{i}].entityName", "write") for i, d in enumerate(args.deletions)]
     if tool == "delete_relations":
@@ -45,15 +102,21 @@ def none_missing(store: EntityStore, missing: list[str]) -> None:
 
 
 def entities_there(tool: str) -> Any:
-    """The `static_check` of `tool`: each entity it needs is there (else `note_not_found`)."""
+    """The `static_check` of `tool`: its arguments as the call checks them (`arguments`), and each
+    entity it needs is there (else `note_not_found`), in the call's order."""
 
     async def check(ctx: ToolContext, args: Any) -> None:
         store = entity_store(ctx)
         try:
+            if tool == "add_observations":  # each batch's entity, then its texts, as the call checks them
+                observations_checked(ctx, store, args)
+            arguments(ctx, tool, args)
             for raw, field, op in _needed(tool, args):
                 store.must_exist(entity_name(ctx, store, raw, field), op)
             for i, relation in enumerate(args.relations if tool == "create_relations" else ()):
-                store.must_exist(entity_name(ctx, store, relation.from_, f"relations[{i}].from"), "write")
+                source = entity_name(ctx, store, relation.from_, f"relations[{i}].from")
+                not_to_itself(source, entity_name(ctx, store, relation.to, f"relations[{i}].to"), i)
+                store.must_exist(source, "write")
                 with contextlib.suppress(AmbiguousNote):  # which note: the call's own answer
                     await relation_link(ctx, store, relation.to, f"relations[{i}].to")  # neither entity nor note
             if tool == "delete_entities" and args.missing_ok is False:

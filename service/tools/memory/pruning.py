@@ -146,13 +146,7 @@ async def delete_observations(ctx: ToolContext, args: DeleteObservationsIn) -> D
     def change(e: Entity, members: list[int]) -> bool:
         before = list(e.observations)
         for i in members:
-            wanted = plans[i][1]
-            keys = {normalize_text(w) for w in wanted} | {w.lstrip("^") for w in wanted}
-            hit = {normalize_text(o.text) for o in e.observations} | {o.block_id for o in e.observations}
-            keep = [o for o in e.observations if normalize_text(o.text) not in keys and o.block_id not in keys]
-            miss = [w for w in wanted if normalize_text(w) not in hit and w.lstrip("^") not in hit]
-            result[i] = (len(e.observations) - len(keep), miss)
-            e.observations = keep
+            result[i] = drop_observations(e, plans[i][1])
         mended[plans[members[0]][0]] = [
             MendedOut(
                 entityName=e.name,
@@ -172,6 +166,19 @@ async def delete_observations(ctx: ToolContext, args: DeleteObservationsIn) -> D
         not_found=[w for i in sorted(result) for w in result[i][1]],
         history_mended=[m for group in mended.values() for m in group],
     )
+
+
+def drop_observations(e: Entity, wanted: list[str]) -> tuple[int, list[str]]:
+    """Remove the observations of `e` whose text (normalised) or block id is one of `wanted`: how
+    many went, and the ones of `wanted` that matched none (delete_observations' change of one
+    deletion; `service.tools.memory.planned` foresees it in a plan)."""
+    keys = {normalize_text(w) for w in wanted} | {w.lstrip("^") for w in wanted}
+    hit = {normalize_text(o.text) for o in e.observations} | {o.block_id for o in e.observations}
+    keep = [o for o in e.observations if normalize_text(o.text) not in keys and o.block_id not in keys]
+    miss = [w for w in wanted if normalize_text(w) not in hit and w.lstrip("^") not in hit]
+    removed = len(e.observations) - len(keep)
+    e.observations = keep
+    return removed, miss
 
 
 def mend_history(e: Entity, before: list[Observation]) -> list[Observation]:
@@ -242,15 +249,7 @@ async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteR
 
     def change(e: Entity, members: list[int]) -> bool:
         for i in members:
-            rel = args.relations[i]
-            meant = {target_key(links[i], store.folder), target_key(rel.to, store.folder)}
-            keep = [
-                r
-                for r in e.relations
-                if not (r.relation_type == rel.relationType and target_key(r.target, store.folder) in meant)
-            ]
-            removed[i] = len(e.relations) - len(keep)
-            e.relations = keep
+            removed[i] = drop_relations(e, args.relations[i], links[i], store.folder)
         return any(removed[i] for i in members)
 
     groups = _by_note(store, sources)
@@ -264,6 +263,18 @@ async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteR
             if not removed.get(i)
         ],
     )
+
+
+def drop_relations(e: Entity, rel: OldRelation, link: str, folder: str) -> int:
+    """Remove the relations of `e` of `rel`'s type to its target, as linked (`link`: the link text
+    `relation_link` found for it, else the target as written) or as written: how many went."""
+    meant = {target_key(link, folder), target_key(rel.to, folder)}
+    keep = [
+        r for r in e.relations if not (r.relation_type == rel.relationType and target_key(r.target, folder) in meant)
+    ]
+    removed = len(e.relations) - len(keep)
+    e.relations = keep
+    return removed
 
 
 class SupersedeIn(ToolInput):
@@ -322,28 +333,34 @@ async def supersede_observation(ctx: ToolContext, args: SupersedeIn) -> Supersed
     out: dict[str, str] = {}
 
     def change(e: Entity) -> bool:
-        _both_there(e, name, args)  # as the note is now: another call may have deleted one since
-        old, new = _find(e, args.observation), _find(e, args.superseded_by)
-        if old is None or new is None or old is new:
-            raise ValidationFailed(
-                "the two observations must be two different ones", details={"field": "superseded_by"}
-            )
-        if _supersedes(e, new, old):
-            raise ValidationFailed(
-                "the superseding observation is itself superseded by this one: no current fact would be left",
-                details={"field": "superseded_by", "reason": "cycle", "block_id": new.block_id},
-            )
-        new.render()  # a hand-written line gets its block id
-        old.raw = None  # written in the memory form from now on (its text kept)
-        old.fields["superseded_by"] = f"^{new.block_id}"
-        if args.valid_until:
-            old.fields["valid_until"] = args.valid_until.strip()[:40].replace("]", ")")
-        old.render()
-        out.update(block=old.block_id, by=new.block_id)
+        out.update(zip(("block", "by"), superseded_in(e, name, args), strict=True))
         return True
 
     done = await store.update(name, change)
     return SupersedeOut(path=done.vp.rel, block_id=out["block"], superseded_by=out["by"])
+
+
+def superseded_in(e: Entity, name: str, args: SupersedeIn) -> tuple[str, str]:
+    """supersede_observation's change of `e` (the entity `name`), as its note is now (another call
+    may have deleted one of the two since): the older observation's block id and the newer's."""
+    _both_there(e, name, args)
+    old, new = _find(e, args.observation), _find(e, args.superseded_by)
+    if old is None or new is None or old is new:
+        raise ValidationFailed("the two observations must be two different ones", details={"field": "superseded_by"})
+    if _supersedes(e, new, old):
+        raise ValidationFailed(
+            "the superseding observation is itself superseded by this one: no current fact would be left",
+            details={"field": "superseded_by", "reason": "cycle", "block_id": new.block_id},
+        )
+    if not new.block_id:  # a hand-written line: it gets a block id to point at, in the memory form (its text kept)
+        new.raw = None
+    new.render()  # gives it its block id when it has none
+    old.raw = None  # written in the memory form from now on (its text kept)
+    old.fields["superseded_by"] = f"^{new.block_id}"
+    if args.valid_until:
+        old.fields["valid_until"] = args.valid_until.strip()[:40].replace("]", ")")
+    old.render()
+    return old.block_id, new.block_id
 
 
 TOOLS: tuple[ToolSpec, ...] = (

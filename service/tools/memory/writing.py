@@ -20,6 +20,7 @@ from service.vault.commit import Action, commit
 from service.vault.offloop import sized
 
 MAX_OBSERVATION = 10_000  # characters
+MAX_ITEMS = 1000  # entities, observations or relations in one call
 _WIKILINK = re.compile(r"\[\[[^\[\]]+\]\]")
 _TAG = re.compile(r"[\w/-]{1,100}")
 

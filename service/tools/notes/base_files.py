@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from service.bases import model
-from service.errors import BasesSyntaxError, NotANote, NoteNotFound, ValidationFailed
+from service.errors import AmbiguousNote, BasesSyntaxError, NotANote, NoteNotFound, ValidationFailed
 from service.markdown.fences import unfence
 from service.obsidian.attachments import with_extension_of
 from service.tools.context import BASE_HINT, ToolContext, link_target
@@ -207,3 +207,22 @@ def _key_twice(root: yaml.Node | None) -> tuple[str, yaml.Node] | None:
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(reversed(node.value))
     return None
+
+
+def refuse_folder_and_note(ctx: ToolContext, path: str, seen: VaultPath) -> None:
+    """A move's `path` naming a folder as written and, '.md' left out, the note beside it ('Projects'
+    for the folder Projects/ and the note Projects.md: the folder-note layout) is `ambiguous_note`:
+    which one is meant is asked, never guessed (read_note and delete_note take 'Projects' for the
+    note; a move took the folder, renaming it without confirmation within its parent folder).
+    'Projects/' names the folder, 'Projects.md' the note; a note the caller may not read is no
+    candidate (not revealed)."""
+    if not seen.abs.is_dir() or path.strip().endswith("/"):
+        return
+    note = f"{seen.rel}.md"
+    if not seen.abs.with_name(seen.abs.name + ".md").is_file() or not ctx.can_read(note):
+        return
+    raise AmbiguousNote(
+        f"{path!r} names both the folder '{seen.rel}/' and the note {note!r}",
+        details={"path": path, "candidates": [f"{seen.rel}/", note]},
+        hint=f"Pass '{seen.rel}/' for the folder or {note!r} for the note.",
+    )

@@ -25,6 +25,7 @@ from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.notes.note_texts import refuse_frontmatter_bomb
 from service.tools.notes.targets import create_targets, overwrite_preview, previewed_absent, shown_etag
+from service.tools.notes.write_out import LINKS_NOW_HERE, LinkNowHere, listed_taken, taken_links
 from service.tools.spec import ToolSpec
 from service.vault import offloop
 from service.vault.casing import refuse_batch_twin, refuse_case_twin
@@ -62,6 +63,8 @@ class BulkItem(ToolOutput):
     obsidian_url: str = Field(description="obsidian://open URL.")
     etag: str = Field(description="Content hash.")
     created: bool = Field(description="False when an existing note was overwritten.")
+    links_now_here: list[LinkNowHere] | None = Field(default=None, description=LINKS_NOW_HERE)
+    links_now_here_count: int | None = Field(default=None, description="How many links `links_now_here` holds in all.")
 
 
 class BulkCreateOut(ToolOutput):
@@ -87,12 +90,16 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
         actions.append(partial(_create, ctx, vp, note, args.overwrite, items))
     new_folders = [folder for vp in targets for folder in files.missing_folders(vp)]
     caller, goal = caller_hash(ctx.principal.subject), f"bulk_create_notes of {len(actions)} note(s)"
+    taken = await taken_links(ctx, [vp.rel for vp in targets if not files.has_note(vp)])
     async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, goal):
         try:
             await commit(actions, steps)
         except BaseException:
             files.remove_empty_folders(new_folders)
             raise
+    for item in items:
+        if item.created:
+            item.links_now_here, item.links_now_here_count = listed_taken(item.path, taken)
     return BulkCreateOut(items=items)
 
 

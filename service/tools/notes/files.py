@@ -23,7 +23,17 @@ from service.tools.context import ToolContext
 from service.tools.models import FILE_ADDRESS, NOTE_ADDRESS, ToolInput, ToolOutput
 from service.tools.notes.base_files import file_copy, note_or_file
 from service.tools.notes.targets import overwrite_preview, previewed_absent, refuse_etag_of_missing, shown_etag
-from service.tools.notes.write import ETAG, WriteOut, write_out
+from service.tools.notes.write_out import (
+    ETAG,
+    LINKS_NOW_ELSEWHERE,
+    MAX_LISTED,
+    LinkNowElsewhere,
+    WriteOut,
+    passed_links,
+    taken_links,
+    with_taken,
+    write_out,
+)
 from service.tools.prechecks import delete_note_precheck
 from service.tools.spec import ToolSpec
 from service.vault.paths import VaultPath
@@ -50,6 +60,10 @@ class DeleteOut(ToolOutput):
         default_factory=list,
         description="Obsidian's workspace files whose recent files no longer list it (as Obsidian does).",
     )
+    links_now_elsewhere: list[LinkNowElsewhere] | None = Field(default=None, description=LINKS_NOW_ELSEWHERE)
+    links_now_elsewhere_count: int | None = Field(
+        default=None, description="How many links `links_now_elsewhere` holds in all."
+    )
 
 
 async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
@@ -60,6 +74,7 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
     # A confirmed permanent delete deletes the version the human was shown (delete_note_confirm),
     # or fails with `conflict`: an edit made between the preview and the delete is never lost.
     shown = shown_etag(ctx, vp, args.expected_etag)
+    passed = await passed_links(ctx, vp.rel)  # from the index as it is before the delete
     trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=shown)
     forgotten = await forget_deleted(ctx.vault, [vp.rel])
     return DeleteOut(
@@ -70,6 +85,8 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
         permanent=args.permanent,
         trash_path=trash,
         settings_updated=forgotten,
+        links_now_elsewhere=passed[:MAX_LISTED] or None,
+        links_now_elsewhere_count=len(passed) or None,
     )
 
 
@@ -130,8 +147,9 @@ async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
     src, dst = await _copy_paths(ctx, args)
     shown = shown_etag(ctx, dst, args.expected_etag)  # a confirmed overwrite replaces the version shown
     overwrite = args.overwrite and not previewed_absent(ctx, dst, args.expected_etag)  # shown no note: create
+    taken = await taken_links(ctx, [dst.rel])
     result = await ctx.vault.files.copy(src, dst, overwrite=overwrite, expected_etag=shown)
-    return write_out(ctx, dst, result)
+    return with_taken(write_out(ctx, dst, result), taken)
 
 
 async def copy_note_confirm(ctx: ToolContext, args: CopyNoteIn) -> ChangePreview | None:
@@ -164,7 +182,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="notes",
         title="Delete a note",
         description="Move a note or any other file (a base, a canvas, an attachment) to the vault's .trash/ "
-        "(recoverable); permanent=true deletes it for good and needs confirmation. Links to it are left as written.",
+        "(recoverable); permanent=true deletes it for good and needs confirmation. Links to it are left as written "
+        "(links_now_elsewhere: those that now name another note of its name).",
         input_model=DeleteNoteIn,
         output_model=DeleteOut,
         handler=delete_note,

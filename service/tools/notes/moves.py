@@ -51,10 +51,17 @@ from service.tools.change_pages import (
     start_of,
 )
 from service.tools.context import ToolContext
-from service.tools.graph_common import FileChangeItem, complete_index, edit_items, note_item, preview
+from service.tools.graph_common import (
+    FileChangeItem,
+    complete_index,
+    edit_items,
+    kept_changes,
+    note_item,
+    preview,
+)
 from service.tools.models import ToolOutput
 from service.tools.notes import move_confirmed
-from service.tools.notes.base_files import note_or_file
+from service.tools.notes.base_files import note_or_file, refuse_folder_and_note
 from service.tools.spec import ConfirmWhen, Precheck, ToolSpec
 from service.vault.commit import Steps
 from service.vault.paths import normalize, renamed, with_md
@@ -131,6 +138,7 @@ async def _source(ctx: ToolContext, path: str) -> tuple[str, bool]:
     except PathInvalid:
         seen = None  # '[[Plan|text]]' is no path, but an address
     if seen is not None and (seen.abs.is_dir() or seen.abs.is_file()):
+        refuse_folder_and_note(ctx, path, seen)  # 'Projects' beside 'Projects.md': asked, not guessed
         return ctx.resolve(path, "write").rel, seen.abs.is_dir()
     try:
         ctx.resolve(path, "write")
@@ -240,6 +248,7 @@ async def _plan(
         page=page,
         row_cap=caps.MAX_ROWS,
         walked=kept_walk(ctx, previewed, at) if previewed is not None else None,
+        keep=kept_changes(ctx),
     )
     if previewed is not None:
         keep_walk(ctx, previewed, at, plan.walk)

@@ -5,7 +5,8 @@ the file is durable; its index update is queued, and the caller's next call that
 waits for it (`service.dispatch.own_writes`). Optional `expected_etag` turns a concurrent edit
 into `conflict` with nothing written. Confirmation is declared here (`confirm_when`) and enforced
 by the pipeline: overwriting non-empty content without a matching etag. create_note and
-write_note also write Obsidian Bases `.base` files, checked first (`base_files`). Touches: vault files only.
+write_note also write Obsidian Bases `.base` files, checked first (`base_files`). A note created
+where another has its name lists the links it takes over (`write_out`). Touches: vault files only.
 """
 
 from __future__ import annotations
@@ -18,10 +19,9 @@ from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFail
 from service.graph.address import Address
 from service.markdown import frontmatter as fm
 from service.markdown import sections
-from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
-from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput
+from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput
 from service.tools.notes.base_files import base_static_check, checked_base_write
 from service.tools.notes.note_texts import refuse_frontmatter_bomb, yaml_block
 from service.tools.notes.targets import (
@@ -32,33 +32,13 @@ from service.tools.notes.targets import (
     refuse_etag_of_missing,
     shown_etag,
 )
+from service.tools.notes.write_out import ETAG, taken_links, with_taken
+from service.tools.notes.write_out import WriteOut as WriteOut  # the answer's home before; tasks import it here
+from service.tools.notes.write_out import write_out as write_out
 from service.tools.spec import ToolSpec
 from service.vault.casing import CaseTwin
 from service.vault.files import WriteResult
 from service.vault.paths import VaultPath
-
-ETAG = Field(default=None, description="Etag you read; if the note changed since, the call fails with conflict.")
-
-
-class WriteOut(ToolOutput):
-    path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="Note title.")
-    obsidian_url: str = Field(description="obsidian://open URL.")
-    etag: str = Field(description="New content hash.")
-    created: bool = Field(description="True when the note did not exist before.")
-    size: int = Field(description="Size in bytes after the write.")
-
-
-def write_out(ctx: ToolContext, vp: VaultPath, result: WriteResult) -> WriteOut:
-    return WriteOut(
-        path=vp.rel,
-        title=note_title(vp.rel),
-        obsidian_url=ctx.vault.url(vp.rel),
-        etag=result.etag,
-        created=result.created,
-        size=result.stat.size,
-    )
-
 
 # -- create / write ----------------------------------------------------------------------------
 
@@ -144,13 +124,16 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
     files = ctx.vault.files
     if args.if_exists == "overwrite":
         refuse_etag_of_missing(ctx, vp, args.expected_etag)
-        return write_out(ctx, vp, await replace(ctx, vp, text, args.expected_etag))
+        taken = await taken_links(ctx, [vp.rel])
+        return with_taken(write_out(ctx, vp, await replace(ctx, vp, text, args.expected_etag)), taken)
     if args.if_exists == "error":
-        return write_out(ctx, vp, await files.write(vp, text, create_only=True))
+        taken = await taken_links(ctx, [vp.rel])
+        return with_taken(write_out(ctx, vp, await files.write(vp, text, create_only=True)), taken)
     for n in range(MAX_UNIQUE_SUFFIX + 1):
         candidate = vp if n == 0 else ctx.resolve(_numbered(vp.rel, n), "write")
         if files.has_note(candidate) or candidate.abs.is_dir():
             continue
+        taken = await taken_links(ctx, [candidate.rel])
         try:
             result = await files.write(candidate, text, create_only=True)
         except CaseTwin as exc:  # a folder above twins one there: no number fixes that
@@ -159,7 +142,7 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
             continue
         except AlreadyExists:
             continue  # taken concurrently: try the next number
-        return write_out(ctx, candidate, result)
+        return with_taken(write_out(ctx, candidate, result), taken)
     raise AlreadyExists(f"{vp.rel!r} and {MAX_UNIQUE_SUFFIX} numbered variants already exist", details={"path": vp.rel})
 
 
@@ -207,10 +190,11 @@ async def write_note(ctx: ToolContext, args: WriteNoteIn) -> WriteOut:
             vp, sections.keeping_crlf(lambda old: added(old, args.content)), expected_etag=args.expected_etag
         )
         return write_out(ctx, vp, result)
+    taken = await taken_links(ctx, [vp.rel])
     if args.mode == "overwrite":
-        return write_out(ctx, vp, await replace(ctx, vp, args.content, args.expected_etag))
+        return with_taken(write_out(ctx, vp, await replace(ctx, vp, args.content, args.expected_etag)), taken)
     result = await files.write(vp, args.content, expected_etag=args.expected_etag, create_only=True)
-    return write_out(ctx, vp, result)
+    return with_taken(write_out(ctx, vp, result), taken)
 
 
 async def write_note_confirm(ctx: ToolContext, args: WriteNoteIn) -> ChangePreview | None:

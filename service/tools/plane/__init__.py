@@ -84,7 +84,7 @@ class JobStatus(BaseModel):
         description="Findings it reported at the last run (for a caller a path rule restricts: those it may see; "
         "null when that is not known)."
     )
-    last_reason: str | None = Field(description="Why it was skipped or failed at the last run.")
+    last_reason: str | None = Field(description="Why it was skipped, failed or stopped at max_findings last run.")
 
 
 class StatusOut(ToolOutput):
@@ -166,7 +166,9 @@ class RunIn(ToolInput):
 class JobReportOut(BaseModel):
     job: str = Field(description="Job name.")
     status: str = Field(description="ran, skipped or failed.")
-    reason: str | None = Field(description="Why it was skipped or failed.")
+    reason: str | None = Field(
+        description="Why it was skipped or failed, or that it stopped at max_findings (the rest are not gone)."
+    )
     findings: int = Field(description="Findings it reported (of those the caller may see).")
     seconds: float = Field(description="How long it took.")
 

@@ -30,6 +30,7 @@ from service.tools.graph_common import (
     complete_index,
     diff_lines,
     edits_preview,
+    kept_changes,
 )
 from service.tools.models import ToolOutput
 from service.tools.properties import tag_lines
@@ -117,7 +118,8 @@ async def _rename_plan(ctx: ToolContext, args: RenameTagIn, steps: Steps | None 
         text = tag_renamed(note.content, path, old, new)
         if text != note.content:
             ctx.resolve(path, "write")
-            plan.edits.append(FileEdit(path, path, note.etag, note.content, text, diff_lines(note.content, text)))
+            changes = diff_lines(note.content, text, keep=kept_changes(ctx))  # those listed, the others counted
+            plan.edits.append(FileEdit(path, path, note.etag, note.content, text, changes))
     return plan
 
 

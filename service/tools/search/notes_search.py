@@ -33,7 +33,7 @@ from service.tools.search_common import (
     partial,
     query_key,
     readable,
-    run,
+    run_search,
     sort_field,
 )
 from service.tools.sensitive import guard_of, scrub
@@ -209,7 +209,7 @@ async def _apply_groups(
         return base.ranked if base is not None else []
     can_read = readable(ctx)
     vault_id = ctx.vault.id
-    meta = await run(ctx, lambda conn: fusion.match_groups(conn, vault_id, groups, can_read))
+    meta = await run_search(ctx, lambda conn: fusion.match_groups(conn, vault_id, groups, can_read))
     if base is None:
         return meta
     if mode == "hybrid" and has_text:

@@ -30,7 +30,7 @@ from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, encode_cursor
 from service.tools.search import positions
 from service.tools.search.semantic import engine_of, rerank, rerank_window, url
-from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
+from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run_search
 from service.tools.sensitive import excerpts, excerpts_of, guard_of, without_secrets
 from service.tools.spec import ToolSpec
 
@@ -223,7 +223,7 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
         created.update(created_dates(conn, sorted({h.row.note_id for h in hits} - created.keys())))
         return hits
 
-    found = await run(ctx, compute)
+    found = await run_search(ctx, compute)
     head = await excerpts_of(ctx, [h.row.note_id for h in found[: rerank_window(ctx)]])
     hits, order = await rerank(
         ctx, args.query, found, lambda h: f"{h.row.title}\n{head.show(h.row.note_id, h.row.text)}"
@@ -232,7 +232,7 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     hits = await drop_gone(ctx, hits, start, size, lambda h: (h.row.path,))
     window = hits[start : start + size]
     guard_ids = [h.row.note_id for h in window]
-    shown, heads = await run(
+    shown, heads = await run_search(
         ctx, lambda conn: (excerpts(guard, conn, guard_ids), heading_paths(conn, [h.row.chunk_id for h in window]))
     )
     page = [

@@ -118,7 +118,7 @@ async def hybrid_halves(
         allowed = meaning if guard is None else without_secrets(guard, conn, meaning)
         return sem.nearest(engine, conn, vid, vector, depth, allowed, use.model, text=False, rows=rows)
 
-    texts, chunks = await asyncio.gather(run_ranking(ctx, by_words), run_ranking(ctx, by_meaning))
+    texts, chunks = await asyncio.gather(run_ranking(ctx, by_words, words=True), run_ranking(ctx, by_meaning))
     return texts, chunks
 
 

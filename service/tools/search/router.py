@@ -39,7 +39,7 @@ from service.tools.search_common import (
     partial,
     query_key,
     readable,
-    run,
+    run_search,
     scope,
 )
 from service.tools.sensitive import scrub
@@ -331,7 +331,7 @@ class Fused:
     async def snippets(self, ctx: ToolContext, page: list[text.TextHit]) -> dict[int, str]:
         ids = [h.note_id for h in page]
         match = self.match
-        return await run(ctx, lambda conn: fusion.snippets(conn, match, ids))
+        return await run_search(ctx, lambda conn: fusion.snippets(conn, match, ids))
 
 
 async def fused_ranking(
@@ -368,7 +368,7 @@ async def fused_ranking(
             want=limit,
         )
 
-    ranked, whole = await run(ctx, compute)
+    ranked, whole = await run_search(ctx, compute)
     return Fused(ranked, match_expr, relaxed_expr, complete=whole)
 
 

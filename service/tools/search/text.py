@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from service.markdown import frontmatter as fm
 from service.retrieval import regex as rx
-from service.retrieval import text
+from service.retrieval import text, unspaced
 from service.retrieval.query import parse_query
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
@@ -134,7 +134,7 @@ async def search_text(ctx: ToolContext, args: SearchTextIn, dates: Window | None
         )
     cursor = encode_cursor(offset + args.limit, t="text", q=key) if more else None
     return SearchTextOut(
-        query=parsed.match,
+        query=unspaced.shown(parsed.match),  # without the word joiners of unspaced scripts
         match=answered,
         items=items,
         next_cursor=cursor,
@@ -199,7 +199,10 @@ async def search_regex(ctx: ToolContext, args: SearchRegexIn, dates: Window | No
             max_lines=args.max_lines,
         )
 
-    hits, more, prefiltered = await run_fresh(ctx, can_read, query, lambda out: [h.path for h in out[0][offset:]])
+    # Its own budget may be longer than the search read budget (`[search] regex_max_budget_ms`).
+    hits, more, prefiltered = await run_fresh(
+        ctx, can_read, query, lambda out: [h.path for h in out[0][offset:]], at_least_ms=budget_ms
+    )
     page = hits[offset:]
     shifts = await asyncio.to_thread(_body_lines, ctx, [h.path for h in page])  # file reads: off the loop
     guard = guard_of(ctx)

@@ -86,7 +86,13 @@ class PlanHost:
     @property
     def memory(self) -> MemoryNotes:
         settings, root = self.ctx.services.settings.memory, self.ctx.vault.paths.root
-        return memory_notes(settings, root, self.ctx.can_read, lambda rel, op: self.path_problem(rel, op) is None)
+
+        def may(rel: str, op: str) -> bool:
+            return self.path_problem(rel, op) is None
+
+        # The app's entity names (each checked against its file's mtime and size, the caller's ACL
+        # applied at each lookup): a fresh cache read every note of the memory folder's start.
+        return memory_notes(settings, root, self.ctx.can_read, may, names=self.ctx.services.memory_writes.names)
 
     def tool(self, name: str) -> ToolInfo | None:
         spec = self.registry.get(name)

@@ -10,9 +10,13 @@ tool makes starts as `made_text` (empty, or from the template its settings name)
 the check found for the call (`service.plans.texts.TEMPLATE`; None where only the run finds it).
 An applied rewrite_links' is the tool's `repointed`, where the check resolved its targets
 (`service.plans.texts.TARGETS`), over the vault's files as a later move's check sees them.
-create_entities', add_observations' and create_relations' (to the links the check found for its
-targets: `service.plans.texts.LINKS`) are the memory tools' own (`service.tools.memory.planned`).
-Any other call (another memory tool, a call whose content waits for the run), and an
+create_entities', add_observations', delete_observations', supersede_observation's, create_relations'
+and delete_relations' (to the links the check found for their targets: `service.plans.texts.LINKS`)
+and merge_observations' (with the merged entity's note as the plan leaves it: `service.plans.texts.
+MERGED`) and process_capture's filing into an entity of a capture the check found pending (the
+entity's note and the inbox: `service.plans.texts.CAPTURE`) are the memory tools' own
+(`service.tools.memory.planned`); delete_entities deletes its notes.
+Any other call (a capture, a filing into a note, a call whose content waits for the run), and an
 edit that fails on the text (a patch of a heading the note lacks), leaves the text as before it and
 the note is named unforeseen: the move's counts are then an estimate (docs/plans.md). A note the
 steps moved away or deleted is read as none (None).
@@ -29,11 +33,25 @@ from service.errors import VaultgateError
 from service.graph.address import parse_address
 from service.graph.linkpath import PathSet
 from service.markdown import line_ends, sections
-from service.plans.texts import LINKS, TARGETS, TEMPLATE, PlannedText
+from service.plans.texts import CAPTURE, LINKS, MERGED, TARGETS, TEMPLATE, PlannedText
 from service.tools.context import ToolContext
 from service.tools.graph.rewrite import repointed
+from service.tools.memory.captures import ProcessCaptureIn
 from service.tools.memory.entities import AddObservationsIn, CreateEntitiesIn, CreateRelationsIn
-from service.tools.memory.planned import created_text, observed_text, related_text
+from service.tools.memory.graph import MemoryStoreIn
+from service.tools.memory.merging import MergeObservationsIn
+from service.tools.memory.planned import (
+    created_text,
+    filed_text,
+    merged_text,
+    observed_text,
+    related_text,
+    stored_text,
+    superseding_text,
+    unobserved_text,
+    unrelated_text,
+)
+from service.tools.memory.pruning import DeleteObservationsIn, DeleteRelationsIn, SupersedeIn
 from service.tools.notes.note_texts import yaml_block
 from service.tools.notes.replace import ReplaceTextIn, replaced_in
 from service.tools.notes.write import PatchNoteIn, added, patched, with_section
@@ -83,6 +101,8 @@ def refused_by(
     """`refusal`'s error itself, as the call raises it (a dry-run vault's preview answers it:
     `service.dispatch.preview`)."""
     found = _EDITS.get(tool)
+    if tool == "merge_observations" and "#" not in rel:  # the kept note as the steps leave it, the merged one too
+        found = (MergeObservationsIn, lambda ctx, call, text, rel: _merge(ctx, call, args.get(MERGED), text, rel))
     if found is None or "#" in rel or tool == "add_tags" and not args.get("heading"):  # frontmatter: YAML alone
         return None
     text, foreseen = _composed(ctx, rel, planned)
@@ -90,7 +110,7 @@ def refused_by(
         return None
     model, edit = found
     try:
-        edit(ctx, model.model_validate(args), text, rel)
+        edit(ctx, model.model_validate({k: v for k, v in args.items() if k != MERGED}), text, rel)
     except VaultgateError as exc:
         return exc
     except (ValidationError, ValueError):  # the arguments' own errors: the check reports those
@@ -137,7 +157,7 @@ def _then(
     check cannot tell. `paths`: the vault's files as the plan leaves them (a rewrite_links' links
     resolve over them; None: not known here)."""
     template = given.get(TEMPLATE)  # the template file the check found for the call (None: not known)
-    args = {k: v for k, v in given.items() if k not in (TEMPLATE, LINKS)}
+    args = {k: v for k, v in given.items() if k not in (TEMPLATE, LINKS, MERGED, CAPTURE)}
     content = args.get("content", "")
     if tool in _WHOLE and isinstance(content, str):
         if tool == "create_note":
@@ -160,14 +180,25 @@ def _then(
             return text
     if tool == "create_periodic_note":
         return text  # a periodic note there already is left as it is
-    if tool in ("create_entities", "create_relations"):  # an entity's new note; relations from it
+    if tool in ("create_entities", "create_relations", "delete_relations"):  # a new note; relations from it
         links = given.get(LINKS)
         try:
             if tool == "create_entities":
                 return created_text(ctx, CreateEntitiesIn.model_validate(args), text, rel)
             if text is None or not isinstance(links, dict):  # a target's link only the run finds
                 return None
+            if tool == "delete_relations":
+                return unrelated_text(ctx, DeleteRelationsIn.model_validate(args), links, text, rel)
             return related_text(ctx, CreateRelationsIn.model_validate(args), links, text, rel)
+        except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
+            return None
+    if tool == "merge_observations":
+        return _merged(ctx, args, given.get(MERGED), text, rel)
+    if tool == "process_capture":
+        return _filed(ctx, args, given.get(CAPTURE), text, rel)
+    if tool == "memory_store":  # a new entity's note, or the fact added to one there
+        try:
+            return stored_text(ctx, MemoryStoreIn.model_validate(args), text, rel)
         except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
             return None
     found = _EDITS.get(tool)
@@ -200,6 +231,42 @@ def _periodic_made(ctx: ToolContext, tool: str, args: dict[str, Any], template: 
         return made_text(ctx, call, rel, None) if starts_empty(ctx, call.period) else None
     except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
         return None
+
+
+def _merged(ctx: ToolContext, args: dict[str, Any], merged: object, text: str | None, rel: str) -> str | None:
+    """merge_observations' edit of the kept entity's note, with the merged one's as the earlier
+    steps leave it (None: only the run finds it, or the call fails: one note named twice, a block
+    id the kept note uses for another observation)."""
+    if text is None:
+        return None
+    try:
+        return _merge(ctx, MergeObservationsIn.model_validate(args), merged, text, rel)
+    except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
+        return None
+
+
+def _filed(ctx: ToolContext, args: dict[str, Any], capture: object, text: str | None, rel: str) -> str | None:
+    """process_capture's edit of the entity's note and of the inbox, filing a capture the check
+    found pending into an entity (None: only the run knows it; another action, whose note the
+    check does not compose)."""
+    if text is None or not isinstance(capture, dict) or args.get("action") != "entity":
+        return None
+    try:
+        return filed_text(ctx, ProcessCaptureIn.model_validate(args), capture, text, rel)
+    except (ValidationError, VaultgateError, ValueError):  # the call fails there: it changes nothing
+        return None
+
+
+def _merge(ctx: ToolContext, args: MergeObservationsIn, merged: object, text: str, rel: str) -> str:
+    """`_merged`'s edit, raising the call's refusal (`block_id_taken`: `refused_by`); ValueError
+    where only the run knows the merged note's text (none found, or the kept note itself)."""
+    if not isinstance(merged, tuple) or merged[0] == rel:
+        raise ValueError("the merged entity's note is known only to the run")
+    source, planned = merged
+    lines, foreseen = _composed(ctx, source, planned)
+    if lines is None or not foreseen:
+        raise ValueError("the merged entity's note is known only to the run")
+    return merged_text(ctx, args, lines, text, rel)
 
 
 def _patch(ctx: ToolContext, args: PatchNoteIn, text: str, rel: str) -> str:
@@ -246,4 +313,6 @@ _EDITS: dict[str, tuple[type[BaseModel], Edit]] = {
     "rename_tag": (RenameTagIn, _renamed_tag),
     "replace_text": (ReplaceTextIn, _replaced),
     "add_observations": (AddObservationsIn, observed_text),
+    "delete_observations": (DeleteObservationsIn, unobserved_text),
+    "supersede_observation": (SupersedeIn, superseding_text),
 }

@@ -8,7 +8,8 @@ authenticated}); every other route wants `Authorization: Bearer <key>` and answe
 plugin's `{message, errorCode}` otherwise; routes end in `/`; `GET /active/` gives NoteJson for
 `Accept: application/vnd.olrapi.note+json` and 404 when no file is open; `POST /open/{path}`
 answers 200 with an empty body; `GET /commands/` lists `{commands: [{id, name}]}`;
-`POST /commands/{id}/` answers 204, or 404 for an unknown id. The companion's
+`POST /commands/{id}/` answers 204 (also for a command whose check refuses it: `refusing`), or
+404 for an unknown id. The companion's
 `GET /vaultgate/v1/probe/` has the shape deploy/obsidian-plugin/src/routes.ts gives
 ({companion, plugins, routes}), and so have its Templater, QuickAdd and make.md routes (their
 errors `{message, errorCode, error, plugin}`); without the companion the plugin answers its own 404.
@@ -30,6 +31,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import uvicorn
 from cryptography import x509
@@ -107,6 +109,10 @@ class Obsidian:
         ]
     )
     companion: bool = True
+    throwing: set[str] = field(default_factory=set)  # command ids whose callback throws when run
+    # command ids whose check refuses them where the focus is (an editor command with no note open):
+    # `executeCommandById` returns false and does nothing, and `commandPost` answers 204 all the same
+    refusing: set[str] = field(default_factory=set)
     # the community plugins the companion reaches (None: not enabled), as routes.ts reads them
     templates: list[str] | None = field(default_factory=lambda: ["Templates/Daily.md", "Templates/Meeting.md"])
     choices: list[dict[str, Any]] | None = field(
@@ -199,7 +205,8 @@ class Obsidian:
         if request.headers.get("accept") == NOTE_JSON:
             if not self.active["path"].endswith(".md"):
                 await asyncio.sleep(self.metadata_wait_s)  # no metadata will come: the plugin's wait runs out
-            return JSONResponse(self.active, media_type=NOTE_JSON)
+            where = {"Content-Location": quote(self.active["path"], safe="/")}  # activeFileGet: encodeURI(file.path)
+            return JSONResponse(self.active, media_type=NOTE_JSON, headers=where)
         return Response(self.active["content"], media_type="text/markdown")
 
     async def open_file(self, request: Request) -> Response:
@@ -221,7 +228,11 @@ class Obsidian:
             return JSONResponse(
                 {"message": "The command you specified does not exist.", "errorCode": 40400}, status_code=404
             )
+        if command_id in self.refusing:
+            return Response(status_code=204)  # commandPost ignores executeCommandById's false
         self.executed.append(command_id)
+        if command_id in self.throwing:  # commandPost: executeCommand threw, its message in the plugin's 500
+            return JSONResponse({"message": "Cannot read properties of null", "errorCode": 50000}, status_code=500)
         return Response(status_code=204)
 
     async def probe(self, request: Request) -> Response:

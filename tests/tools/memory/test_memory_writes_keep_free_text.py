@@ -86,7 +86,11 @@ def _note(seed: int, *, with_newer: bool = False) -> str:
 
 
 _FENCE = re.compile(r"^(`{3,}|~{3,})")
-_REL = re.compile(r"^- [^\[\]]+ \[\[[^\]]+\]\]\s*$")
+# a list item's start (CommonMark: `-`, `*`, `+`, `1.`, `1)`, up to three spaces before it); since s78
+# every such item right under `## Observations` is an observation (before: `- ` only)
+_START = r"^ {0,3}(?:[-*+]|[0-9]{1,9}[.)])[ \t]+"
+_OBS = re.compile(_START + r"\S")
+_REL = re.compile(_START + r"[^\[\]]+ \[\[[^\]]+\]\]\s*$")
 
 
 def _items(lines: list[str]) -> set[int]:
@@ -105,7 +109,7 @@ def _items(lines: list[str]) -> set[int]:
             continue
         if line.startswith("#"):
             section = {"## observations": "obs", "## relations": "rel"}.get(line.rstrip().casefold(), "")
-        elif section == "obs" and line.startswith("- ") or section == "rel" and _REL.match(line):
+        elif section == "obs" and _OBS.match(line) or section == "rel" and _REL.match(line):
             out.add(i)
     return out
 

@@ -100,7 +100,8 @@ async def test_a_block_id_the_kept_note_uses_for_another_fact_refuses_the_merge(
 ) -> None:
     """`^m-a` is Paints in the kept note and Runs marathons in the merged one: a copy under
     `^m-a-2` left `[[Ann Lees#^m-a|runs]]`, once repointed, on Paints. Refused, nothing written;
-    the duplicate finding's plan stops at that step, before anything changes."""
+    the duplicate finding's plan is refused at that step before it runs and before a human is asked
+    (s79: validate_plan foresees block_id_taken; before, the run stopped at the step)."""
     files = vault() | {"Memory/Ann Lee.md": ANN.replace("^m-p", "^M-A")}  # ids compare in any case
     async with started(make_vault(files)) as vg:
         before = vg.snapshot()
@@ -110,12 +111,7 @@ async def test_a_block_id_the_kept_note_uses_for_another_fact_refuses_the_merge(
         assert vg.snapshot() == before
         await vg.ok("run_consolidation", wait=True, jobs=["duplicates"])
         [found] = (await vg.ok("list_findings", kind="duplicate_entity"))["items"]
-        result = await vg.call(
-            "apply_finding",
-            finding_id=found["id"],
-            elicit_token=await vg.token_for("apply_finding", finding_id=found["id"]),
-        )
-        assert result.structured is not None and result.structured.get("status") != "applied", result.structured
-        [move] = [s for s in result.structured["error"]["details"]["steps"] if s["id"] == "move"]
-        assert move["status"] == "failed" and move["errors"][0]["code"] == "validation_error", move
+        refused = await vg.err("apply_finding", "conflict", finding_id=found["id"])
+        [move] = [p for p in refused["details"]["problems"] if p.get("step") == "move"]
+        assert move["code"] == "validation_error" and "block_id_taken" in move["message"], move
         assert vg.changed_since(before) == set()

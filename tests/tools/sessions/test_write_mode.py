@@ -37,7 +37,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "memory_store": {"key": "Rent", "value": "Due on the 3rd"},
     "capture": {"text": "Call the plumber"},
     "process_capture": {"capture_id": "cap-0123456789", "action": "discard"},
-    "supersede_observation": {"entityName": "Ann", "observation": "^m-1", "superseded_by": "Likes tea"},
+    "supersede_observation": {"entityName": "Ann", "observation": "^m-1", "superseded_by": "Likes coffee"},
     "merge_observations": {"entityName": "Ann", "mergedName": "Ann Lees"},
     "run_consolidation": {"wait": True},
     "dismiss_finding": {"finding_id": "f-0123456789ab"},
@@ -129,7 +129,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "delete_relations": ("files_modified", "Memory/Ann.md"),
     "memory_store": ("files_created", "Memory/Rent.md"),
     "capture": ("files_created", "Memory/Inbox.md"),
-    "process_capture": ("files_created", "Memory/Inbox.md"),  # the inbox it marks (none in this vault yet)
+    "process_capture": ("files_modified", "Memory/Inbox.md"),  # the inbox it marks (the capture's: `_made`)
     "supersede_observation": ("files_modified", "Memory/Ann.md"),
     "merge_observations": ("files_modified", "Memory/Ann.md"),  # the merged one is only read
     "run_consolidation": ("bulk_changes", "call: run_consolidation"),
@@ -157,9 +157,28 @@ def _prepare(root: Path, tool: str) -> None:
     (root / "Memory").mkdir(exist_ok=True)
     entity = "---\nname: Ann\nentityType: person\n---\n# Ann\n\n## Observations\n- Likes tea ^m-1\n\n## Relations\n"
     (root / "Memory" / "Ann.md").write_text(entity + "- wrote [[Welcome]]\n", encoding="utf-8")
+    if tool in ("supersede_observation", "merge_observations"):  # a newer fact; an entity to merge
+        older = entity.replace("^m-1\n", "^m-1\n- Likes coffee ^m-2\n")
+        (root / "Memory" / "Ann.md").write_text(older + "- wrote [[Welcome]]\n", encoding="utf-8")
+        lees = entity.replace("Ann", "Ann Lees").replace("Likes tea ^m-1", "Plays chess ^l-1")
+        (root / "Memory" / "Ann Lees.md").write_text(lees, encoding="utf-8")
     if tool == "remove_bookmark":
         (root / ".obsidian").mkdir(exist_ok=True)
         (root / ".obsidian" / "bookmarks.json").write_text('{"items": [{"type": "file", "path": "Welcome.md"}]}')
+
+
+async def _made(root: Path, tool: str) -> dict[str, Any]:
+    """`tool`'s sample, naming a capture or an experience made first (in allow mode): a dry-run
+    preview of one not there answers the call's own not_found (s79)."""
+    args = dict(SAMPLES[tool])
+    if tool in ("process_capture", "promote_experience"):
+        async with started(root) as vg:
+            if tool == "process_capture":
+                args["capture_id"] = (await vg.ok("capture", text="Call the plumber"))["id"]
+            else:
+                made = await vg.ok("record_experience", kind="worked", text="regex search is fast")
+                args["experience_id"] = made["experience"]["id"]
+    return args
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -170,9 +189,10 @@ def _files(root: Path) -> dict[str, bytes]:
 async def test_dry_run_mode_changes_nothing(make_vault: Callable[..., Path], tool: str) -> None:
     root = make_vault()
     _prepare(root, tool)
+    args = await _made(root, tool)
     async with started(root, **_vault(root, "dry-run")) as vg:
         before = _files(root)
-        result = await vg.call(tool, **SAMPLES[tool])
+        result = await vg.call(tool, **args)
         out = result.structured
         assert out is not None
         spec = vg.app.registry.get(tool)

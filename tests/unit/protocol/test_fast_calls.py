@@ -452,3 +452,50 @@ async def test_a_2026_connection_that_later_sends_initialize_stays_2026() -> Non
     await _settle()
     assert [json.loads(line)["id"] for line in wire.forwarded] == [1]
     assert [json.loads(line)["id"] for line in wire.sent] == [2]
+
+
+async def test_a_stop_answers_the_calls_still_running_and_nothing_after() -> None:
+    """SIGTERM over stdio (`service.protocol.stdio_stop`): a call still running is answered with
+    the stop's answer, cancelled, and never answered again."""
+    wire, dispatcher = await _running_call(7)
+    ((task, _),) = wire.fast._inflight.values()
+    asked: list[tuple[Any, str, str | None, bool]] = []
+
+    def answer(rid: Any, method: str, tool: str | None, ran: bool) -> bytes:
+        asked.append((rid, method, tool, ran))
+        return b'{"stopped":%d}' % rid
+
+    await wire.fast.stopped(answer)
+    dispatcher.release.set()
+    await _settle()
+    assert asked == [(7, "tools/call", "read_note", True)]
+    assert task.done() and wire.sent == [b'{"stopped":7}\n'] and not wire.fast._inflight
+
+
+async def test_a_stop_before_the_session_attached_answers_nothing_and_does_not_fail() -> None:
+    """A signal while the app builds the session (`FastCalls` made, not bound yet): the stop found
+    no call to answer but failed on the unbound writer (an AssertionError out of the stop, a
+    traceback and status 1 instead of 0)."""
+    server = SimpleNamespace(middleware=[], cache_hints={}, server_info_stamp=STAMP)
+    fast = FastCalls(FastPath(cast(Any, _Dispatcher()), cast(Any, server), ClientLogs()))
+    await fast.stopped(lambda rid, method, tool, ran: b"{}")
+    assert not fast._inflight
+
+
+async def test_a_stop_writes_the_kept_lists_still_being_written() -> None:
+    """A `tools/list` answered from the kept list is written by a task of its own (a long one from
+    a worker thread); a stop right after it returned before the write and the process exited with
+    the request unanswered."""
+    server = SimpleNamespace(middleware=[], cache_hints={}, server_info_stamp=STAMP)
+    fast = FastCalls(FastPath(cast(Any, _Dispatcher()), cast(Any, server), ClientLogs()))
+    sent: list[bytes] = []
+
+    async def slow_send(payload: bytes) -> None:
+        await asyncio.sleep(0.05)  # a long list written from a thread
+        sent.append(payload)
+
+    fast.bind([].append, slow_send, lambda msg: '{"tools":[]}')
+    msg = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"cursor": "0"}}
+    fast.route(json.dumps(msg).encode() + b"\n", msg)
+    await fast.stopped(lambda rid, method, tool, ran: b"{}")
+    assert sent == [b'{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}\n']

@@ -30,8 +30,8 @@ async def test_the_input_closes_once_each_request_is_answered_or_its_time_is_up(
     async def send(payload: bytes) -> None:
         sent.append(json.loads(payload))
 
-    pumps = SdkPumps(send, lambda msg_id, data: True, "front-replay")
     raw_send, raw_recv = anyio.create_memory_object_stream[bytes](10)
+    pumps = SdkPumps(send, lambda msg_id, data: True, "front-replay", raw_recv)
     read_writer, read_stream = anyio.create_memory_object_stream[Any](10)
     write_stream, write_reader = anyio.create_memory_object_stream[Any](10)
     for line in (
@@ -44,7 +44,7 @@ async def test_the_input_closes_once_each_request_is_answered_or_its_time_is_up(
         raw_send.send_nowait(line)
     raw_send.close()  # the end of stdin
     async with anyio.create_task_group() as tg:
-        tg.start_soon(pumps.pump_in, raw_recv, read_writer, None)
+        tg.start_soon(pumps.pump_in, read_writer, None)
         tg.start_soon(pumps.pump_out, write_reader)
         async with read_stream:
             got = [await read_stream.receive() for _ in range(5)]
@@ -60,3 +60,63 @@ async def test_the_input_closes_once_each_request_is_answered_or_its_time_is_up(
         {"jsonrpc": "2.0", "id": 1, "result": {}},
         {"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "Connection closed"}},
     ]
+
+
+async def test_a_stop_answers_what_the_sdk_owes_and_what_it_has_not_read() -> None:
+    """SIGTERM over stdio (`service.protocol.stdio_stop`): a request the SDK has not answered is
+    answered with the stop's answer (ran), its late answer dropped; a request still queued for it
+    (not read by the pump yet) is answered as not started; notifications and the
+    front's replays are owed nothing."""
+    sent: list[bytes] = []
+
+    async def send(payload: bytes) -> None:
+        sent.append(payload)
+
+    def answer(rid: Any, method: str, tool: str | None, ran: bool) -> bytes:
+        return json.dumps([rid, method, tool, ran]).encode()
+
+    raw_send, raw_recv = anyio.create_memory_object_stream[bytes](10)
+    pumps = SdkPumps(send, lambda msg_id, data: True, "front-replay", raw_recv)
+    read_writer, read_stream = anyio.create_memory_object_stream[Any](10)
+    write_stream, write_reader = anyio.create_memory_object_stream[Any](10)
+    ready = anyio.Event()
+    with raw_send, read_stream, write_stream:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(pumps.pump_in, read_writer, ready.wait)
+            tg.start_soon(pumps.pump_out, write_reader)
+            raw_send.send_nowait(_line(id=1, method="tools/call", params={"name": "write_note", "arguments": {}}))
+            ready.set()
+            assert (await read_stream.receive()).message.id == 1  # the SDK runs it
+            for line in (
+                _line(id=2, method="ping"),
+                _line(method="notifications/initialized"),
+                _line(id="front-replay", method="initialize", params={}),
+                _line(id=3, method="tools/call", params={"name": "read_note"}),
+            ):
+                raw_send.send_nowait(line)
+            await pumps.stopped(answer)  # no await since: 2 and 3 are still queued, unread
+            await write_stream.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=1, result={})))
+            await anyio.sleep(0.01)
+            tg.cancel_scope.cancel()
+    assert [json.loads(line) for line in sent] == [
+        [1, "tools/call", "write_note", True],
+        [2, "ping", None, False],
+        [3, "tools/call", "read_note", False],
+    ]
+
+
+async def test_a_stop_before_the_pump_first_ran_answers_the_queued_requests() -> None:
+    """A signal while the session attaches: the front has queued the client's requests for the
+    SDK, the pump has not run yet (it kept the stream only once it ran, so a stop answered none)."""
+    sent: list[bytes] = []
+
+    async def send(payload: bytes) -> None:
+        sent.append(payload)
+
+    raw_send, raw_recv = anyio.create_memory_object_stream[bytes](10)
+    pumps = SdkPumps(send, lambda msg_id, data: True, "front-replay", raw_recv)
+    raw_send.send_nowait(_line(id=4, method="prompts/list"))
+    await pumps.stopped(lambda rid, method, tool, ran: json.dumps([rid, method, tool, ran]).encode())
+    assert [json.loads(line) for line in sent] == [[4, "prompts/list", None, False]]
+    raw_send.close()
+    raw_recv.close()

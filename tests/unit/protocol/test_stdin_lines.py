@@ -6,7 +6,10 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import time
 from pathlib import Path
+
+import pytest
 
 from service.protocol.stdin_lines import StdinLines, pusher
 
@@ -115,3 +118,66 @@ def test_a_line_over_the_limit_is_dropped_as_it_arrives_and_reported_in_its_plac
     writer.join(30)
     assert seen.texts() == [b"a\n", b"<oversize>", b"c\n", b"<oversize>", b"e" * 1000 + b"\n", b"<oversize>"]
     assert lines._parts == [] and lines._held == 0
+
+
+def test_idle_only_once_every_line_written_was_delivered() -> None:
+    """A signal before the server runs answers what waits for it, then exits (`stopping.
+    stop_early_on_signal`): it waits for `idle`, so lines the client wrote just before the signal
+    are read and answered rather than lost with the process (seen under load: a request written
+    right before SIGTERM was never answered)."""
+    read, write = os.pipe()
+    seen = Seen()
+    held = threading.Event()
+
+    def slow_line(line: bytes) -> None:
+        held.wait(30)  # the thread holds the first chunk's lines: the rest waits in the pipe
+        seen.line(line)
+
+    lines = StdinLines(read, slow_line, seen.eof)
+    lines.start()
+    os.write(write, b'{"id":1}\n')
+    os.write(write, b'{"id":2}\n{"id":3}\n')
+    assert not lines.idle()  # written, not delivered
+    held.set()
+    seen.wait_lines(3)
+    for _ in range(3000):
+        if lines.idle():
+            break
+        threading.Event().wait(0.01)
+    assert lines.idle() and seen.texts() == [b'{"id":1}\n', b'{"id":2}\n', b'{"id":3}\n']
+    os.close(write)
+    assert seen.ended.wait(30) and lines.idle()
+    os.close(read)
+
+
+def test_not_idle_while_a_read_has_returned_but_its_bytes_are_not_delivered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The read that empties the pipe returns in C and then waits for the interpreter lock before
+    the thread can deliver what it read: the pipe is empty meanwhile, so "waiting in a read of an
+    empty pipe" was true of a thread that held the client's last lines, and a stop on a signal
+    exited without answering them (CI: a `tools/list`, `read_note` and `prompts/list` written just
+    before SIGTERM, none answered). Here the read is slowed down after it returns."""
+    import service.protocol.stdin_lines as module
+
+    real_read = os.read
+
+    def slow_read(fd: int, n: int) -> bytes:
+        data = real_read(fd, n)
+        if data:
+            time.sleep(0.3)  # returned, not delivered: the pipe is empty now
+        return data
+
+    monkeypatch.setattr(module.os, "read", slow_read)
+    read, write = os.pipe()
+    seen = Seen()
+    lines = StdinLines(read, seen.line, seen.eof)
+    lines.start()
+    time.sleep(0.05)  # the thread waits for input
+    os.write(write, b'{"id":1}\n')
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and not seen.lines:
+        assert not lines.idle() or seen.lines, "idle while the line read was not delivered"
+        time.sleep(0.001)
+    assert seen.texts() == [b'{"id":1}\n']
+    os.close(write)
+    assert seen.ended.wait(30)
+    os.close(read)

@@ -13,6 +13,7 @@ import pytest
 
 from service.retrieval import text, windows
 from service.retrieval.query import parse_query
+from service.retrieval.unspaced import words_text
 
 MIGRATION = Path(__file__).parents[3] / "migrations" / "0002_index.sql"
 FILLER = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo"]
@@ -27,10 +28,13 @@ def filler(rng: random.Random, words: int) -> str:
 
 SCHEMA = f"""
 CREATE TABLE notes (id INTEGER PRIMARY KEY, size INTEGER NOT NULL);
-CREATE TABLE note_text (note_id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL);
-CREATE VIRTUAL TABLE fts_words USING fts5(title, body, content='note_text', content_rowid='note_id',
+CREATE TABLE note_text (note_id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL,
+    title_words TEXT, body_words TEXT);
+CREATE VIEW note_words AS
+    SELECT note_id, coalesce(title_words, title) AS title, coalesce(body_words, body) AS body FROM note_text;
+CREATE VIRTUAL TABLE fts_words USING fts5(title, body, content='note_words', content_rowid='note_id',
     tokenize='{windows.TOKENIZER}');
-"""  # the index's tables as far as snippets read them (migrations/0002_index.sql)
+"""  # the index's tables as far as snippets read them (migrations/0002_index.sql, 0044)
 
 
 @pytest.fixture
@@ -42,8 +46,11 @@ def db() -> sqlite3.Connection:
 
 def add(conn: sqlite3.Connection, nid: int, title: str, body: str) -> None:
     conn.execute("INSERT INTO notes(id, size) VALUES (?, ?)", (nid, len(body.encode()) + 40))
-    conn.execute("INSERT INTO note_text(note_id, title, body) VALUES (?, ?, ?)", (nid, title, body))
-    conn.execute("INSERT INTO fts_words(rowid, title, body) VALUES (?, ?, ?)", (nid, title, body))
+    words = (words_text(title), words_text(body))  # as the indexer stores them (service/indexer/rows.py)
+    conn.execute("INSERT INTO note_text VALUES (?, ?, ?, ?, ?)", (nid, title, body, *words))
+    conn.execute(
+        "INSERT INTO fts_words(rowid, title, body) VALUES (?, ?, ?)", (nid, words[0] or title, words[1] or body)
+    )
 
 
 def whole(conn: sqlite3.Connection, match: str, nid: int) -> text.Snippet | None:

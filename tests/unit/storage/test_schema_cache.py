@@ -10,6 +10,8 @@ import importlib
 import json
 import os
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -201,3 +203,36 @@ def test_the_command_line_writes_the_shipped_table_of_this_catalog() -> None:
     registry = build_registry()
     assert table["key"] == content_fingerprint(registry)
     assert set(table["tools"]) == set(registry.names())
+
+
+def test_two_threads_asking_at_once_generate_the_table_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first tools/list builds the tools in a worker thread (service/protocol/tool_lists.py) while
+    the loop may ask for one tool's schemas (the 2026 HTTP entry's header check): both generated
+    the whole table and wrote it through the same temporary file. Now one does; the other waits."""
+    specs = [spec for spec in build_registry() if spec.domain == "notes"][:4]
+    cache = ToolSchemaCache(Registry(specs), tmp_path / "cache", shipped=tmp_path / "none.json")
+    asking = threading.Event()
+    generated: list[str] = []
+    real = schema_cache.generate
+
+    def slow_generate(spec: Any) -> Any:
+        if not generated:  # the first thread's first tool: the second thread asks meanwhile
+            asking.wait(5)
+            time.sleep(0.2)
+        generated.append(spec.name)
+        return real(spec)
+
+    monkeypatch.setattr(schema_cache, "generate", slow_generate)
+
+    def second() -> None:
+        asking.set()
+        cache.of(specs[1])
+
+    first = threading.Thread(target=cache.of, args=(specs[0],))
+    other = threading.Thread(target=second)
+    first.start()
+    other.start()
+    first.join(10)
+    other.join(10)
+    assert sorted(generated) == sorted(spec.name for spec in specs)
+    assert cache.of(specs[2]) == (specs[2].input_schema(), specs[2].output_schema())

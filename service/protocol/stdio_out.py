@@ -1,0 +1,160 @@
+"""The client's stdout for the stdio front: whole lines under one lock, and `send` (the event
+loop's way out) never blocks the loop.
+
+A line the loop sends is written right there only when that cannot block: it is at most
+`PIPE_BUF` bytes (a write that size to a pipe is whole, never partial), no line is waiting for a
+worker thread (the order lines were sent in is kept), no thread is writing (the lock is free)
+and the descriptor has room now (`select`). Any other line is written from a worker thread,
+which the sending task awaits; a cancelled send leaves the thread to finish its line. Before,
+lines up to 32 KB were written on the loop whatever the pipe held: a client that stopped reading
+stdout blocked the event loop in that write, so neither the end of stdin nor SIGTERM/SIGINT
+(handled on the loop) could stop the server, which ran until SIGKILL. At the end of stdin a line
+still being written after a short wait (`stuck`) ends the process as a signal does
+(`service.serve_stdio`): a worker thread blocked in a write cannot be joined. While `HOLD_AT`
+lines wait for threads or `HOLD_AT` calls run, the client's next lines wait unstarted (`held`):
+the work and the answers in memory stay bounded as they were when the loop blocked, and the loop
+stops reading stdin until they have gone on (so the end of stdin is seen then; SIGTERM ends the
+process meanwhile).
+"""
+
+from __future__ import annotations
+
+import io
+import select
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+PIPE_BUF = getattr(select, "PIPE_BUF", 512)  # POSIX guarantees 512; Linux 4096
+HOLD_AT = 64  # lines waiting for a worker thread, or calls running: past this, the lines read next wait
+
+
+def _has_room(out: Any) -> bool:
+    """A write of up to `PIPE_BUF` bytes to `out` returns at once (an object with no descriptor,
+    as tests write to, always)."""
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return True
+    try:
+        return bool(select.select([], [fd], [], 0)[1])
+    except (OSError, ValueError):  # closed, or a descriptor `select` cannot watch: a thread writes it
+        return False
+
+
+def _running_loop() -> Any:
+    asyncio = sys.modules.get("asyncio")  # not imported yet: no loop (the front starts before it)
+    if asyncio is None:
+        return None
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+class Outbox:
+    def __init__(self) -> None:
+        self.out: Any = None  # a binary file with `write` (unbuffered: each line leaves at once)
+        self.lock = threading.Lock()
+        self.queued = 0  # lines handed to a worker thread and not written yet
+        self._held: deque[Callable[[], None]] = deque()  # lines (the end) read while there was no room
+        self._releasing = False
+        self._writing: set[Any] = set()  # tasks sending lines `write` was given on the loop
+        self.busy: Callable[[], int] = lambda: 0  # requests running (the fast path's calls)
+        self._front: Any = None  # the stdio front (`watch`): its stdin reader is paused while lines wait
+        self._paused = False
+
+    def later(self, step: Callable[[], None]) -> bool:
+        """Whether `step` (a line of the client to handle, the end of stdin) waits here: while
+        HOLD_AT lines wait for a worker thread or HOLD_AT calls run, the lines read after them
+        start nothing (their answers could not go out either) until there is room again; then
+        the steps run in turn, on the loop (`release`)."""
+        if self._releasing or not (self._held or self._full()):
+            return False
+        self._held.append(step)
+        self._pause()
+        return True
+
+    def _pause(self) -> None:
+        """Stop reading stdin (the loop reads it: `StdinLines.pause`) while lines wait here."""
+        lines = None if self._front is None else self._front.lines
+        if not self._paused and lines is not None and lines.pause():
+            self._paused = True
+
+    def run(self, step: Callable[[], None]) -> None:
+        if not self.later(step):
+            step()
+
+    def watch(self, fast: Any, front: Any) -> None:
+        """Count the requests running: the fast path's calls (`fast`, None when off) and those the
+        SDK has not answered (`front.pumps`, once attached); a fast call that ends releases too."""
+        self._front = front
+        if fast is not None:
+            fast.ended = self.release
+        self.busy = lambda: (0 if fast is None else fast.running()) + (0 if front.pumps is None else front.pumps.owed())
+
+    def _full(self) -> bool:
+        return self.queued >= HOLD_AT or self.busy() >= HOLD_AT
+
+    def release(self) -> None:
+        """A line went out or a call ended: held lines go on, in order, while there is room."""
+        if not self._held or self._releasing:
+            return
+        self._releasing = True
+        try:
+            while self._held and not self._full():
+                self._held.popleft()()
+        finally:
+            self._releasing = False
+        if self._paused and not self._held:
+            self._paused = False
+            self._front.lines.resume()  # read stdin again
+
+    def write(self, data: bytes) -> None:
+        """One line to the client: from a thread (the reader's, a worker) it blocks until written;
+        on the running event loop (a refusal the front answers itself) it never blocks: unless it
+        can go out at once, it is sent as `send` sends, in a task of its own."""
+        loop = _running_loop()
+        if loop is not None and not self._write_now(data):
+            task = loop.create_task(self.send(data))
+            self._writing.add(task)
+            task.add_done_callback(self._writing.discard)
+            return
+        if loop is None:
+            with self.lock:
+                self.out.write(data)
+
+    def _write_now(self, data: bytes) -> bool:
+        """Write `data` here if that cannot block (module docstring); whether it was written."""
+        if len(data) > PIPE_BUF or self.queued or not self.lock.acquire(blocking=False):
+            return False
+        try:
+            if not _has_room(self.out):
+                return False
+            self.out.write(data)
+            return True
+        finally:
+            self.lock.release()
+
+    def stuck(self, within: float) -> bool:
+        """A line is still being written after `within` seconds: the client reads stdout no more."""
+        if not self.lock.acquire(timeout=within):
+            return True
+        self.lock.release()
+        return False
+
+    async def send(self, payload: bytes) -> None:
+        """One line to the client from the event loop, which it never blocks (module docstring)."""
+        if self._write_now(payload):
+            self.release()
+            return
+        from anyio import to_thread
+
+        self.queued += 1
+        try:
+            await to_thread.run_sync(self.write, payload, abandon_on_cancel=True)
+        finally:
+            self.queued -= 1
+        self.release()

@@ -1,0 +1,67 @@
+"""The digest's counts end to end (real uvicorn, the SDK client, both eras): every note changed in
+its window is counted (it counted the 200 newest rows read, memory notes among them, so memory
+writes newer than the notes left the notes out), the newest of a folder listed by name and the
+others as "… and N more"; a folder whose changes are older than the vault's 200 newest is named
+too (B5 s79)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from service.plane.digest import NOTES_LISTED
+from tests.conftest import e2e
+from tests.e2e.calls import ok
+
+
+async def test_the_digest_counts_every_note_changed(make_vault: Callable[..., Path], mode: str) -> None:
+    vault = {f"Notes/N{i:03d}.md": f"# N{i:03d}\n\nThe note number {i} of the batch.\n" for i in range(120)}
+    vault |= {f"Memory/E{i:03d}.md": f"---\nname: E{i:03d}\n---\n# E{i:03d}\n" for i in range(210)}
+    root = make_vault(vault)
+    hour_ago = time.time() - 3600
+    for i in range(120):  # the notes an hour old, the memory notes newer
+        os.utime(root / f"Notes/N{i:03d}.md", (hour_ago + i, hour_ago + i))
+    async with e2e(root) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            await ok(c, "run_consolidation", jobs=["digest"], wait=True)
+            [digest] = (await ok(c, "list_findings", kind="digest"))["items"]
+            assert digest["detail"]["notes"] == 120, digest
+            text = digest["detail"]["text"]
+            assert "## Notes (120)" in text and f"… and {120 - NOTES_LISTED} more" in text, text
+            assert "[[Notes/N119|N119]]" in text and text.count("[[Notes/") == NOTES_LISTED, text
+
+
+async def test_a_folder_older_than_the_newest_changes_is_named(make_vault: Callable[..., Path], mode: str) -> None:
+    """A folder whose changes were older than the 200 newest showed "… and 3 more", none named."""
+    vault = {f"New/N{i:03d}.md": f"# N{i:03d}\n\nThe note number {i} of the batch.\n" for i in range(210)}
+    vault |= {f"Old/O{i}.md": f"# O{i}\n\nAn older change, number {i}.\n" for i in range(3)}
+    root = make_vault(vault)
+    now = time.time()
+    for i in range(210):
+        os.utime(root / f"New/N{i:03d}.md", (now - 3600 + i, now - 3600 + i))
+    for i in range(3):
+        os.utime(root / f"Old/O{i}.md", (now - 7200, now - 7200))
+    async with e2e(root) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            await ok(c, "run_consolidation", jobs=["digest"], wait=True)
+            [digest] = (await ok(c, "list_findings", kind="digest"))["items"]
+            text = digest["detail"]["text"]
+            assert "## Old (3)" in text and "… and 3 more" not in text, text
+            assert all(f"[[Old/O{i}|O{i}]]" in text for i in range(3)), text
+
+
+async def test_the_entities_not_listed_are_counted(make_vault: Callable[..., Path], mode: str) -> None:
+    """The memory section listed 50 of 55 entities updated and said nothing of the other 5."""
+    async with e2e(make_vault({})) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        made = [{"name": f"Ent {i:02d}", "entityType": "person", "observations": []} for i in range(NOTES_LISTED + 5)]
+        await ok(c, "create_entities", entities=made)
+        await ok(c, "run_consolidation", jobs=["digest"], wait=True)
+        [digest] = (await ok(c, "list_findings", kind="digest"))["items"]
+        memory = digest["detail"]["text"].split("## Memory", 1)[1]
+        assert memory.count("\n- Ent ") == NOTES_LISTED and memory.rstrip().endswith("- … and 5 more"), memory

@@ -1,0 +1,96 @@
+"""A stdio client that stops reading stdout (P4 s79 item 3): the server's answers fill the pipe.
+
+The stdio front wrote every answer up to 32 KB on the event loop, so once the pipe was full the
+loop stood in that write: SIGTERM (handled on the loop) did not stop the server, which ran until
+SIGKILL. Lines now leave the loop only when they cannot block it, the others from a worker
+thread (`service.protocol.stdio_out`). Each case waits until the pipe is full (the client's end
+holds most of its 64 KB), then sends SIGTERM: exit 0."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import termios
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+READ = {"method": "tools/call", "params": {"name": "read_note", "arguments": {"path": "Home"}}}
+FULL = 48_000  # bytes waiting in the stdout pipe (64 KB of pages on Linux, some part-filled): it is full
+WAIT_S = 60.0  # bound on waiting for a condition (a loaded CI machine); never a sleep for timing
+
+
+def _line(**msg: object) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", **msg}).encode() + b"\n"
+
+
+def _unread(out: int) -> int:
+    size = bytearray(4)
+    fcntl.ioctl(out, termios.FIONREAD, size)
+    return int.from_bytes(size, sys.byteorder)
+
+
+def _stuck_server(root: Path, tmp: Path, fast: bool) -> subprocess.Popen[bytes]:
+    """A server past its start (one call answered), then given requests, never read, until the
+    stdout pipe is full."""
+    env = {
+        **os.environ,
+        "VAULTGATE_EMBEDDINGS__PROVIDER": "none",
+        "VAULTGATE_THROTTLE__ENABLED": "false",
+        "VAULTGATE_PROTOCOL__FAST_CALLS": "true" if fast else "false",
+    }
+    with (tmp / "stderr.txt").open("wb") as err:  # a file: an unread stderr pipe would fill too
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "service", "stdio", str(root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            env=env,
+        )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(_line(id=1, method="initialize", params=INIT) + _line(method="notifications/initialized"))
+    proc.stdin.write(_line(id=2, **READ))
+    proc.stdin.flush()
+    answered = [json.loads(proc.stdout.readline()) for _ in range(2)]
+    assert [a["id"] for a in answered] == [1, 2], answered
+    stdin = proc.stdin.fileno()
+    os.set_blocking(stdin, False)  # the old server stopped reading stdin once its loop stood still
+    deadline, rid = time.monotonic() + WAIT_S, 3
+    while _unread(proc.stdout.fileno()) < FULL:
+        assert time.monotonic() < deadline, "the stdout pipe never filled"
+        try:
+            os.write(stdin, _line(id=rid, **READ))
+            rid += 1
+        except BlockingIOError:
+            time.sleep(0.01)  # stdin full: the server is busy answering
+    return proc
+
+
+def _ended(proc: subprocess.Popen[bytes], tmp: Path) -> None:
+    try:
+        code = proc.wait(timeout=WAIT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = proc.wait()
+        pytest.fail(f"the server did not end; stderr: {(tmp / 'stderr.txt').read_text()[-1500:]}")
+    finally:
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                pipe.close()
+    assert code == 0, (tmp / "stderr.txt").read_text()[-1500:]
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast-calls", "sdk"])
+def test_sigterm_ends_a_server_whose_stdout_is_not_read(
+    make_vault: Callable[..., Path], tmp_path: Path, fast: bool
+) -> None:
+    proc = _stuck_server(make_vault({"Home.md": "# Home\n"}), tmp_path, fast)
+    proc.send_signal(signal.SIGTERM)
+    _ended(proc, tmp_path)
