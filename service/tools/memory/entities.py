@@ -15,12 +15,11 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.errors import ValidationFailed
 from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, one_line, tags_of
 from service.memory.store import Loaded
 from service.tools.context import ToolContext
 from service.tools.memory.names import entity_name, relate, relation_link, target_key, target_name, target_names
-from service.tools.memory.prechecks import entities_there, not_to_itself
+from service.tools.memory.prechecks import entities_there, not_to_itself, observations_counted
 from service.tools.memory.repeats import dated_attributes, holds_again
 from service.tools.memory.report import fitted
 from service.tools.memory.similar import Similar
@@ -242,13 +241,7 @@ def add_to(
 async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObservationsOut:
     store = entity_store(ctx)
     batches = []
-    total = sum(len(b.contents) for b in args.observations)
-    if total > MAX_ITEMS:
-        raise ValidationFailed(
-            f"{total} observations in one call; at most {MAX_ITEMS}",
-            details={"field": "observations", "reason": "too_many", "count": total, "limit": MAX_ITEMS},
-            hint="Split them over several calls.",
-        )
+    observations_counted(args)
     for i, batch in enumerate(args.observations):  # all checked (entities exist) before any write
         name = entity_name(ctx, store, batch.entityName, f"observations[{i}].entityName")
         store.must_exist(name, "write")

@@ -63,9 +63,8 @@ def not_to_itself(source: str, target: str, i: int) -> None:
         )
 
 
-def observations_checked(ctx: ToolContext, store: EntityStore, args: Any) -> None:
-    """add_observations' checks before it writes, in its order: the count, then each batch's
-    entity (there), tags, texts, category and provenance (`entities.add_observations`)."""
+def observations_counted(args: Any) -> None:
+    """add_observations' first check: at most `MAX_ITEMS` observations in one call."""
     total = sum(len(b.contents) for b in args.observations)
     if total > MAX_ITEMS:
         raise ValidationFailed(
@@ -73,6 +72,12 @@ def observations_checked(ctx: ToolContext, store: EntityStore, args: Any) -> Non
             details={"field": "observations", "reason": "too_many", "count": total, "limit": MAX_ITEMS},
             hint="Split them over several calls.",
         )
+
+
+def observations_checked(ctx: ToolContext, store: EntityStore, args: Any) -> None:
+    """add_observations' checks before it writes, in its order: the count, then each batch's
+    entity (there), tags, texts, category and provenance (`entities.add_observations`)."""
+    observations_counted(args)
     for i, batch in enumerate(args.observations):
         store.must_exist(entity_name(ctx, store, batch.entityName, f"observations[{i}].entityName"), "write")
         tags = observation_tags(batch.tags, f"observations[{i}].tags")
