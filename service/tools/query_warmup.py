@@ -57,10 +57,14 @@ FIRST_WRITE = "create_note"  # its domain's tools are imported ahead (`catalog`)
 def _engine(module: str, build: bool) -> Any:
     """A query engine's tool module: imported when an image is to be built, else only if already
     imported (no image exists before; a server nobody queries this way never imports the
-    engines, ~60 ms of a stdio start that nothing calls)."""
+    engines, ~60 ms of a stdio start that nothing calls). A module another thread is still
+    importing counts as not imported: its functions may not exist yet."""
     if build:
         return importlib.import_module(module)
-    return sys.modules.get(module)
+    found = sys.modules.get(module)
+    if found is not None and getattr(found.__spec__, "_initializing", False):
+        return None  # another thread is importing it (tools/list's registry, off the loop): half made
+    return found
 
 
 class QueryWarmup:
