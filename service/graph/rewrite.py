@@ -11,6 +11,8 @@ from the note's old path) and again *after* it (`after`, from its new path); a l
 target no longer resolves to the same file (mapped through `moved`) gets new target text in
 the style it was written in. Only the target text changes: alias, heading, block id, embed
 mark and the rest of the line are kept byte for byte. Unresolved links are never touched.
+A note's lines are those of its LF form (`line_ends.lf`: a CR alone ends a line, as the index and
+Obsidian read it), and each keeps its own line end.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from service.errors import ValidationFailed
 from service.graph import yaml_scalars as ys
 from service.graph.linkpath import PathSet, base_name, form_of, nfc, retargeted, strip_md
 from service.markdown import frontmatter as fm
+from service.markdown import line_ends
 from service.markdown.fences import mask_code_outside_links, outside_fences
 
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
@@ -180,7 +183,8 @@ def _mentions(line: str, names: frozenset[str]) -> bool:
 def find_links(text: str, names: frozenset[str] | None = None) -> list[FoundLink]:
     """Every link in `text`; with `names`, only those on lines that mention one of them (see
     `link_names`): the others cannot name those files, and most lines of a long note are skipped."""
-    return list(_links(text, text.split("\n"), names))
+    view = line_ends.lf(text)
+    return list(_links(view, view.split("\n"), names))
 
 
 def _links(text: str, lines: list[str], names: frozenset[str] | None) -> Iterator[FoundLink]:
@@ -266,9 +270,10 @@ def rewrite_note(
     mention one: any other link resolves alike before and after, to a file that does not move
     (the same text as without `names`, for a hub note's thousands of long backlinking notes).
     `keep`: how many of the changed lines are kept, not only counted (`LineChanges`)."""
-    lines = text.split("\n")
+    view = line_ends.lf(text)  # a CR-only note's lines (it was one line: IndexError past its frontmatter)
+    lines = view.split("\n")
     changes = LineChanges(keep)
-    found = _links(text, lines, names if source_before == source_after else None)
+    found = _links(view, lines, names if source_before == source_after else None)
     for no, links in groupby(found, key=lambda f: f.line):
         spans: list[tuple[int, int, str]] = []
         plain: list[int] = []  # columns of rewritten links in plain YAML scalars
@@ -294,10 +299,18 @@ def rewrite_note(
         if line != original:
             lines[no] = line  # its links were all given: `_links` reads it no more
             changes.add(LineChange(no + 1, original.rstrip("\r"), line.rstrip("\r")))
-    new_text = "\n".join(lines)
+    new_text = _joined(text, view, lines)
     if changes and next(iter(changes)).line <= fm.fences(text).body_line:
         _same_properties(text, new_text, source_before)
     return Rewrite(new_text, changes)
+
+
+def _joined(text: str, view: str, lines: list[str]) -> str:
+    """`lines` (of `view`, the LF form of `text`) joined by `text`'s own line ends: a CR alone stays one."""
+    if view is text:
+        return "\n".join(lines)
+    ends = [text[m.start()] for m in re.finditer("\n", view)]
+    return "".join(line + end for line, end in zip(lines, [*ends, ""], strict=True))
 
 
 _TARGET = re.compile(r"\[\[[^\[\]|]*")

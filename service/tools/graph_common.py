@@ -21,6 +21,7 @@ from service.errors import ECHO_DETAIL_CHARS, IndexUnavailable, cut_middle
 from service.graph.linkpath import base_name, strip_md
 from service.graph.moves import FileEdit, MovePlan, apply_plan, refuse_read_only_edits
 from service.graph.rewrite import LineChange, LineChanges
+from service.markdown import line_ends
 from service.markdown.line_diff import changed_runs
 from service.markdown.parse import note_title
 from service.obs.sessions import caller_hash
@@ -124,7 +125,7 @@ class LineText:
         if lines is None:
             try:
                 note = self._ctx.vault.files.read(self._ctx.vault.paths.resolve(path))
-                lines = note.content.split("\n")
+                lines = line_ends.lf(note.content).split("\n")  # a CR alone ends a line, as the index counts
             except Exception:  # noqa: BLE001 - a vanished or unreadable note just has no context
                 lines = []
             self._cache[path] = lines
@@ -231,8 +232,10 @@ def diff_lines(
     its lines paired by position; a line added past the run's old lines is listed with `before`
     empty (numbered as the line it goes before, or the run's last line), a line removed with
     `after` empty. `within`: the runs of lines an edit knows it wrote (`changed_runs`). `keep`: how
-    many are kept, not only counted (`LineChanges`; a vault-wide edit's `kept_changes`)."""
-    old, new = before.split("\n"), after.split("\n")
+    many are kept, not only counted (`LineChanges`; a vault-wide edit's `kept_changes`). Lines are
+    those of the texts' LF form (`line_ends.lf`: a CR alone ends a line, as the index and Obsidian
+    count them), so a CR-only note's change is its changed lines, not the whole note as line 1."""
+    old, new = line_ends.lf(before).split("\n"), line_ends.lf(after).split("\n")
     out = LineChanges(keep)
     for i1, i2, j1, j2 in changed_runs(old, new, within):
         for k in range(max(i2 - i1, j2 - j1)):
