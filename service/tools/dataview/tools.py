@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import Field
 
 from service.dataview import execute
+from service.dataview.check import check
 from service.dataview.evaluate import Budget
 from service.dataview.items import scope
 from service.dataview.pages import PageCache
@@ -64,7 +65,7 @@ def _javascript() -> ModeUnavailable:
 
 def _parse(source: str) -> Query:
     try:
-        return parse_query(source)
+        query = parse_query(source)
     except DqlError as e:
         if is_dataviewjs(source):
             raise _javascript() from None
@@ -73,6 +74,8 @@ def _parse(source: str) -> Query:
             details={"offset": e.offset, "line": e.line, "column": e.column},
             hint="See Dataview's query structure: a query type, an optional FROM, then data commands.",
         ) from None
+    check(query, source)  # an unknown function, a wrong number of arguments, a bad LIMIT: before any row
+    return query
 
 
 # -- search_dql ----------------------------------------------------------------------------------
@@ -209,13 +212,17 @@ class ValidateDqlIn(ToolInput):
 
 
 class ValidateDqlOut(ToolOutput):
-    valid: bool = Field(description="True when the query parses.")
+    valid: bool = Field(
+        description="True when the query parses and every expression could run: its functions exist and are "
+        "given arguments they take, a LIMIT written as a literal is a non-negative number."
+    )
     parsed: dict[str, JsonValue] | None = Field(
         default=None, description="The query's structure: type, columns, source and commands as expression trees."
     )
     error: dict[str, JsonValue] | None = Field(
         default=None,
-        description="When invalid: message, offset (0-based), line and column (1-based); for "
+        description="When invalid: message, offset (0-based), line and column (1-based; for an unknown function or "
+        "a wrong number of arguments, those of its first call, with `function`, and `arguments`, `min`, `max`); for "
         "DataviewJS, which is not supported, message, language 'dataviewjs', supported false and a hint.",
     )
 
@@ -231,6 +238,10 @@ async def validate_dql(ctx: ToolContext, args: ValidateDqlIn) -> ValidateDqlOut:
             )
         error = {"message": e.message, "offset": e.offset, "line": e.line, "column": e.column}
         return ValidateDqlOut(valid=False, error=error)
+    try:
+        check(query, args.query)
+    except QuerySyntaxError as e:  # what search_dql would answer before reading a row
+        return ValidateDqlOut(valid=False, error={"message": e.message, **e.details})
     return ValidateDqlOut(valid=True, parsed=describe(query))
 
 
@@ -312,8 +323,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="validate_dql",
         domain="dataview",
         title="Check a Dataview query",
-        description="Parses a Dataview (DQL) query without running it: its structure, or the error with its line "
-        "and column. Use it before search_dql on a query you wrote.",
+        description="Checks a Dataview (DQL) query without running it: its grammar, and that its functions exist "
+        "and are given arguments they take. Answers its structure, or the error with its line and column. Use it "
+        "before search_dql on a query you wrote.",
         input_model=ValidateDqlIn,
         output_model=ValidateDqlOut,
         handler=validate_dql,

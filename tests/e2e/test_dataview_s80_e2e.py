@@ -1,0 +1,27 @@
+"""Session 80 (D1): Dataview fixes over real HTTP with the SDK client in both protocol eras."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error, ok
+
+
+async def test_validate_dql_refuses_what_search_dql_refuses(make_vault: Callable[..., Path], mode: str) -> None:
+    """validate_dql called valid a query naming an unknown function or calling one with the wrong
+    number of arguments (it only parsed); search_dql then refused it. Both agree now."""
+    files = {"A.md": "---\ndue: 2024-03-01\n---\n"}
+    async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        query = 'LIST FROM "A"\nWHERE striptime(due, 1)'
+        checked = await ok(client, "validate_dql", query=query)
+        assert checked["valid"] is False and checked["error"]["function"] == "striptime", checked
+        assert (checked["error"]["line"], checked["error"]["column"]) == (2, 7)
+        ran = await error(client, "search_dql", query=query)
+        assert ran["code"] == "query_syntax_error" and ran["details"]["function"] == "striptime"
+        fine = await ok(client, "validate_dql", query='LIST FROM "A" WHERE striptime(due) LIMIT 1')
+        assert fine["valid"] is True
