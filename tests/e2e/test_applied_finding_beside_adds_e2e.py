@@ -35,7 +35,7 @@ async def _token(h: Harness, refused: dict[str, object]) -> str:
 
 
 async def _waiting_for(lock: asyncio.Lock, count: int) -> None:
-    for _ in range(3000):
+    for _ in range(6000):
         if len(lock._waiters or ()) >= count:
             return
         await asyncio.sleep(0.01)

@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.conftest import e2e
 
-WITHIN = 30.0
+WITHIN = 60.0
 LIMIT = 4096
 BODY_LIMIT = 64 * 1024
 BIG = (

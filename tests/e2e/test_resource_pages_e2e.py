@@ -18,6 +18,7 @@ from mcp import Client
 from service.protocol import walked
 from service.vault.files import VaultFiles
 from tests.conftest import e2e
+from tests.polling import until
 
 
 async def _all(client: Client) -> list[str]:
@@ -54,10 +55,11 @@ async def test_the_pages_of_one_listing_walk_the_vault_once(
         assert "F0/new.md" in again and len(again) == 451 and len(walks) == 2
 
         (root / "F1" / "n001.md").unlink()  # another program: heard through the watcher
-        for _ in range(200):
-            if "F1/n001.md" not in await _all(client):
-                break
-        assert "F1/n001.md" not in await _all(client)
+
+        async def unlisted() -> bool:
+            return "F1/n001.md" not in await _all(client)
+
+        await until(unlisted, "the note another program deleted left the listing")
 
         walked = len(walks)
         guard = vg.app.services.guard
@@ -73,11 +75,7 @@ async def test_a_kept_walk_is_dropped_after_its_time(
     async with e2e(make_vault({"a.md": "x\n"})) as (url, vg), Client(url, mode="legacy") as client:
         await client.list_resources()
         kept = vg.app.resources.walked._kept
-        for _ in range(100):
-            if not kept:
-                break
-            await asyncio.sleep(0.02)  # the server runs on this loop
-        assert not kept
+        await until(lambda: not kept, "the kept walk dropped")  # the server runs on this loop
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

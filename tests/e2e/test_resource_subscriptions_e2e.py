@@ -21,6 +21,7 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import e2e
+from tests.polling import until
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -71,14 +72,11 @@ async def test_a_session_s_subscriptions_end_with_it_and_the_others_still_hear(
             for i in range(50):
                 await leaving.subscribe_resource(f"vault://main/gone/{i:02}.md")
             await leaving.subscribe_resource("vault://main/A.md")
-        for _ in range(200):  # the session's end is handled by the server's tasks on this loop
-            if _live_session_proxies() <= before:
-                break
-            await asyncio.sleep(0.02)
-        assert _live_session_proxies() <= before, "the ended session's subscriptions were kept, with its connection"
+        # the session's end is handled by the server's tasks on this loop
+        await until(lambda: _live_session_proxies() <= before, "the ended session's subscriptions dropped")
         assert len(vg.app.resources.subscriptions) == 1
         await vg.ok("append_note", path="A", content="more\n")
-        assert await asyncio.wait_for(updates.get(), 10) == "vault://main/A.md"
+        assert await asyncio.wait_for(updates.get(), 60) == "vault://main/A.md"
 
 
 async def test_listen_streams_are_bounded_in_the_uris_they_hold(make_vault: Callable[..., Path]) -> None:
@@ -99,10 +97,7 @@ async def test_listen_streams_are_bounded_in_the_uris_they_hold(make_vault: Call
                 async with client.listen(resource_subscriptions=uris[1:]):
                     pass
             assert full.value.error.code == types.INVALID_PARAMS and "5" in full.value.error.message
-        for _ in range(200):  # the stream's end reaches the server's handler on this loop
-            if listen.held == 0:
-                break
-            await asyncio.sleep(0.02)
+        await until(lambda: listen.held == 0, "the ended stream's URIs freed")  # by the server's handler on this loop
         async with client.listen(resource_subscriptions=uris[1:]), client.listen(resource_subscriptions=uris[:2]):
             assert listen.held == 5
 

@@ -67,7 +67,7 @@ def plan(r: int) -> dict[str, Any]:
 
 
 async def settled(http: httpx2.AsyncClient, url: str) -> None:
-    for _ in range(600):  # bounded wait for the first reconcile and every queued update
+    for _ in range(1200):  # bounded wait for the first reconcile and every queued update
         status = (await call(http, url, "index_status", {}))["structuredContent"]
         if status["backlog"] == 0 and status["health"] == "healthy":
             return

@@ -168,7 +168,7 @@ def test_the_timer_drops_the_model_configured_through_the_settings() -> None:
         embedder = build_embedder(EmbeddingSettings(provider="builtin", unload_after_s=0.01))
         assert isinstance(embedder, builtin.BuiltinEmbedder)
         await embedder.embed_query("sourdough")
-        for _ in range(1000):  # the timer's own task runs the unload: wait for it, however slow
+        for _ in range(6000):  # the timer's own task runs the unload: wait for it, however slow
             if embedder.unloads:
                 break
             await asyncio.sleep(0.01)

@@ -36,7 +36,7 @@ async def test_the_heap_is_frozen_once_every_index_is_ready_and_handed_back_at_s
             await asyncio.sleep(0)
         assert collector.frozen == 0 and gc.get_freeze_count() == 0  # one index is not ready yet
         gates[0].open.set()
-        for _ in range(50):
+        for _ in range(6000):  # bounded (60 s): the freeze runs in the collector's own task
             if collector.frozen:
                 break
             await asyncio.sleep(0.01)
@@ -63,7 +63,7 @@ async def test_only_an_app_that_owns_its_process_sets_the_collector(make_vault: 
     async with app.running():
         assert gc.get_threshold()[0] == YOUNG
         collector = next(c for c in app.components if isinstance(c, Collector))
-        for _ in range(500):
+        for _ in range(6000):
             if collector.frozen:
                 break
             await asyncio.sleep(0.01)
@@ -84,7 +84,7 @@ async def test_the_freeze_waits_for_the_callers_to_pause() -> None:
         assert collector.frozen == 0  # a call runs: the collection would stop it
         activity.end()
         activity.last = float("-inf")  # as if the last call began long ago
-        for _ in range(200):
+        for _ in range(6000):
             if collector.frozen:
                 break
             await asyncio.sleep(0.01)
@@ -103,7 +103,7 @@ async def test_after_the_freeze_full_collections_sweep_what_came_later() -> None
     collector = Collector([gate], sweep_every_s=0.0)
     await collector.start()
     try:
-        for _ in range(500):
+        for _ in range(6000):
             if collector.frozen:
                 break
             await asyncio.sleep(0.01)
@@ -112,7 +112,7 @@ async def test_after_the_freeze_full_collections_sweep_what_came_later() -> None
             probe = weakref.ref(Cycle())
             assert probe() is not None  # a cycle: reference counting alone never frees it
             swept = collector.sweeps
-            for _ in range(500):
+            for _ in range(6000):
                 if collector.sweeps > swept and probe() is None:
                     break
                 await asyncio.sleep(0.01)

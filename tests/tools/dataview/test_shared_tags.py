@@ -99,7 +99,7 @@ async def test_bases_first_then_pages_and_a_dropped_image_is_not_kept_alive(make
         assert peer_tags("bases", vault.id)("N1.md") is snap.by_path["N1.md"].tags
         del dv
         assert release_idle(0) >= 1  # the pages dropped as idle (and any an earlier test left)
-        for _ in range(50):  # a reader thread may still be leaving the frame of the last query
+        for _ in range(600):  # a reader thread may still be leaving the frame of the last query
             gc.collect()
             if peer_tags("bases", vault.id)("N1.md") is None:
                 break

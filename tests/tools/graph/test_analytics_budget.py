@@ -113,7 +113,7 @@ async def test_graphs_no_call_uses_are_released_with_the_idle_query_images(make_
         indexer = vg.indexer()
         kept = lambda: indexer in views.VIEWS._kept  # noqa: E731
         assert kept() and isinstance(views.VIEWS._kept[indexer].done["links"], LinkGraph)
-        for _ in range(400):  # the release looks every 0.05 s here
+        for _ in range(1200):  # the release looks every 0.05 s here
             if not kept():
                 break
             await asyncio.sleep(0.05)

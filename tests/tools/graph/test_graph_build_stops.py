@@ -35,10 +35,10 @@ def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[Held]:
 
 
 async def _waiters(vg: Any, key: str, count: int) -> None:
-    """Until the build of `key` has `count` calls waiting for it (bounded: 30 s)."""
+    """Until the build of `key` has `count` calls waiting for it (bounded: 60 s)."""
     from service.tools.graph import views
 
-    for _ in range(3000):
+    for _ in range(6000):
         kept = views.VIEWS._kept.get(vg.indexer())
         build = kept.building.get(key) if kept is not None else None
         if build is not None and build.waiters >= count:

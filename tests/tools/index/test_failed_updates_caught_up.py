@@ -21,8 +21,8 @@ UPDATES = {"service.indexer.apply", "service.indexer.runner"}  # the writes of n
 
 
 async def until(vg: Harness, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-    """index_status once `check` holds for it (bounded: 30 s)."""
-    for _ in range(300):
+    """index_status once `check` holds for it (bounded: 60 s)."""
+    for _ in range(600):
         status = await vg.ok("index_status")
         if check(status):
             return status

@@ -66,7 +66,7 @@ async def test_one_apps_capture_does_not_wait_for_the_other_apps_inbox(
         held = a.app.services.memory_writes.inbox_locks("main", "Memory/Inbox.md")
         async with held:  # app a is writing its inbox
             made = asyncio.create_task(b.call("capture", text="b's thought"))
-            for _ in range(3000):  # until b's capture is done, or waits for a's lock
+            for _ in range(6000):  # until b's capture is done, or waits for a's lock
                 if made.done() or held._waiters:
                     break
                 await asyncio.sleep(0.01)

@@ -23,7 +23,7 @@ FACT = "another agent's fact"
 
 async def _waiting_for(lock: asyncio.Lock, count: int) -> None:
     """Until `count` calls wait for the note's lock."""
-    for _ in range(3000):
+    for _ in range(6000):
         if len(lock._waiters or ()) >= count:
             return
         await asyncio.sleep(0.01)

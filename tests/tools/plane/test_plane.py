@@ -236,7 +236,7 @@ async def test_enough_changed_notes_start_a_run_by_themselves(
         assert (await vg.ok("plane_status"))["last_run"] is None
         await vg.ok("create_note", path="New one.md", content="# New\n")
         await vg.ok("create_note", path="New two.md", content="# Two\n")
-        for _ in range(400):  # no calls meanwhile: the run waits for a pause in them
+        for _ in range(1200):  # no calls meanwhile: the run waits for a pause in them
             if (await vg.app.plane.saved("main"))["last_run"] is not None:
                 break
             await asyncio.sleep(0.05)

@@ -22,7 +22,7 @@ from service.indexer.runner import VaultIndexer
 from service.types import Principal
 from tests.conftest import Harness, started
 
-WITHIN = 30.0
+WITHIN = 60.0
 LATIN1 = b"# Caf\xe9\n\nna\xefve r\xe9sum\xe9 latinword\n"
 BASE = {"A.md": "# A\n\nalpha word\n", "B.md": "# B\n\nbeta [[A]]\n"}
 

@@ -16,7 +16,7 @@ import pytest
 from service.storage import db as db_module
 from tests.conftest import Harness, started
 
-WITHIN = 30.0
+WITHIN = 60.0
 
 
 def _met_the_lock(caplog: pytest.LogCaptureFixture) -> bool:

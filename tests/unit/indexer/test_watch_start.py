@@ -21,7 +21,7 @@ import pytest
 from service.indexer import watch
 from tests.conftest import Harness, started
 
-WITHIN = 30.0
+WITHIN = 60.0
 FILES = {"Kept.md": "# Kept\n\nkeptword\n", "Edited.md": "# Edited\n\noldword\n", "Gone.md": "# Gone\n\ngoneword\n"}
 
 

@@ -19,7 +19,7 @@ from service.indexer.runner import VaultIndexer
 from service.indexer.watch_plan import plan
 from tests.conftest import Harness, started
 
-WITHIN = 30.0
+WITHIN = 60.0
 
 
 def _bad(root: Path, rel: bytes) -> None:

@@ -20,7 +20,7 @@ from service.indexer import fresh, rows
 from service.vault.events import FileChange
 from tests.conftest import Harness, started
 
-WITHIN = 30.0
+WITHIN = 60.0
 
 
 class Recorder:
