@@ -369,7 +369,7 @@ class VaultgateApp:
 
         access = VaultAccess(self.vaults, self.settings.default_vault_id, self.guard, self.dispatcher.principal_for)
         walked = Walked(self.guard)  # one walk of a vault for many resources/list pages and completions
-        self.resources, completer = Resources(access, walked), Completer(access, walked)
+        self.resources, completer = Resources(access, walked, self.settings.governor), Completer(access, walked)
         prompts = Prompts(access, MacroPrompts(access, self.plans.macros))
         with warnings.catch_warnings():
             # The logging capability is deprecated in protocol 2026-07-28 but today's clients use it.

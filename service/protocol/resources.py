@@ -24,7 +24,10 @@ from service.protocol.access import VaultAccess
 from service.protocol.subscriptions import BoundedListen, Subscriptions
 from service.protocol.walked import Walked
 from service.security.acl import check_path
+from service.settings.policy import GovernorSettings
 from service.tools.models import decode_cursor, page_of
+from service.tools.named_files import not_a_note
+from service.vault import offloop
 from service.vault.events import FileChange
 from service.vault.oserrors import storage_error
 from service.vault.paths import VaultPath
@@ -51,8 +54,10 @@ def parse_uri(uri: str) -> tuple[str, str]:
 
 
 class Resources:
-    def __init__(self, access: VaultAccess, walked: Walked) -> None:
+    def __init__(self, access: VaultAccess, walked: Walked, governor: GovernorSettings | None = None) -> None:
         self.access = access
+        # the longest note one read answers, as for read_note (`governor.max_response_bytes`)
+        self.max_bytes = (governor or GovernorSettings()).max_response_bytes
         self.walked = walked  # the notes a caller may read, walked once for all the pages
         self.vaults = access.vaults
         self.guard = access.guard
@@ -130,16 +135,30 @@ class Resources:
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         vault, vp = self._resolve(ctx, str(params.uri))
+        if not vp.rel.lower().endswith(".md"):  # an image, a canvas, a base: as read_note refuses them
+            refusal = not_a_note(vp)
+            data = {"uri": str(params.uri), "code": refusal.code, "kind": refusal.details["kind"]}
+            raise MCPError(types.INVALID_PARAMS, f"{refusal.code}: {refusal.message}", data)
         try:
-            note = vault.files.read(vp)
+            # At most the limit (and one character) is read: a longer note is refused, not held whole.
+            text = await offloop.sized(offloop.size_of(vp), vault.files.read_start, vp, self.max_bytes + 1)
         except VaultgateError as exc:
             raise MCPError(RESOURCE_NOT_FOUND, f"{exc.code}: {exc.message}", {"uri": str(params.uri)}) from None
         except OSError as exc:  # permissions, a read-only or failing disk: said, not a server bug
             error = storage_error(exc, vault.paths.root, writing=False)
             data = {"uri": str(params.uri), "code": error.code, **error.details}
             raise MCPError(types.INTERNAL_ERROR, f"{error.code}: {error.message}", data) from None
+        if len(text) > self.max_bytes or len(text.encode("utf-8", "surrogatepass")) > self.max_bytes:
+            size = max(offloop.size_of(vp), len(text.encode("utf-8", "surrogatepass")))
+            data = {"uri": str(params.uri), "code": "overflow", "bytes": size, "limit": self.max_bytes}
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"overflow: {vp.rel!r} is at least {size} bytes, over the {self.max_bytes}-byte limit of one answer; "
+                "read_note reads it in parts (a line range or a heading), bundle_files in pages",
+                data,
+            )
         return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=str(params.uri), mime_type="text/markdown", text=note.content)]
+            contents=[types.TextResourceContents(uri=str(params.uri), mime_type="text/markdown", text=text)]
         )
 
     async def subscribe(

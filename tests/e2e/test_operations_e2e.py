@@ -321,10 +321,10 @@ async def test_a_resource_the_os_refuses_to_read_says_why(
     async with e2e(root) as (url, harness):
         files = harness.app.vaults["main"].files
 
-        def denied(vp: object) -> object:
+        def denied(vp: object, chars: int) -> object:
             raise PermissionError(13, "Permission denied", str(root / "Welcome.md"))
 
-        monkeypatch.setattr(files, "read", denied)
+        monkeypatch.setattr(files, "read_start", denied)  # resources/read reads at most its limit
         async with Client(url, mode="legacy") as client:
             with pytest.raises(MCPError) as caught:
                 await client.read_resource("vault://main/Welcome.md")
