@@ -12,8 +12,8 @@ name one by `kid` (keys rotate by publishing old + new together); a single key n
 A JWKS key marked `use: enc`, or declaring another `alg`, never verifies a token.
 Keys are loaded once at start from the inline JWKS or the JWKS file; nothing is fetched.
 
-Claims: `exp` is required, `nbf` honoured (both with `leeway_seconds`), `iss`/`aud` checked when
-configured; `sub` is the caller, `scope` (space-separated) or `scopes` (list) the grants,
+Claims: `exp` is required, `nbf` honoured (both finite numbers, with `leeway_seconds`), `iss`/`aud`
+checked when configured; `sub` is the caller, `scope` (space-separated) or `scopes` (list) the grants,
 `vault` an optional binding. Verified tokens are cached by SHA-256 until they expire.
 Whatever a token holds, `verify` answers with a `Verified` or raises `TokenRejected` (a header
 that is not base64 or JSON, nests too deep, or names `alg`/`kid` with anything but a string is
@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 import time
 import warnings
 from collections import OrderedDict
@@ -176,14 +177,14 @@ class JwtVerifier:
 
     def _check_claims(self, claims: dict[str, Any], now: float) -> None:
         leeway = self.cfg.leeway_seconds
-        exp = claims.get("exp")
-        if not isinstance(exp, (int, float)) or isinstance(exp, bool):
+        exp = _seconds(claims.get("exp"))
+        if exp is None:
             raise TokenRejected("token has no expiry (exp)")
         if exp + leeway < now:
             raise TokenRejected("token expired")
-        nbf = claims.get("nbf")
-        if nbf is not None:
-            if not isinstance(nbf, (int, float)) or isinstance(nbf, bool):
+        if claims.get("nbf") is not None:
+            nbf = _seconds(claims["nbf"])
+            if nbf is None:
                 raise TokenRejected("invalid nbf")
             if nbf - leeway > now:
                 raise TokenRejected("token not valid yet")
@@ -194,6 +195,18 @@ class JwtVerifier:
             audiences = aud if isinstance(aud, list) else [aud]
             if self.cfg.audience not in audiences:
                 raise TokenRejected("wrong audience")
+
+
+def _seconds(value: Any) -> float | None:
+    """A NumericDate claim as seconds: a finite number (JSON as Python reads it also gives
+    Infinity, NaN and `1e400`, which would never expire, or compare false), else None."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int past a float's range
+        return None
+    return seconds if math.isfinite(seconds) else None
 
 
 def _header(token: str) -> dict[str, Any]:
