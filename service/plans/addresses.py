@@ -55,7 +55,11 @@ async def found_args(tool: str, args: dict[str, Any], host: Finder, builder: Eff
         return args if rel is None or not builder.exists(rel) else {**args, "path": rel}
     if tool not in ADDRESSED or not isinstance(path, str):
         return args
-    if tool in MOVES and builder.folder_now(path.strip().strip("/")):  # a folder moves as a folder
+    if tool in MOVES and builder.folder_now(folder := path.strip().strip("/")):  # a folder moves as a folder
+        note = f"{folder}.md"  # unless a note is beside it and the path does not say which: the
+        # call asks (`base_files.refuse_folder_and_note`), so the run would stop there
+        if not path.strip().endswith("/") and builder.exists(note) and host.path_problem(note, "read") is None:
+            builder.ambiguous.append(path)
         return args
     target = parse_address(path).target
     rel = builder.planned(target)

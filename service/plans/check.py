@@ -391,7 +391,8 @@ _FAILS: defaultdict[str, str] = defaultdict(
         "already_exists": "onto {}, a note already there",
         "note_not_found": "of {}, no note there",
         "vault_unwritable": "of {}, a read-only file (chmod a-w)",
-        "ambiguous_note": "of {}, a name several notes fit once the earlier steps ran",
+        "ambiguous_note": "of {}, a name several notes (or a folder and the note beside it) fit once the earlier "
+        "steps ran",
     },
 )
 

@@ -73,6 +73,10 @@ async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: E
     preview, files, pairs, code = await _dry_run(host, tool, args)
     if code == "vault_unwritable":  # a read-only note holds a link it would rewrite: refused at run time
         builder.unwritable_now(moved.from_path)
+    if code == "already_exists" and not _freed(builder, moved.from_path, str(args.get("new_path", ""))):
+        # something is at the destination now (a folder, a file: `graph.move_checks.check_targets`)
+        # and no earlier step moves or deletes anything that could free it: the run is refused so
+        builder.failing.append((code, str(args.get("new_path", "")).strip()))
     if preview is None:
         if code == "note_not_found":  # a note an earlier step makes, maybe
             await move_on_plan(host, builder, moved)
@@ -89,6 +93,16 @@ async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: E
         moving = builder.folder_moved(moved.from_path, moved.to_path, pairs)
         moved.moved_files = sorted({*moving, *moving.values()})
     await move_on_plan(host, builder, moved)  # where earlier steps made, wrote or removed files: over the plan's vault
+
+
+def _freed(builder: EffectsBuilder, source: str, new_path: str) -> bool:
+    """Whether an earlier step moved away or deleted a file whose path holds the name of a move's
+    destination (`new_path`): the dry run, on the vault as it is now, may be refused where the run
+    is not."""
+    name = new_path.strip().strip("/").rsplit("/", 1)[-1].removesuffix(".md").lower()
+    gone = {*builder.stepped()[1], *builder.effects.files_deleted}
+    gone.update(m.from_path for m in builder.effects.files_moved[:-1])
+    return any(name in p.lower() for p in gone - {source})
 
 
 async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder: EffectsBuilder, step_id: str) -> None:

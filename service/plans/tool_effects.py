@@ -173,9 +173,9 @@ def tool_effect(
 
 def _move(b: Builder, tool: str, path: str, new: str) -> None:
     """move_note / rename_note of `path` to `new`: a note, or a folder the plan's earlier steps make."""
-    src = _note(path)
-    into = new.endswith("/") and bool(new.strip("/"))  # 'Archive/': into it, keeping the name
     folder = path.strip().strip("/")
+    src = _note(folder if path.strip().endswith("/") and folder else path)  # 'Proj/' is the folder, no 'Proj/.md'
+    into = new.endswith("/") and bool(new.strip("/"))  # 'Archive/': into it, keeping the name
     if folder and b.folder_now(folder) and not b.folder_on_disk(folder):
         b.move_made_folder(folder, new, rename=tool == "rename_note")
     else:
