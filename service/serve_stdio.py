@@ -1,6 +1,7 @@
 """Running the app for one client over stdin/stdout (the CLI's `vaultgate stdio`).
 
-`run_stdio` serves until stdin closes or SIGTERM/SIGINT arrives; on a signal each request of the
+`run_stdio` serves until stdin closes or SIGTERM/SIGINT arrives (or the client closed stdin and
+reads stdout no more: `service.protocol.stdio_out`, stopped as on a signal); on a signal each request of the
 client is answered (`service.protocol.stdio_stop`: the calls in flight get a short grace, then
 `server_stopping`), the session and the app are stopped (databases closed, watchers stopped) and
 the process exits 0 at once, because the SDK reads stdin in a worker thread that no cancellation
@@ -38,6 +39,8 @@ async def _stdio_until_signal(app: VaultgateApp, front: StdioFront | None) -> bo
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, signalled)
+    if front is not None:
+        front.outbox.on_gone = stop.set  # stdin closed while stdout is not read (`service.protocol.stdio_out`)
     async with app.running():
         serving_task = asyncio.create_task(app.run_stdio_session(front))
         stop_task = asyncio.create_task(stop.wait())
@@ -46,7 +49,7 @@ async def _stdio_until_signal(app: VaultgateApp, front: StdioFront | None) -> bo
             stop_task.cancel()
             serving_task.result()  # stdin closed: a normal end (an error is raised as is)
             return False
-        logging.getLogger("vaultgate").info("shutting down (signal)")
+        logging.getLogger("vaultgate").info("shutting down (signal, or the client gone)")
         await _stop_serving(app, front, serving_task, hurry)
     return True
 

@@ -28,8 +28,11 @@ class SdkPumps:
         from_server: Callable[[Any, str], bool],
         skip_id: str,
         raw_recv: Any,
+        moved: Callable[[], None] = lambda: None,
     ) -> None:
-        """`raw_recv`: the client's lines for the SDK (an anyio receive stream)."""
+        """`raw_recv`: the client's lines for the SDK (an anyio receive stream); `moved()` after
+        each line the SDK took from it (`waiting` went down: `service.protocol.stdio_out`)."""
+        self._moved = moved
         self._send = send  # one line to the client
         self._from_server = from_server  # whether to send an SDK message on (`StdioFront._from_server`)
         self._skip_id = skip_id  # the front's own replays (`stdio_front.REPLAY_ID`): answered to no one
@@ -65,6 +68,7 @@ class SdkPumps:
                     self._asked.pop(json.dumps((message.params or {}).get("requestId")), None)
                     self._owed.pop(json.dumps((message.params or {}).get("requestId")), None)
                 await read_writer.send(SessionMessage(message))
+                self._moved()
             with anyio.move_on_after(EOF_GRACE_S):
                 await self.settled()
             for key, rid in list(self._owed.items()):
@@ -95,6 +99,13 @@ class SdkPumps:
     def owed(self) -> int:
         """How many requests the SDK was given and has not answered."""
         return len(self._owed)
+
+    def waiting(self) -> int:
+        """The requests owed and the lines the SDK has not taken yet: while it does not take them
+        (its answers wait for stdout, or it is still loading), they wait in `raw_recv`, whose
+        buffer is unbounded; the stdio front stops reading stdin past a bound of these (before,
+        a client that wrote on without reading stdout grew the server's memory without end)."""
+        return len(self._owed) + int(self._raw.statistics().current_buffer_used)
 
     async def settled(self) -> None:
         """Until the SDK has answered every request it was given (the caller bounds the wait)."""

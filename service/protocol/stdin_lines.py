@@ -58,6 +58,7 @@ class StdinLines:
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop waiting to take over
         self._reading = False  # the thread waits for input (`_waiter`): what it read was delivered
         self._ended = False
+        self._hangup: Any = None  # while paused: an epoll object reporting the client's hang-up
 
     def start(self) -> None:
         threading.Thread(target=self._run, name="stdio-front", daemon=True).start()
@@ -114,20 +115,46 @@ class StdinLines:
             return True
         return int.from_bytes(waiting, "little") == 0 and self._reading
 
-    def pause(self) -> bool:
+    def pause(self, on_hangup: Callable[[], None] | None = None) -> bool:
         """On the loop: stop reading stdin until `resume` (answers wait for the client to read
         them: `service.protocol.stdio_out`); False when the loop does not read it (the thread
-        does, or the input ended)."""
+        does, or the input ended). Meanwhile `on_hangup()` is called (on the loop, once) if the
+        client closes its end of stdin: unread lines leave the end of input unseen, but a pipe's
+        hang-up is reported apart from its data (Linux's epoll; elsewhere it is not watched)."""
         if not self.on_loop or self._ended:
             return False
         import asyncio
+        import select
 
-        asyncio.get_running_loop().remove_reader(self.fd)
+        loop = asyncio.get_running_loop()
+        loop.remove_reader(self.fd)
+        if on_hangup is not None and hasattr(select, "epoll") and self._hangup is None:
+            watch = select.epoll()
+            try:
+                watch.register(self.fd, 0)  # no events asked: only a hang-up (or an error) is reported
+                loop.add_reader(watch.fileno(), self._hung_up, on_hangup)
+            except (OSError, ValueError):
+                watch.close()
+            else:
+                self._hangup = watch
         return True
 
     def resume(self) -> None:
         """On the loop: read stdin again after `pause`."""
+        self._unwatch_hangup()
         self._watch()
+
+    def _hung_up(self, on_hangup: Callable[[], None]) -> None:
+        self._unwatch_hangup()
+        on_hangup()
+
+    def _unwatch_hangup(self) -> None:
+        watch, self._hangup = self._hangup, None
+        if watch is not None:
+            import asyncio
+
+            asyncio.get_running_loop().remove_reader(watch.fileno())
+            watch.close()
 
     def _watch(self) -> None:
         """On the loop, after every line the thread delivered."""

@@ -344,7 +344,7 @@ class StdioFront:
             lines.to_loop()  # the loop reads stdin from the next message on
         try:
             async with anyio.create_task_group() as tg:
-                self.pumps = pumps = SdkPumps(self._send, self._from_server, REPLAY_ID, raw_recv)
+                self.pumps = pumps = SdkPumps(self._send, self._from_server, REPLAY_ID, raw_recv, self.outbox.release)
                 tg.start_soon(pumps.pump_in, read_writer, None if fast is None else fast.sdk_ready.wait)
                 tg.start_soon(pumps.pump_out, write_reader)
                 yield read_stream, write_stream

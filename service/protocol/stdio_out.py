@@ -14,7 +14,10 @@ still being written after a short wait (`stuck`) ends the process as a signal do
 lines wait for threads or `HOLD_AT` calls run, the client's next lines wait unstarted (`held`):
 the work and the answers in memory stay bounded as they were when the loop blocked, and the loop
 stops reading stdin until they have gone on (so the end of stdin is seen then; SIGTERM ends the
-process meanwhile).
+process meanwhile). If the client closes stdin meanwhile (`StdinLines.pause` reports the hang-up)
+and no line goes out for `GONE_S` while lines wait to be written, the client is gone: the lines
+held are dropped, the end of stdin is handled at once and the server stops as on a signal
+(`on_gone`, `service.serve_stdio`); before, the server ran on after its client had gone (P1 s80).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 
 PIPE_BUF = getattr(select, "PIPE_BUF", 512)  # POSIX guarantees 512; Linux 4096
 HOLD_AT = 64  # lines waiting for a worker thread, or calls running: past this, the lines read next wait
+GONE_S = 2.0  # stdin closed while paused: how long no line may go out before the client counts as gone
 
 
 def _has_room(out: Any) -> bool:
@@ -65,13 +69,16 @@ class Outbox:
         self.busy: Callable[[], int] = lambda: 0  # requests running (the fast path's calls)
         self._front: Any = None  # the stdio front (`watch`): its stdin reader is paused while lines wait
         self._paused = False
+        self._gone = False  # stdin closed while stdout was not read: nothing waits here any more
+        self.written = 0  # lines written so far (whether stdout is read: `_check_gone`)
+        self.on_gone: Callable[[], None] = lambda: None  # the client is gone: stop as on a signal
 
     def later(self, step: Callable[[], None]) -> bool:
         """Whether `step` (a line of the client to handle, the end of stdin) waits here: while
         HOLD_AT lines wait for a worker thread or HOLD_AT calls run, the lines read after them
         start nothing (their answers could not go out either) until there is room again; then
         the steps run in turn, on the loop (`release`)."""
-        if self._releasing or not (self._held or self._full()):
+        if self._gone or self._releasing or not (self._held or self._full()):
             return False
         self._held.append(step)
         self._pause()
@@ -80,8 +87,30 @@ class Outbox:
     def _pause(self) -> None:
         """Stop reading stdin (the loop reads it: `StdinLines.pause`) while lines wait here."""
         lines = None if self._front is None else self._front.lines
-        if not self._paused and lines is not None and lines.pause():
+        if not self._paused and lines is not None and lines.pause(self._hung_up):
             self._paused = True
+
+    def _hung_up(self) -> None:
+        """The client closed stdin while its lines wait here (on the loop)."""
+        _running_loop().call_later(GONE_S, self._check_gone, self.written)
+
+    def _check_gone(self, mark: int) -> None:
+        """`GONE_S` after the hang-up (or the last check): gone when lines wait to be written and
+        none went out since `mark`; reading again, the reader sees the end of stdin itself."""
+        if not self._paused or self._gone:
+            return
+        if not (self.queued and self.written == mark):
+            _running_loop().call_later(GONE_S, self._check_gone, self.written)
+            return
+        import logging
+
+        logging.getLogger(__name__).warning(
+            "stdin closed and stdout not read: %d lines of the client dropped unread", len(self._held)
+        )
+        self._gone = True
+        self._held.clear()
+        self._front._on_eof()
+        self.on_gone()  # the SDK's answers wait for stdout: only a stop ends its session
 
     def run(self, step: Callable[[], None]) -> None:
         if not self.later(step):
@@ -93,7 +122,9 @@ class Outbox:
         self._front = front
         if fast is not None:
             fast.ended = self.release
-        self.busy = lambda: (0 if fast is None else fast.running()) + (0 if front.pumps is None else front.pumps.owed())
+        self.busy = lambda: (
+            (0 if fast is None else fast.running()) + (0 if front.pumps is None else front.pumps.waiting())
+        )
 
     def _full(self) -> bool:
         return self.queued >= HOLD_AT or self.busy() >= HOLD_AT
@@ -125,6 +156,7 @@ class Outbox:
         if loop is None:
             with self.lock:
                 self.out.write(data)
+                self.written += 1
 
     def _write_now(self, data: bytes) -> bool:
         """Write `data` here if that cannot block (module docstring); whether it was written."""
@@ -134,6 +166,7 @@ class Outbox:
             if not _has_room(self.out):
                 return False
             self.out.write(data)
+            self.written += 1
             return True
         finally:
             self.lock.release()

@@ -94,3 +94,15 @@ def test_sigterm_ends_a_server_whose_stdout_is_not_read(
     proc = _stuck_server(make_vault({"Home.md": "# Home\n"}), tmp_path, fast)
     proc.send_signal(signal.SIGTERM)
     _ended(proc, tmp_path)
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast-calls", "sdk"])
+def test_closing_stdin_ends_a_server_whose_stdout_is_not_read(
+    make_vault: Callable[..., Path], tmp_path: Path, fast: bool
+) -> None:
+    """The stdin reader is paused by then (the answers wait for the pipe): the end of stdin was
+    not seen, and the server ran on after its client had gone (P1 s80 item 1)."""
+    proc = _stuck_server(make_vault({"Home.md": "# Home\n"}), tmp_path, fast)
+    assert proc.stdin is not None
+    proc.stdin.close()
+    _ended(proc, tmp_path)

@@ -120,3 +120,27 @@ async def test_a_stop_before_the_pump_first_ran_answers_the_queued_requests() ->
     assert [json.loads(line) for line in sent] == [[4, "prompts/list", None, False]]
     raw_send.close()
     raw_recv.close()
+
+
+async def test_lines_the_sdk_has_not_taken_count_as_waiting() -> None:
+    """The client's lines wait in an unbounded stream while the SDK takes none (its answers wait
+    for stdout): they count, so the stdio front stops reading stdin past its bound (P1 s80)."""
+    moved = anyio.Event()
+
+    async def send(payload: bytes) -> None:
+        return None
+
+    raw_send, raw_recv = anyio.create_memory_object_stream[bytes](float("inf"))
+    pumps = SdkPumps(send, lambda msg_id, data: True, "front-replay", raw_recv, moved.set)
+    for rid in range(3):
+        raw_send.send_nowait(_line(id=rid, method="ping"))
+    assert pumps.waiting() == 3 and pumps.owed() == 0
+    read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
+    async with anyio.create_task_group() as tg, read_stream:
+        tg.start_soon(pumps.pump_in, read_writer, None)
+        await read_stream.receive()
+        with anyio.fail_after(60):
+            await moved.wait()
+        assert pumps.waiting() == 3 and pumps.owed() >= 1  # taken (owed) or still waiting: three in all
+        tg.cancel_scope.cancel()
+    raw_send.close()

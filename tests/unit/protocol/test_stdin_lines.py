@@ -181,3 +181,31 @@ def test_not_idle_while_a_read_has_returned_but_its_bytes_are_not_delivered(monk
     os.close(write)
     assert seen.ended.wait(30)
     os.close(read)
+
+
+async def test_a_hang_up_while_paused_is_reported_and_the_lines_wait() -> None:
+    """Paused (the answers wait for stdout), the loop reads no more, so the end of stdin was never
+    seen: a client that closed stdin then left the server running (P1 s80). The hang-up is
+    reported apart from the unread lines, which are still delivered, in order, on `resume`."""
+    read, write = os.pipe()
+    seen = Seen()
+    lines = StdinLines(read, seen.line, seen.eof)
+    lines.start()
+    assert lines.to_loop()
+    os.write(write, b"one\n")
+    await asyncio.to_thread(seen.wait_lines, 1)
+    for _ in range(6000):  # the thread hands over to the loop once its read is delivered
+        if lines.on_loop:
+            break
+        await asyncio.sleep(0.01)
+    assert lines.on_loop
+    hung_up = asyncio.Event()
+    assert lines.pause(hung_up.set)
+    os.write(write, b"two\n")
+    os.close(write)
+    async with asyncio.timeout(60):
+        await hung_up.wait()
+    assert seen.texts() == [b"one\n"] and seen.ends == 0  # paused: nothing read meanwhile
+    lines.resume()
+    await asyncio.to_thread(seen.ended.wait, 60)
+    assert seen.texts() == [b"one\n", b"two\n"] and seen.ends == 1
