@@ -1,6 +1,7 @@
 """The DQL lexer and expression parser, with source positions for every error.
 
-Tokens: numbers, "text" (backslash escapes), identifiers (letters, digits, `_` and `-`, as in
+Tokens: numbers, "text" (backslash escapes), `// comments` to the end of a line (skipped, as
+Dataview's query parser skips them between clauses), identifiers (letters, digits, `_` and `-`, as in
 Dataview, so `simple-field` is one name), `[[links]]`, `#tags`, operators and the raw
 literals `date(...)` / `dur(...)` (`date(2021-04-18)`, `date(today)`, `dur(1 day 3h)`).
 Expressions parse into tuples (see `Node`) by precedence: or < and < comparison < + - <
@@ -40,7 +41,7 @@ class Token:
 
 
 _TOKEN = re.compile(
-    r"""(?P<ws>\s+)
+    r"""(?P<ws>\s+|//[^\n]*)
     |(?P<num>\d+(?:\.\d+)?)
     |(?P<str>"(?:[^"\\]|\\.)*")
     |(?P<link>!?\[\[[^\]]*\]\])

@@ -25,3 +25,13 @@ async def test_validate_dql_refuses_what_search_dql_refuses(make_vault: Callable
         assert ran["code"] == "query_syntax_error" and ran["details"]["function"] == "striptime"
         fine = await ok(client, "validate_dql", query='LIST FROM "A" WHERE striptime(due) LIMIT 1')
         assert fine["valid"] is True
+
+
+async def test_comments_in_a_query_are_skipped(make_vault: Callable[..., Path], mode: str) -> None:
+    """`// comments` between clauses, as Dataview reads them, were query_syntax_error."""
+    files = {"Books/A.md": "---\nrating: 7\n---\n", "Other.md": "---\nrating: 1\n---\n"}
+    async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        query = 'TABLE rating // out of 10\nFROM "Books" // this folder only\n// WHERE rating > 8\n'
+        out = await ok(client, "search_dql", query=query)
+        assert out["columns"] == ["File", "rating"] and [r["path"] for r in out["rows"]] == ["Books/A.md"]
