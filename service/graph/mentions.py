@@ -3,7 +3,10 @@ without linking it — Obsidian's "unlinked mentions", as link suggestions.
 
 `NameIndex` holds the names to look for by their lower-case words, and for each first word the
 word counts of the names it starts. A note's text is split into words (`\\w+`, so a match starts
-and ends on word boundaries); at each word, the names it starts are tried longest first by
+and ends on word boundaries; in scripts written without spaces, Chinese, Japanese, Thai and the
+like, each character is a word, as the word index reads them: `retrieval.unspaced.WORDS`, so
+機械学習 is found in a sentence holding it whole, never where only some of its characters or
+pairs are); at each word, the names it starts are tried longest first by
 looking up the words that follow, and a hit is checked against the text itself, letter case
 aside (so `Q&A basics` does not match `Q A basics`), except for a name written in capitals (an
 acronym: `CAN`, `SAR`), matched only so (`Can lead to` names no `CAN` bus). Matches do not overlap: the longest at the
@@ -11,9 +14,10 @@ leftmost position wins. Left out: the frontmatter, code (fenced and indented blo
 code; `service.markdown.fences`), the text of links, embeds, URLs, HTML comments, tags, callout
 types and block ids, the note's own names, and every note the note already links to. A name
 without a letter (dates of daily notes, numbers) or shorter than `MIN_NAME` characters is not
-looked for. When several notes share a name, the one Obsidian would pick from the mentioning
-note is suggested (the name at the vault's top, the same folder, then the shortest path); a name that is an alias of
-several notes is not looked for. Pure: the text and the names come in, plain records go out.
+looked for, except two characters of such a script (東京, 학교: a word there). When several
+notes share a name, the one Obsidian would pick from the mentioning note is suggested (the name
+at the vault's top, the same folder, then the shortest path); a name that is an alias of several
+notes is not looked for. Pure: the text and the names come in, plain records go out.
 About 0.9 ms per note of the standard workload (docs/tools-guide.md, "Graph analytics").
 """
 
@@ -28,12 +32,14 @@ from service.graph.linkpath import base_name, folder_of, strip_md
 from service.markdown.fences import outside_code
 from service.markdown.frontmatter import fences
 from service.obsidian.link_order import closeness
+from service.retrieval.unspaced import WORDS, unspaced
 
 NameKind = Literal["name", "title", "alias"]
 MIN_NAME = 3
 MAX_WORDS = 12  # longer names are not looked for
 
-_WORD = re.compile(r"\w+")
+_WORD = WORDS
+_PLAIN = re.compile(r"\w+")  # words as written with spaces: a name of more than MAX_WORDS is not looked for
 _LETTER = re.compile(r"[^\W\d_]")
 # Spans whose words are no mention: links, embeds, inline code, URLs, HTML comments on one line.
 _MASK = re.compile(
@@ -69,7 +75,7 @@ class Mention:
 
 
 def _usable(text: str) -> bool:
-    return len(text) >= MIN_NAME and _LETTER.search(text) is not None
+    return (len(text) >= MIN_NAME or len(text) == 2 and unspaced(text)) and _LETTER.search(text) is not None
 
 
 class NameIndex:
@@ -85,7 +91,7 @@ class NameIndex:
             for text, kind in own:
                 text = text.strip()
                 words = tuple(w.lower() for w in _WORD.findall(text))
-                if not words or len(words) > MAX_WORDS or not _usable(text):
+                if not words or len(_PLAIN.findall(text)) > MAX_WORDS or not _usable(text):
                     continue
                 if kind == "alias":
                     alias_owners.setdefault(words, set()).add(path)

@@ -39,6 +39,15 @@ _UNSPACED = re.compile(f"[{_CHARS}]")
 _EACH = re.compile(f"([{_CHARS}])")
 _ONLY = re.compile(f"[{_CHARS}]+")
 _RUNS = re.compile(f"[{_CHARS}]+|[^{_CHARS}]+")
+# Words as a text is matched word by word (unlinked mentions, `service.graph.mentions`): each
+# character of these scripts one word, as the index holds it (`words_text`), any other run of
+# letters and digits one word (`\w+`): "我住在東京" is 我, 住, 在, 東, 京, and 東京 is 東, 京 in it.
+WORDS = re.compile(f"[{_CHARS}]|[^\\W{_CHARS}]+")
+
+
+def unspaced(text: str) -> bool:
+    """Whether `text` is all characters of these scripts ("東京", "ภาษา"; not "AI学习")."""
+    return _ONLY.fullmatch(text) is not None
 
 
 def words_text(text: str) -> str | None:
