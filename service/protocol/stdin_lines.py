@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the front starts before asyncio is imported: only the stand
 
 CHUNK = 64 * 1024
 MAX_LINE = 16 * 1024 * 1024  # a longer line is refused, not held: the stdio front's message limit
+MAX_PENDING = MAX_LINE  # bytes of lines kept for the session before it attaches: past this the reader waits
 
 
 class StdinLines:
@@ -226,6 +227,39 @@ class StdinLines:
             self.on_line(last)
         self._ended = True
         self.on_eof()
+
+
+class PendingLines(list[bytes]):
+    """The lines the stdio front keeps for the SDK session until it attaches, at most about
+    `MAX_PENDING` bytes: past that, the reader thread waits (`wait_room`, before it takes the
+    front's lock) until the session takes them (`take`), so the client's further lines wait in
+    the pipe and the client's writes block. Before, a client that flooded stdin before the
+    server was loaded grew its memory without bound (P1 s80)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.size = 0  # bytes held
+        self._room = threading.Condition()
+
+    def append(self, line: bytes) -> None:
+        with self._room:
+            super().append(line)
+            self.size += len(line)
+
+    def take(self) -> list[bytes]:
+        """Every line kept, in order; room for more."""
+        with self._room:
+            taken = list(self)
+            self.clear()
+            self.size = 0
+            self._room.notify_all()
+        return taken
+
+    def wait_room(self) -> None:
+        """Block while `MAX_PENDING` bytes or more are kept (only before the attach: the reader
+        thread; once attached, nothing is kept here)."""
+        with self._room:
+            self._room.wait_for(lambda: self.size < MAX_PENDING)
 
 
 def _waiter(fd: int) -> Callable[[], object] | None:

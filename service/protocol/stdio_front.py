@@ -10,9 +10,10 @@ working folder, the `VAULTGATE_*` and home-folder variables, the config file's b
 from it, so a stored `initialize` goes out before pydantic loads. A store recorded under other effective settings is
 dropped once they are loaded (`check_settings`). A thread of its own reads stdin from the spawn on (later the event
 loop: `service.protocol.stdin_lines`): until the SDK session is attached, a question with a stored answer is answered
-at once; everything else waits, in order, and goes to the SDK when it attaches (an answered `initialize` is handed to
-the SDK too, under a private id whose answer is dropped, so the session knows its client). Every answer the SDK gives
-to a question the store lacks is recorded for the next start. An empty store answers `initialize` from the package
+at once; everything else waits, in order (up to `MAX_PENDING` bytes, then the reader waits: `PendingLines`), and goes
+to the SDK when it attaches (an answered `initialize` is handed to the SDK too, under a private id whose answer is
+dropped, so the session knows its client). Every answer the SDK gives to a question the store lacks is recorded for the
+next start. An empty store answers `initialize` from the package
 (`service.protocol.shipped_initialize`) and, once the settings are loaded and are those it was made under,
 `tools/list` too (`service.protocol.shipped_tools_list`, `settings_loaded`). With a warm store, so are the first plain
 `read_note` calls (`service.protocol.first_reads`, while its `ReadGate` is open: `service.protocol.read_gate`). After
@@ -48,7 +49,7 @@ from service.protocol.read_gate import ReadGate
 from service.protocol.sdk_pumps import SdkPumps
 from service.protocol.shipped_initialize import ShippedInitialize
 from service.protocol.shipped_tools_list import ShippedToolsList
-from service.protocol.stdin_lines import MAX_LINE, StdinLines, pusher
+from service.protocol.stdin_lines import MAX_LINE, PendingLines, StdinLines, pusher
 from service.protocol.stdio_out import Outbox
 from service.protocol.stdio_target import answers_file, cache_folder, keyed, prune_answers, startup_key, target_of
 from service.protocol.stopping import stop_early_on_signal
@@ -96,7 +97,7 @@ class StdioFront:
         self._dirty = False
         self._lock = threading.RLock()  # pending, attached, init params, misses (re-entered: `kept_list`)
         self.outbox = Outbox()  # stdout: `_write` blocks, `_send` never blocks the loop (`service.protocol.stdio_out`)
-        self._pending: list[bytes] = []
+        self._pending = PendingLines()  # bounded: the reader waits past its size (`_on_line`)
         self._push: Callable[..., None] | None = None  # (line or None: end of input, parsed line); set at the attach
         self.fast: Any = None  # `service.protocol.fast_calls.FastCalls`, when set before the attach
         self._handshake: Any = None  # the protocol version the client's `initialize` was answered with
@@ -158,6 +159,7 @@ class StdioFront:
         if isinstance(msg, Refused):  # answered here: the SDK dropped such a line without a word
             self._write(msg.body() + b"\n")
             return
+        self._pending.wait_room()  # before the attach, the lines kept for the session are bounded
         with self._lock:
             if self._refuse is not None and "method" in msg and "id" in msg:
                 self._write(self._refuse(msg) + b"\n")  # the server stops: no request is started
@@ -252,8 +254,7 @@ class StdioFront:
         `tools/list` waiting for the SDK is answered from the package's table if made under them."""
         with self._lock:
             self._list_settings = list_settings
-            waiting, self._pending = self._pending, []
-            for line in waiting:
+            for line in self._pending.take():
                 msg = _parse(line)
                 if msg is not None and msg.get("method") == "tools/list" and "id" in msg:
                     result = self._shipped_list(self._entry("tools/list", msg.get("params")), msg.get("params"))
@@ -334,9 +335,8 @@ class StdioFront:
         loop_call = pusher(route, raw_send.close, lines)
 
         with self._lock:
-            for line in self._pending:  # as many as there is room for (`Outbox.later`), the rest wait
+            for line in self._pending.take():  # as many as there is room for (`Outbox.later`), the rest wait
                 self.outbox.run(functools.partial(route, line, _parse(line)))
-            self._pending.clear()
             if self._eof:
                 raw_send.close()
             self._push = loop_call
@@ -359,8 +359,7 @@ class StdioFront:
         attach, and each that comes from now on, is answered `answer(request)` and not started."""
         with self._lock:
             self._refuse = answer
-            waiting, self._pending = self._pending, []
-            for msg in map(_parse, waiting):
+            for msg in map(_parse, self._pending.take()):
                 if msg is not None and "method" in msg and msg.get("id", REPLAY_ID) != REPLAY_ID:
                     self._write(answer(msg) + b"\n")
 

@@ -6,13 +6,16 @@ from __future__ import annotations
 import io
 import json
 import os
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from service._version import VERSION
-from service.protocol import shipped_initialize, shipped_tools_list, stdio_target
+from service.protocol import shipped_initialize, shipped_tools_list, stdin_lines, stdio_target
+from service.protocol.stdin_lines import StdinLines
 from service.protocol.stdio_front import REPLAY_ID, StdioFront
 from service.settings import Settings, load_settings
 
@@ -277,3 +280,42 @@ def test_the_tool_list_key_is_the_facade_and_visibility_sections(make_vault: Cal
     assert shipped_tools_list.list_settings(load_settings(root, embeddings={"provider": "none"})) == base
     assert shipped_tools_list.list_settings(load_settings(root, tool_facade={"mode": "flat"})) != base
     assert shipped_tools_list.list_settings(load_settings(root, tool_visibility={"hidden": ["notes"]})) != base
+
+
+def test_lines_before_the_attach_are_kept_bounded_and_none_is_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client that floods stdin before the server has loaded: the lines kept for the session
+    grew without bound (P1 s80 item 2). Past `MAX_PENDING` bytes the reader waits, and the
+    client's writes with it; once the lines are taken (here a stop refuses them) it reads on."""
+    monkeypatch.setattr(stdin_lines, "MAX_PENDING", 256 * 1024, raising=False)
+    front, out = _front(tmp_path)
+    read, write = os.pipe()
+    line = _line({"id": 1, "method": "ping", "params": {"pad": "x" * 16_000}})
+    peak = 0
+
+    def on_line(data: bytes) -> None:
+        nonlocal peak
+        front._on_line(data)
+        peak = max(peak, sum(map(len, front._pending)))
+
+    def flood() -> None:
+        for _ in range(256):  # 4 MB
+            os.write(write, line)
+        os.close(write)
+
+    front.lines = StdinLines(read, on_line, front._on_eof)
+    front.lines.start()
+    writer = threading.Thread(target=flood, daemon=True)
+    writer.start()
+    deadline = time.monotonic() + 60
+    while peak < 256 * 1024 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    front.refuse(lambda msg: b'{"refused":1}')  # the lines kept are answered; from now on at once
+    writer.join(60)
+    while not front._eof and time.monotonic() < deadline + 60:
+        time.sleep(0.01)
+    os.close(read)
+    assert front._eof and not writer.is_alive()
+    assert 256 * 1024 <= peak <= 256 * 1024 + len(line)
+    assert out.getvalue().count(b'{"refused":1}\n') == 256  # every request answered
