@@ -115,11 +115,12 @@ def _date_part(d: dt.datetime, name: str) -> Any:
 def index(ctx: Context, obj: Any, key: Any) -> Any:
     if isinstance(key, str):
         return get_field(ctx, obj, key)
+    # context.ts: an index past either end is null (no counting from the end: list[-1] is null)
     if isinstance(obj, list) and isinstance(key, (int, float)) and not isinstance(key, bool):
         i = int(key)
-        return obj[i] if -len(obj) <= i < len(obj) else None
+        return obj[i] if 0 <= i < len(obj) else None
     if isinstance(obj, str) and isinstance(key, int) and not isinstance(key, bool):
-        return obj[key] if -len(obj) <= key < len(obj) else None
+        return obj[key] if 0 <= key < len(obj) else None
     return None
 
 

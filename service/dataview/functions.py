@@ -59,18 +59,37 @@ def fn(*names: str) -> Callable[[Fn], Fn]:
     return register
 
 
+def spread(over: dict[int, tuple[int, ...]]) -> Callable[[Fn], Fn]:
+    """functions.ts `FunctionBuilder.vectorize(n, positions)`: called with `n` arguments, a list
+    in one of `over[n]`'s positions maps the call over its items, the lists there zipped and cut
+    to the shortest (`default(["a", "b"], ["x"])` is ["a"]), the other arguments as they are."""
+
+    def wrap(f: Fn) -> Fn:
+        def call(ctx: Context, args: list[Any]) -> Any:
+            spots = [i for i in over.get(len(args), ()) if isinstance(args[i], list)]
+            if not spots:
+                return f(ctx, args)
+            count = min(len(args[i]) for i in spots)
+            return [call(ctx, [a[k] if i in spots else a for i, a in enumerate(args)]) for k in range(count)]
+
+        return call
+
+    return wrap
+
+
 def vectorised(
-    *names: str, arity: tuple[int, int | None] | None = None
+    *names: str, arity: tuple[int, int | None] | None = None, over: dict[int, tuple[int, ...]] | None = None
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a function of one leading value, mapped over a list in that position; `arity`:
-    the arguments it takes (default: its own after `ctx`)."""
+    """Register a function of one leading value, mapped over a list in that position (or, with
+    `over`, as `spread` maps it); `arity`: the arguments it takes (default: its own after `ctx`)."""
 
     def register(f: Callable[..., Any]) -> Callable[..., Any]:
-        def call(ctx: Context, args: list[Any]) -> Any:
+        def first(ctx: Context, args: list[Any]) -> Any:
             if args and isinstance(args[0], list):
                 return [f(ctx, v, *args[1:]) for v in args[0]]
             return f(ctx, *args) if args else None
 
+        call: Fn = first if over is None else spread(over)(lambda ctx, args: f(ctx, *args) if args else None)
         for name in names:
             FUNCTIONS[name] = call
             ARITY[name] = arity or arity_of(f, 1)
@@ -121,6 +140,7 @@ def _date(ctx: Context, a: list[Any]) -> Any:
 
 
 @fn("dur")
+@spread({1: (0,)})
 def _dur(ctx: Context, a: list[Any]) -> Any:
     v = a[0] if a else None
     if isinstance(v, Duration):
@@ -271,6 +291,15 @@ def _product(ctx: Context, a: list[Any]) -> Any:
 
 @fn("reduce")
 def _reduce(ctx: Context, a: list[Any]) -> Any:
+    if len(a) == 2 and isinstance(a[0], list) and isinstance(a[1], Lambda):
+        # functions.ts reduce(array, function): from the first item, nulls after it passed over
+        if not a[0]:
+            return None
+        acc = a[0][0]
+        for v in a[0][1:]:
+            if v is not None:
+                acc = a[1].call([acc, v])
+        return acc
     if len(a) != 2 or not isinstance(a[1], str) or a[1] not in ("+", "-", "*", "/", "%", "&", "|"):
         return None
     if a[1] in ("&", "|"):
@@ -291,10 +320,15 @@ def _average(ctx: Context, a: list[Any]) -> Any:
 
 
 def _by(ctx: Context, a: list[Any], pick: Callable[..., Any]) -> Any:
+    """functions.ts minby/maxby: an item whose key is null is passed over (all of them: the first
+    item); the first of equal keys wins."""
     if len(a) != 2 or not isinstance(a[0], list) or not isinstance(a[1], Lambda) or not a[0]:
         return None
     f = a[1]
-    return pick(a[0], key=lambda v: SortKey(f.call([v])))
+    keyed = [(key, v) for v in a[0] if (key := f.call([v])) is not None]
+    if not keyed:
+        return a[0][0]
+    return pick(keyed, key=lambda kv: SortKey(kv[0]))[1]
 
 
 @fn("minby")
@@ -304,18 +338,17 @@ def _minby(ctx: Context, a: list[Any]) -> Any:
 
 @fn("maxby")
 def _maxby(ctx: Context, a: list[Any]) -> Any:
-    return _by(ctx, a, max)
+    return _by(ctx, a, lambda items, key: max(reversed(items), key=key))  # of equal keys, the last
 
 
 # -- objects, arrays and strings: `functions_lists.py` registers them -------------------------
 
 
 @fn("default")
+@spread({2: (0, 1)})
 def _default(ctx: Context, a: list[Any]) -> Any:
     if len(a) != 2:
         return None
-    if isinstance(a[0], list):
-        return [a[1] if v is None else v for v in a[0]]
     return a[1] if a[0] is None else a[0]
 
 
@@ -325,6 +358,7 @@ def _ldefault(ctx: Context, a: list[Any]) -> Any:
 
 
 @fn("choice")
+@spread({3: (0,)})
 def _choice(ctx: Context, a: list[Any]) -> Any:
     return (a[1] if truthy(a[0]) else a[2]) if len(a) == 3 else None
 
@@ -397,4 +431,4 @@ def _currency(ctx: Context, a: list[Any]) -> Any:
 
 from service.dataview import functions_lists as _lists  # noqa: E402  (registers the rest)
 
-_lists.register(fn, vectorised, arity_of)
+_lists.register(fn, vectorised, arity_of, spread)

@@ -68,8 +68,8 @@ def _truncate(v: str, length: Any, suffix: Any = "...") -> Any:
     if not _n(length):
         return None
     suffix = suffix if isinstance(suffix, str) else "..."
-    n = int(length)
-    return v if len(v) <= n else v[: max(n - len(suffix), 0)] + suffix
+    n = int(length)  # functions.ts: cut when longer than length - suffix ("hello", 5 is "he...")
+    return v if len(v) <= n - len(suffix) else v[: max(n - len(suffix), 0)] + suffix
 
 
 def _split(v: str, sep: Any, limit: Any = None) -> Any:
@@ -114,29 +114,40 @@ def _quantifier(values: Any, f: Any, rest: list[Any], mode: str) -> bool:
     return not any(tests)
 
 
-def register(fn: Callable[..., Any], vectorised: Callable[..., Any], arity_of: Callable[..., Any]) -> None:
-    def one(name: str, f: Callable[[list[Any]], Any]) -> None:
-        fn(name)(lambda ctx, a: f(a))
+# functions.ts `.vectorize(n, positions)` of the functions registered here: called with n
+# arguments, a list in one of those positions maps the call over it (`functions.spread`)
+Over = dict[int, tuple[int, ...]]
+NEEDLE: Over = {2: (1,)}
+PAIR: Over = {2: (0, 1)}
+PAIR_OR_TRIPLE: Over = {2: (0, 1), 3: (0, 1, 2)}
+TRIPLE: Over = {3: (0, 1, 2)}
+TEXT: Over = {1: (0,)}
 
-    def text(name: str, f: Callable[..., Any]) -> None:
-        vectorised(name, arity=arity_of(f, 0))(lambda ctx, v, *rest: f(v, *rest) if isinstance(v, str) else None)
 
-    one("contains", lambda a: len(a) == 2 and _contains(a[0], a[1], False, False))
-    one("icontains", lambda a: len(a) == 2 and _contains(a[0], a[1], True, False))
-    one("econtains", lambda a: len(a) == 2 and _contains(a[0], a[1], False, True))
-    one(
-        "containsword",
-        lambda a: (
-            [_word(x, a[1]) for x in a[0]]
-            if len(a) == 2 and isinstance(a[0], list)
-            else len(a) == 2 and _word(a[0], a[1])
-        ),
-    )
+def register(
+    fn: Callable[..., Any],
+    vectorised: Callable[..., Any],
+    arity_of: Callable[..., Any],
+    spread: Callable[..., Any],
+) -> None:
+    def one(name: str, f: Callable[[list[Any]], Any], over: Over | None = None) -> None:
+        call = lambda ctx, a: f(a)  # noqa: E731
+        fn(name)(spread(over)(call) if over else call)
+
+    def text(name: str, f: Callable[..., Any], over: Over) -> None:
+        vectorised(name, arity=arity_of(f, 0), over=over)(
+            lambda ctx, v, *rest: f(v, *rest) if isinstance(v, str) else None
+        )
+
+    one("contains", lambda a: len(a) == 2 and _contains(a[0], a[1], False, False), NEEDLE)
+    one("icontains", lambda a: len(a) == 2 and _contains(a[0], a[1], True, False), NEEDLE)
+    one("econtains", lambda a: len(a) == 2 and _contains(a[0], a[1], False, True), NEEDLE)
+    one("containsword", lambda a: len(a) == 2 and _word(a[0], a[1]), PAIR)
     one("extract", lambda a: {k: a[0].get(k) for k in a[1:]} if a and isinstance(a[0], Mapping) else None)
     one("sort", lambda a: _sort(a))
-    one("reverse", lambda a: a[0][::-1] if a and isinstance(a[0], (list, str)) else None)
+    one("reverse", lambda a: (a[0][::-1] if isinstance(a[0], (list, str)) else a[0]) if a else None)
     one("length", lambda a: len(a[0]) if a and isinstance(a[0], (list, dict, str, Row)) else 0)
-    one("nonnull", lambda a: [v for v in a[0] if v is not None] if a and isinstance(a[0], list) else None)
+    one("nonnull", lambda a: [v for v in (a[0] if len(a) == 1 and isinstance(a[0], list) else a) if v is not None])
     one(
         "firstvalue", lambda a: next((v for v in a[0] if v is not None), None) if a and isinstance(a[0], list) else None
     )
@@ -155,19 +166,19 @@ def register(fn: Callable[..., Any], vectorised: Callable[..., Any], arity_of: C
         lambda a: _flat(a[0], int(a[1]) if len(a) > 1 and _n(a[1]) else 1) if a and isinstance(a[0], list) else None,
     )
     one("slice", lambda a: _slice(a))
-    one("regextest", lambda a: _pairwise(a, lambda p, v: _search(p, v) is not None))
-    one("regexmatch", lambda a: _pairwise(a, _full))
-    text("regexreplace", lambda s, p, r: _sub(p, r, s))
-    text("replace", _replace)
-    text("lower", lambda s: s.lower())
-    text("upper", lambda s: s.upper())
-    text("split", _split)
-    text("startswith", lambda s, p: isinstance(p, str) and s.startswith(p))
-    text("endswith", lambda s, p: isinstance(p, str) and s.endswith(p))
-    text("padleft", lambda s, n, pad=" ": _pad(s, n, pad, left=True))
-    text("padright", lambda s, n, pad=" ": _pad(s, n, pad, left=False))
-    text("substring", _substring)
-    text("truncate", _truncate)
+    one("regextest", lambda a: _pairwise(a, lambda p, v: _search(p, v) is not None), PAIR)
+    one("regexmatch", lambda a: _pairwise(a, _full), PAIR)
+    text("regexreplace", lambda s, p, r: _sub(p, r, s), TRIPLE)
+    text("replace", _replace, TRIPLE)
+    text("lower", lambda s: s.lower(), TEXT)
+    text("upper", lambda s: s.upper(), TEXT)
+    text("split", _split, {})  # not vectorised in Dataview: split of a list is no text (null here)
+    text("startswith", lambda s, p: isinstance(p, str) and s.startswith(p), PAIR)
+    text("endswith", lambda s, p: isinstance(p, str) and s.endswith(p), PAIR)
+    text("padleft", lambda s, n, pad=" ": _pad(s, n, pad, left=True), PAIR_OR_TRIPLE)
+    text("padright", lambda s, n, pad=" ": _pad(s, n, pad, left=False), PAIR_OR_TRIPLE)
+    text("substring", _substring, PAIR_OR_TRIPLE)
+    text("truncate", _truncate, PAIR_OR_TRIPLE)
 
 
 def _substring(s: str, start: Any, end: Any = None) -> Any:
@@ -188,6 +199,8 @@ def _word(hay: Any, word: Any) -> bool:
 
 
 def _sort(a: list[Any]) -> Any:
+    if len(a) == 1 and not isinstance(a[0], list):
+        return a[0]  # functions.ts sort `.add1("*", e => e)`, as reverse
     if not a or not isinstance(a[0], list):
         return None
     if len(a) > 1 and isinstance(a[1], Lambda):
@@ -292,15 +305,9 @@ def _full(pattern: str, s: str) -> bool:
 
 
 def _pairwise(a: list[Any], test: Callable[[str, str], bool]) -> Any:
-    """regextest / regexmatch (pattern, text): vectorised over a list in either place, false for a
-    null or another type (functions.ts `.vectorize(2, [0, 1])`)."""
-    if len(a) != 2:
-        return False
-    if isinstance(a[0], list):
-        return [_pairwise([p, a[1]], test) for p in a[0]]
-    if isinstance(a[1], list):
-        return [_pairwise([a[0], v], test) for v in a[1]]
-    return isinstance(a[0], str) and isinstance(a[1], str) and test(a[0], a[1])
+    """regextest / regexmatch (pattern, text), false for a null or another type (lists are
+    mapped over by `spread`, as functions.ts `.vectorize(2, [0, 1])`)."""
+    return len(a) == 2 and isinstance(a[0], str) and isinstance(a[1], str) and test(a[0], a[1])
 
 
 def _sub(pattern: Any, repl: Any, s: str) -> Any:

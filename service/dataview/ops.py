@@ -146,9 +146,10 @@ def _arithmetic(op: str, a: Any, b: Any) -> Any:
     if op == "*":
         if is_num(a) and is_num(b):
             return a * b
-        if isinstance(a, str) and is_num(b):
-            limits.check_chars(len(a) * max(int(b), 0))
-            return a * int(b)
+        if isinstance(a, str) and is_num(b) or is_num(a) and isinstance(b, str):  # binaryop.ts registerComm
+            text, times = (a, b) if isinstance(a, str) else (b, a)
+            limits.check_chars(len(text) * max(int(times), 0))
+            return text * int(times)
         if isinstance(a, Duration) and is_num(b):
             return durations.scaled(a, b)
         if is_num(a) and isinstance(b, Duration):

@@ -35,3 +35,14 @@ async def test_comments_in_a_query_are_skipped(make_vault: Callable[..., Path], 
         query = 'TABLE rating // out of 10\nFROM "Books" // this folder only\n// WHERE rating > 8\n'
         out = await ok(client, "search_dql", query=query)
         assert out["columns"] == ["File", "rating"] and [r["path"] for r in out["rows"]] == ["Books/A.md"]
+
+
+async def test_functions_vectorise_as_the_plugin_does(make_vault: Callable[..., Path], mode: str) -> None:
+    """contains over a list of needles, number * text, truncate at the length and list[-1]
+    answered other values than Dataview's functions.ts, binaryop.ts and context.ts give."""
+    files = {"N.md": "---\nk: [x, y]\n---\n"}
+    async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        query = 'TABLE WITHOUT ID contains(k, ["x", "q"]), 3 * "ab", truncate("hello", 5), k[-1] FROM "N"'
+        out = await ok(client, "search_dql", query=query)
+        assert [c["value"] for c in out["rows"][0]["cells"]] == [[True, False], "ababab", "he...", None]
