@@ -28,6 +28,7 @@ from service.tools.memory.writing import (
     WRITE,
     all_or_nothing,
     entity_store,
+    no_open_comment,
     observation_category,
     observation_tags,
     observation_text,
@@ -135,6 +136,7 @@ async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEnt
     seen: set[str] = set()
     for i, item in enumerate(args.entities):  # every name checked before the first write
         name = entity_name(ctx, store, item.name, f"entities[{i}].name")
+        no_open_comment(name, f"entities[{i}].name")  # its note's `# title`
         kind = one_line(item.entityType)
         texts = [observation_text(t, f"entities[{i}].observations") for t in item.observations]
         store.path_of(name, "write", any_case=False)  # a case twin of an entity is refused, not taken for it
@@ -318,6 +320,7 @@ async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateR
         source = entity_name(ctx, store, rel.from_, f"relations[{i}].from")
         target = entity_name(ctx, store, rel.to, f"relations[{i}].to")
         not_to_itself(source, target, i)
+        no_open_comment(rel.relationType, f"relations[{i}].relationType")
         store.must_exist(source, "write")
         link = await relation_link(ctx, store, rel.to, f"relations[{i}].to")
         planned.append(

@@ -52,12 +52,24 @@ async def all_or_nothing(ctx: ToolContext, actions: Sequence[Action], goal: str)
 
 def no_controls(value: str, field: str) -> None:
     """A NUL or other control character (a tab or line break aside: they become spaces) is
-    refused: it would be written into the note as it is."""
+    refused: it would be written into the note as it is. So is an unpaired `%%` (`no_open_comment`)."""
     if any((ord(c) < 32 and c not in "\t\n\r") or 127 <= ord(c) < 160 for c in value):
         raise ValidationFailed(
             f"{field} holds a control character",
             details={"field": field, "reason": "control_character"},
             hint="Remove NUL and other control characters; line breaks and tabs become spaces.",
+        )
+    no_open_comment(value, field)
+
+
+def no_open_comment(value: str, field: str) -> None:
+    """An odd number of `%%` would open an Obsidian comment on the line it is written on, hiding
+    the rest of the entity note from Obsidian and from the memory reader: refused."""
+    if value.count("%%") % 2:
+        raise ValidationFailed(
+            f"{field} holds an unpaired '%%', which would open an Obsidian comment hiding the rest of the note",
+            details={"field": field, "reason": "comment_marker"},
+            hint="Pair the '%%' or write it otherwise ('% %', 'percent').",
         )
 
 
