@@ -22,6 +22,7 @@ from typing import Literal
 from pydantic import Field
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ToolNotFound, ValidationFailed, VaultgateError
+from service.graph.taken_links import TakenLink
 from service.markdown import sections
 from service.memory.captures import Capture, CaptureQueue, Status, list_in, mark_item, paragraph, stamp, unmarked
 from service.obs.sessions import caller_hash
@@ -29,6 +30,7 @@ from service.tools.context import ToolContext
 from service.tools.memory.filing import file_observation, filing_refusal, still_filed
 from service.tools.memory.prechecks import entities_there, no_target
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.notes.write_out import LINKS_NOW_HERE, LinkNowHere, listed_taken, taken_links
 from service.tools.spec import ToolSpec
 from service.vault.casing import CaseTwin
 from service.vault.paths import VaultPath
@@ -259,6 +261,8 @@ class ProcessCaptureOut(ToolOutput):
     obsidian_url: str | None = Field(default=None, description="obsidian:// URL of the note it was filed into.")
     entity: str | None = Field(default=None, description="entity: the entity's name.")
     inbox_marked: bool = Field(description="Whether the inbox item was found and marked processed.")
+    links_now_here: list[LinkNowHere] | None = Field(default=None, description="new_note: " + LINKS_NOW_HERE)
+    links_now_here_count: int | None = Field(default=None, description="How many links `links_now_here` holds in all.")
 
 
 def _filed_text(cap: Capture) -> str:
@@ -281,24 +285,25 @@ def _append(content: str, heading: str | None, text: str) -> str:
     return (body + "\n\n" if body else "") + text + "\n"
 
 
-async def _file_into_note(ctx: ToolContext, cap: Capture, args: ProcessCaptureIn) -> VaultPath:
+async def _file_into_note(ctx: ToolContext, cap: Capture, args: ProcessCaptureIn) -> tuple[VaultPath, list[TakenLink]]:
     assert args.target is not None
     text = _filed_text(cap)
     if args.action == "new_note":
         vp = ctx.resolve_note(args.target, "write")
+        taken = await taken_links(ctx, [vp.rel])  # those create_note lists (none if our earlier attempt made it)
         try:
             await ctx.vault.files.write(vp, _append("", args.heading, text), create_only=True)
         except AlreadyExists as exc:  # a case twin, or a note that is not our own earlier attempt
             if isinstance(exc, CaseTwin) or f"^{cap.id}" not in ctx.vault.files.read(vp).content:
                 raise
-        return vp
+        return vp, taken
     found = await ctx.find_note(args.target, "write", section="reject")
 
     def change(content: str) -> str:
         return content if f"^{cap.id}" in content else _append(content, args.heading, text)
 
     await ctx.vault.files.modify(found.vp, sections.keeping_crlf(change))
-    return found.vp
+    return found.vp, []
 
 
 def _not_pending(cap: Capture) -> Conflict:
@@ -364,9 +369,9 @@ async def process_capture(ctx: ToolContext, args: ProcessCaptureIn) -> ProcessCa
                 assert args.target is not None
                 back = f"{cap.inbox.removesuffix('.md')}#^{cap.id}"  # an inline field holds no ']'
                 filed = await file_observation(ctx, args.target, cap.text, source=back, category=args.category)
-                rel, block, entity = filed.path, filed.block_id, filed.entity
+                rel, block, entity, taken = filed.path, filed.block_id, filed.entity, list[TakenLink]()
             else:
-                vp = await _file_into_note(ctx, cap, args)
+                vp, taken = await _file_into_note(ctx, cap, args)
                 rel, block, entity = vp.rel, cap.id, None
             await queue.finish(ctx.vault.id, cap.id, "filed", by, args.action, rel, block)
             link = _link(rel, block)
@@ -386,7 +391,8 @@ async def process_capture(ctx: ToolContext, args: ProcessCaptureIn) -> ProcessCa
             await ctx.vault.files.modify(
                 inbox, sections.keeping_crlf(lambda content: _mark(content, cap.id, fields, box))
             )
-        return out.model_copy(update={"inbox_marked": box[0]})
+        here, count = listed_taken(out.path or "", taken if out.path else [])
+        return out.model_copy(update={"inbox_marked": box[0], "links_now_here": here, "links_now_here_count": count})
 
 
 def _mark(content: str, capture_id: str, fields: str, found: list[bool]) -> str:

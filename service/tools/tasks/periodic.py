@@ -24,12 +24,14 @@ from service.dates.locales import WEEKDAYS, WeekRule
 from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, Period, PeriodConfig, period_config
 from service.errors import ValidationFailed
+from service.graph.taken_links import TakenLink
 from service.markdown import sections
 from service.markdown.parse import note_title
 from service.markdown.periodic_templates import render_periodic
 from service.tools.context import Op, ToolContext
 from service.tools.models import HeadingPath, ToolInput, ToolOutput
 from service.tools.notes.write import WriteOut, write_out
+from service.tools.notes.write_out import taken_links, with_taken
 from service.tools.spec import ToolSpec
 from service.tools.tasks.templates import find_template, render_template, vault_week
 from service.vault.paths import VaultPath
@@ -207,8 +209,9 @@ async def create_periodic_note(ctx: ToolContext, args: PeriodIn) -> CreatePeriod
         )
         return CreatePeriodicOut(**existing.model_dump(), period_start=start.isoformat(), source=config.source)
     text = await _initial_text(ctx, config, vp, start)
+    taken = await taken_links(ctx, [vp.rel])  # links to another note of its name it takes, as create_note's
     result = await ctx.vault.files.write(vp, text, create_only=True)
-    out = write_out(ctx, vp, result)
+    out = with_taken(write_out(ctx, vp, result), taken)
     return CreatePeriodicOut(**out.model_dump(), period_start=start.isoformat(), source=config.source)
 
 
@@ -233,6 +236,7 @@ def periodic_appended(text: str, content: str, heading: list[str] | None) -> str
 
 async def append_to_periodic_note(ctx: ToolContext, args: AppendPeriodicIn) -> CreatePeriodicOut:
     config, start, vp = _locate(ctx, args, "write")
+    taken: list[TakenLink] = []
     if vp.abs.is_file() or args.expected_etag is not None:
         result = await ctx.vault.files.modify(
             vp,
@@ -241,8 +245,9 @@ async def append_to_periodic_note(ctx: ToolContext, args: AppendPeriodicIn) -> C
         )
     else:
         text = periodic_appended(await _initial_text(ctx, config, vp, start), args.content, args.heading)
+        taken = await taken_links(ctx, [vp.rel])
         result = await ctx.vault.files.write(vp, text, create_only=True)
-    out = write_out(ctx, vp, result)
+    out = with_taken(write_out(ctx, vp, result), taken)
     return CreatePeriodicOut(**out.model_dump(), period_start=start.isoformat(), source=config.source)
 
 

@@ -21,12 +21,14 @@ from pydantic import Field, model_validator
 
 from service.dates.locales import APP_CONFIG, CALENDAR_DATA, WeekRule, week_rule
 from service.errors import NoteNotFound, ValidationFailed
+from service.graph.taken_links import TakenLink
 from service.markdown import sections
 from service.markdown import templates as tpl
 from service.markdown.parse import note_title
 from service.tools.context import ToolContext, link_target
 from service.tools.models import HeadingPath, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.notes.write import WriteOut, write_out
+from service.tools.notes.write_out import taken_links, with_taken
 from service.tools.spec import ToolSpec
 from service.vault.paths import VaultPath
 from service.vault.settings_files import read_json
@@ -242,13 +244,16 @@ async def apply_template(ctx: ToolContext, args: ApplyTemplateIn) -> ApplyTempla
     now = when(args.date)
     target = (await ctx.find_note(args.path, "write", section="reject", missing_ok=True)).vp
     props, body, whole = render_template(ctx, template, note_title(target.rel), now)
+    taken: list[TakenLink] = []
     if not target.abs.exists() and args.expected_etag is None:
         _new_note(args, target.rel)
+        taken = await taken_links(ctx, [target.rel])  # links to another note of its name it takes, as create_note's
         result = await ctx.vault.files.write(target, whole, create_only=True)
     else:
         change = _inserting(args, target.rel, props, body)
         result = await ctx.vault.files.modify(target, change, expected_etag=args.expected_etag)
-    return ApplyTemplateOut(**write_out(ctx, target, result).model_dump(), template=template.rel)
+    out = with_taken(write_out(ctx, target, result), taken)
+    return ApplyTemplateOut(**out.model_dump(), template=template.rel)
 
 
 TOOLS: tuple[ToolSpec, ...] = (
