@@ -43,8 +43,21 @@ def _folder(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else "(vault root)"
 
 
+_COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.S)  # Obsidian's comments, closed
+
+
+def _shown(body: str) -> str:
+    """The note's text as Obsidian shows it: its comments (`%% … %%`, `<!-- … -->`) removed, and
+    what follows one left open (it runs to the note's end), so a digest never quotes hidden text
+    nor opens a comment of its own that would hide its next lines."""
+    text = _COMMENT.sub(" ", body)
+    for mark in ("%%", "<!--"):
+        text = text.split(mark, 1)[0]
+    return text
+
+
 def _first_sentence(body: str) -> str:
-    for line in body.splitlines():
+    for line in _shown(body).splitlines():
         text = line.strip().lstrip("#>-*0123456789. ").strip()
         if text and not text.startswith(("---", "```", "|", "![")):
             found = _SENTENCE.search(text)

@@ -1,0 +1,45 @@
+"""A digest quoting a note's first sentence from inside an Obsidian comment (U1, session 80).
+
+The consolidation plane's digest lists the changed notes, each with its first sentence, and its
+plan keeps that text as a note under Digests/. The sentence was taken from the note's raw text:
+one that opened a comment (`Opens %% a comment.`, the comment closed lines later) put a lone
+`%%` into the digest, so Obsidian hid every line after it (the other notes' links included); and
+a note whose first line is a comment (`%% private remark %%`, `<!-- hidden -->`) had that
+hidden text quoted. Now the sentence is taken from the text as Obsidian shows it: comments
+removed, and nothing after one left open. Through the dispatch chain (run_consolidation,
+list_findings, apply_finding).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import started
+
+VAULT = {
+    "Alpha.md": "%% private remark only for me %%\nReal text of alpha.\n",
+    "Bravo.md": "Opens %% a comment that runs on.\n\nStill hidden.\n%%\n",
+    "Charlie.md": "<!-- hidden html comment here. -->\nVisible text of charlie.\n",
+    "Delta.md": "Plain first sentence of delta. Second.\n",
+    "Echo.md": "<!-- a comment left open, hiding the rest of the note.\n",
+}
+
+
+async def test_a_digest_quotes_only_what_obsidian_shows(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(VAULT)
+    async with started(root) as vg:
+        await vg.indexed()
+        await vg.ok("run_consolidation", wait=True, jobs=["digest"])
+        [digest] = (await vg.ok("list_findings", kind="digest"))["items"]
+        await vg.ok("apply_finding", finding_id=digest["id"])
+        [kept] = (root / "Digests").iterdir()
+        text = kept.read_text(encoding="utf-8")
+    lines = {line.split("]]", 1)[0].removeprefix("- [["): line for line in text.splitlines() if line.startswith("- [[")}
+    assert set(lines) == {f"{n}|{n}" for n in ("Alpha", "Bravo", "Charlie", "Delta", "Echo")}, text
+    assert text.count("%%") % 2 == 0 and "<!--" not in text, text  # no comment left open in the digest
+    for hidden in ("private remark", "a comment that runs on", "hidden html comment", "Still hidden", "left open"):
+        assert hidden not in text, (hidden, text)
+    assert lines["Alpha|Alpha"].endswith(": Real text of alpha."), text
+    assert lines["Charlie|Charlie"].endswith(": Visible text of charlie."), text
+    assert lines["Delta|Delta"].endswith(": Plain first sentence of delta."), text
