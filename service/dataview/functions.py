@@ -10,7 +10,6 @@ outside itself.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import inspect
 import math
 import re
@@ -19,7 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from decimal import Context as DecimalContext
 from typing import Any
 
-from service.dataview import datefmt, durations
+from service.dataview import datefmt, durations, hashing
 from service.dataview.collate import collation_key
 from service.dataview.ops import Context, binary, clean, to_string
 from service.dataview.syntax import date_keyword
@@ -384,8 +383,16 @@ def _display(ctx: Context, a: list[Any]) -> Any:
 
 @fn("hash")
 def _hash(ctx: Context, a: list[Any]) -> Any:
-    raw = "|".join(to_string(x) for x in a).encode()
-    return int.from_bytes(hashlib.blake2b(raw, digest_size=4).digest(), "big")
+    """functions.ts hash(seed, variant), hash(seed, text), hash(seed, text, variant): cyrb53 of the
+    seed (and text), the variant its seed; other arguments have no implementation (null)."""
+    kinds = tuple("number" if _n(v) else "string" if isinstance(v, str) else "" for v in a)
+    if kinds == ("string", "number"):
+        text, variant = a[0], a[1]
+    elif kinds in (("string", "string"), ("string", "string", "number")):
+        text, variant = a[0] + a[1], a[2] if len(a) == 3 else 0
+    else:
+        return None
+    return hashing.cyrb53(text, int(variant) if math.isfinite(variant) else 0)
 
 
 @fn("meta")

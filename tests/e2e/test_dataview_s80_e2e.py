@@ -46,3 +46,11 @@ async def test_functions_vectorise_as_the_plugin_does(make_vault: Callable[..., 
         query = 'TABLE WITHOUT ID contains(k, ["x", "q"]), 3 * "ab", truncate("hello", 5), k[-1] FROM "N"'
         out = await ok(client, "search_dql", query=query)
         assert [c["value"] for c in out["rows"][0]["cells"]] == [[True, False], "ababab", "he...", None]
+
+
+async def test_hash_is_the_plugins_number(make_vault: Callable[..., Path], mode: str) -> None:
+    """hash() answered a number of the server's own; it is Dataview's cyrb53."""
+    async with e2e(make_vault({"N.md": "x:: 1\n"})) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        out = await ok(client, "search_dql", query='TABLE WITHOUT ID hash("re", "venge") FROM "N"')
+        assert out["rows"][0]["cells"][0]["value"] == 4051478007546757
