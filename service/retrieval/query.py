@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 
 from service.errors import QuerySyntaxError
+from service.retrieval.stems import terms
 from service.retrieval.stopwords import is_stop_word
 from service.retrieval.unspaced import searched
 
@@ -50,6 +51,9 @@ class _Unit:
     expr: str
     term: str | None  # the word or phrase (None for a group)
     stop: bool
+    # What the unit finds: (column, the index's terms, prefix) for a word or phrase; a group's
+    # expression otherwise (`_once`).
+    key: tuple[str, tuple[str, ...], bool] | None = None
 
 
 @dataclass
@@ -66,12 +70,19 @@ class _Conj:
         all it has (a conjunction with AND written keeps every word)."""
         return self.positives if self.explicit else (self.content() or self.positives)
 
+    def single(self) -> _Unit | None:
+        """The one unit searched, when that is all the conjunction is (no exclusion)."""
+        kept = self.kept()
+        if self.negatives or len({u.key or u.expr.casefold() for u in kept}) != 1:
+            return None
+        return kept[0]
+
     def render(self, joiner: str = "AND") -> str:
         # A unit written again adds nothing to the match but each of its places in a note once
         # more to what FTS5's snippet() weighs against each other, a cost that grows as their
         # square and that no read budget interrupts: "plan" 8 times took 6.9 s on a note of 3,000
-        # "plan"s, 60 times over a minute. Kept once (FTS5 folds case as the tokenizer does).
-        kept = _once([u.expr for u in self.kept()])
+        # "plan"s, 60 times over a minute. Kept once (`_once`: by the terms the index looks up).
+        kept = _once(self.kept(), joiner)
         expr = kept[0] if len(kept) == 1 else "(" + f" {joiner} ".join(kept) + ")"
         for neg in self.negatives:
             expr = f"({expr} NOT {neg})"
@@ -84,16 +95,37 @@ def _quote(text: str) -> str:
     return '"' + searched(text).replace('"', '""') + '"'
 
 
-def _once(exprs: list[str]) -> list[str]:
-    """Each expression once, the first spelling kept (FTS5 folds case as the tokenizer does)."""
-    seen: dict[str, str] = {}
-    for expr in exprs:
-        seen.setdefault(expr.casefold(), expr)
-    return list(seen.values())
+def _once(units: list[_Unit], joiner: str) -> list[str]:
+    """The expressions of `units` joined by `joiner` ("AND" / "OR"), each unit that finds the same
+    notes as another once, the first spelling kept: the same terms to the index's tokenizer
+    ("plan", "Plan", "plan.", "plans": `stems.terms`), and a prefix that another unit of an AND
+    implies ("pl*" beside "plan", "p*" beside "pl*"), or that implies another unit of an OR, once.
+    Spellings the tokenizer reads alike were each a phrase of their own to snippet(): eight of
+    "plan" took 4 s on a note of 2,500 "plan"s, in one SQLite step."""
+    seen: dict[object, _Unit] = {}
+    for u in units:
+        seen.setdefault(u.key or u.expr.casefold(), u)
+    kept = list(seen.values())
+    return [u.expr for u in kept if not any(o is not u and _implied(u, o, joiner) for o in kept)]
+
+
+def _implied(u: _Unit, o: _Unit, joiner: str) -> bool:
+    """Whether `u` adds nothing to `o` joined by `joiner`: with AND, `u` is a one-word prefix p*
+    that a word of `o` starts with (a note with `o` has a word starting so); with OR, `o` is
+    that prefix and `u` has such a word (a note with `u` has one). A column: the prefix's none
+    or the same as the other unit's."""
+    prefix, other = (u, o) if joiner == "AND" else (o, u)
+    if prefix.key is None or other.key is None or not prefix.key[2] or len(prefix.key[1]) != 1:
+        return False
+    if prefix.key[0] not in ("", other.key[0]):
+        return False
+    p = prefix.key[1][0]
+    return any(t.startswith(p) for t in other.key[1])
 
 
 def _render_or(conjs: list[_Conj]) -> str:
-    parts = _once([c.render() for c in conjs])
+    units = [c.single() or _Unit(c.render(), None, stop=False) for c in conjs]
+    parts = _once(units, "OR")
     return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
 
 
@@ -217,7 +249,8 @@ class _Parser:
         if len(self.terms) + 1 > MAX_TERMS or self.pos > 4 * MAX_TERMS:
             raise QuerySyntaxError("too many terms", details={"max": MAX_TERMS})
         stop = not (quoted or prefix or column) and is_stop_word(text)
-        return _Unit(column + _quote(text) + ("*" if prefix else ""), text, stop)
+        key = (column, terms(searched(text)), prefix)
+        return _Unit(column + _quote(text) + ("*" if prefix else ""), text, stop, key)
 
 
 def parse_query(source: str) -> Parsed:
@@ -226,5 +259,8 @@ def parse_query(source: str) -> Parsed:
     relaxed = None
     if len(conjs) == 1 and not conjs[0].explicit and len(conjs[0].content()) > 1:
         relaxed = conjs[0].render("OR")
+    match = _render_or(conjs)
+    if relaxed == match:  # one unit under several spellings: the strict pass is the relaxed one
+        relaxed = None
     dropped = tuple(u.term for c in conjs for u in c.positives if u.term and u not in c.kept())
-    return Parsed(match=_render_or(conjs), terms=tuple(parser.terms), relaxed=relaxed, dropped=dropped)
+    return Parsed(match=match, terms=tuple(parser.terms), relaxed=relaxed, dropped=dropped)

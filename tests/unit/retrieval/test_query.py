@@ -39,9 +39,10 @@ def test_a_query_of_stop_words_only_is_searched_as_written() -> None:
 
 
 def test_phrases_prefixes_and_title_terms_are_never_stop_words() -> None:
-    parsed = parse_query('"the end" the* title:how where cats')
-    assert parsed.match == '("the end" AND "the"* AND title : "how" AND "cats")'
-    assert parsed.relaxed == '("the end" OR "the"* OR title : "how" OR "cats")'
+    # "an end", not "the end": a phrase holding "the" implies the* (`test_a_prefix_another_unit_implies`).
+    parsed = parse_query('"an end" the* title:how where cats')
+    assert parsed.match == '("an end" AND "the"* AND title : "how" AND "cats")'
+    assert parsed.relaxed == '("an end" OR "the"* OR title : "how" OR "cats")'
     assert parsed.dropped == ("where",)
 
 
@@ -71,3 +72,31 @@ def test_stop_words_cannot_smuggle_fts5_syntax() -> None:
     for bad in ("-the", "the OR", "(the"):
         with pytest.raises(QuerySyntaxError):
             parse_query(bad)
+
+
+def test_spellings_the_tokenizer_reads_alike_are_one_unit() -> None:
+    # Each spelling was a phrase of its own to FTS5's snippet(), whose cost grows as the square of
+    # the places its phrases match: eight spellings of "plan" took 4 s on one note.
+    parsed = parse_query("plan plan. PLANS Plan, planning! budget")
+    assert parsed.match == '("plan" AND "budget")'
+    assert parsed.relaxed == '("plan" OR "budget")'
+    assert parse_query("plan plan. plans").relaxed is None  # one unit: no second pass
+    assert parse_query("plans* plan* planning*").match == '"plans"*'  # the index looks up plan* for each
+    assert parse_query("plan OR plan! OR Plans").match == '"plan"'
+    assert parse_query('"project plans" "Project plan."').match == '"project plans"'
+    assert parse_query("title:plan title:plans plan").match == '(title : "plan" AND "plan")'  # columns differ
+
+
+def test_a_prefix_another_unit_implies() -> None:
+    # AND: a note with "plan" has a word starting with pl, so pl* adds nothing; OR: the reverse.
+    assert parse_query("p* pl* pla* plan*").match == '"plan"*'
+    assert parse_query("p* pl* pla* plan*").relaxed == '"p"*'
+    assert parse_query("plan pl*").match == '"plan"'
+    assert parse_query("p* OR pl* OR plan").match == '"p"*'
+    assert parse_query('"the end" the*').match == '"the end"'
+    assert parse_query('"the end" the*').relaxed == '"the"*'
+    # A prefix restricted to the title is implied by a title word only.
+    assert parse_query("title:pl* plan").match == '(title : "pl"* AND "plan")'
+    assert parse_query("pl* title:plan").match == 'title : "plan"'
+    # "information" is looked up as "inform": informati* is not implied.
+    assert parse_query("informati* information").match == '("informati"* AND "information")'
