@@ -79,3 +79,19 @@ async def test_an_unpaired_comment_mark_is_a_structured_error_over_http(make_vau
         assert refused["code"] == "validation_error" and refused["details"]["reason"] == "comment_marker", refused
         [entity] = (await ok(c, "open_nodes", names=["Eve"]))["entities"]
         assert [o["text"] for o in entity["observations"]] == ["first"]
+
+
+async def test_a_capture_with_an_unpaired_comment_mark_is_refused(make_vault: Callable[..., Path]) -> None:
+    """A capture is an item of the inbox note: one `%%` hid every later capture in Obsidian (and a
+    capture cannot be filed as an observation holding one)."""
+    root = make_vault({"Home.md": "# Home\n"})
+    async with started(root) as vg:
+        await vg.ok("capture", text="first idea")
+        inbox = root / "Memory" / "Inbox.md"
+        before = inbox.read_bytes()
+        refused = await vg.err("capture", "validation_error", text="buy 50%% off milk")
+        assert refused["details"] == {"field": "text", "reason": "comment_marker"}, refused
+        assert inbox.read_bytes() == before
+        await vg.ok("capture", text="a %% pair %% is fine")
+        listed = (await vg.ok("list_captures"))["items"]
+        assert [c["text"] for c in listed] == ["first idea", "a %% pair %% is fine"]

@@ -29,6 +29,7 @@ from service.obs.sessions import caller_hash
 from service.tools.context import ToolContext
 from service.tools.memory.filing import file_observation, filing_refusal, still_filed
 from service.tools.memory.prechecks import entities_there, no_target
+from service.tools.memory.writing import no_open_comment
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.notes.write_out import LINKS_NOW_HERE, LinkNowHere, listed_taken, taken_links
 from service.tools.spec import ToolSpec
@@ -124,6 +125,7 @@ def capture_text(ctx: ToolContext, args: CaptureIn) -> tuple[str, list[str]]:
             details={"field": "text", "reason": "too_large", "bytes": size, "limit": cfg.max_capture_bytes},
             hint="Write long text as a note (create_note) and capture a link to it.",
         )
+    no_open_comment(text, "text")  # one `%%` would hide the inbox's later captures
     return text, _check_tags(args.tags)
 
 
