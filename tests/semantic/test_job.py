@@ -82,7 +82,7 @@ async def test_note_edited_by_another_program_is_embedded_again(make_vault: Call
         (h.root / "Finance" / "Taxes.md").write_text(
             "# Taxes\n\nThe telescope shows Saturn's rings and Jupiter's moons on clear nights.\n", encoding="utf-8"
         )
-        await asyncio.wait_for(arrived.wait(), 30)
+        await asyncio.wait_for(arrived.wait(), 60)
         await settled(h)
         assert job_of(h).embedded_total == start + 1
         found = await h.ok("search_semantic", query="astronomy planets", limit=1)
@@ -310,7 +310,7 @@ async def test_counts_polled_during_a_pass_are_reused_for_ten_times_their_cost(
 
         def slow(conn: Any, vault_id: str, model: str, after: int = 0) -> store.Counts:
             taken.append(after)
-            time.sleep(0.2)  # a count that costs: reused for the next 2 s
+            time.sleep(2.0)  # a count that costs: reused for the next 20 s (two calls' wall time under load)
             return real(conn, vault_id, model, after)
 
         monkeypatch.setattr(store, "counts", slow)
@@ -403,6 +403,6 @@ async def test_a_batch_applied_before_the_follower_starts_wakes_the_job(
         await job.stop()  # a settled vault: nothing else will bump the generation
         monkeypatch.setattr(job_module.EmbeddingJob, "run_pass", bumps_first)
         await job.start()
-        await asyncio.wait_for(began.wait(), 10)
-        await job.wait_settled(within=10)
+        await asyncio.wait_for(began.wait(), 60)
+        await job.wait_settled(within=120)  # the default: a pass of the real model
         assert bumped and job._tried_gen >= bumped[0]
