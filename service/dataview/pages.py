@@ -213,6 +213,21 @@ class PageSet:
         page = self.pages.get(path)
         return [p for p in page._links.reader.inlinks(path) if p in self._paths] if page is not None else []
 
+    def linking_to_written(self, written: str, hidden: Callable[[str], bool] | None = None) -> list[str]:
+        """The pages with a link written `written` (no subpath) that resolves to no note, or with
+        `hidden`, to a note it holds of that name (a caller's view: as if that note were absent):
+        Dataview's `FROM [[X]]` when X is no note (resolver.ts, `index.links.getInverse`)."""
+        page = next(iter(self.pages.values()), None)
+        if page is None:
+            return []
+        reader = page._links.reader
+        found = set(reader.written(written))
+        if hidden is not None:
+            for target in self.names.get(written.rsplit("/", 1)[-1].lower().removesuffix(".md")):
+                if hidden(target):
+                    found.update(reader.written(written, target))
+        return sorted(p for p in found if p in self._paths)
+
     def outlinks(self, path: str) -> list[str]:
         """The paths the page at `path` links to (resolved ones), in the note's order."""
         page = self.pages.get(path)

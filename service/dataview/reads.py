@@ -39,6 +39,13 @@ _INLINKS = (
     f" WHERE l.vault_id = ? AND l.target_path = ? AND n.vault_id = ? AND {not_canvas('n.path')}"
 )
 
+_WRITTEN = (
+    "SELECT DISTINCT n.path FROM links l JOIN notes n ON n.id = l.src_id WHERE l.vault_id = ? AND l.target_raw = ?"
+    f" AND l.target_path {{}} AND n.vault_id = ? AND {not_canvas('n.path')}"
+)
+_UNRESOLVED = _WRITTEN.format("IS NULL")  # index links_unresolved
+_WRITTEN_TO = _WRITTEN.format("= ?")  # index links_by_target
+
 
 class IndexReader:
     """Point reads of one vault's page facts, safe from any thread."""
@@ -79,6 +86,12 @@ class IndexReader:
     def inlinks(self, path: str) -> list[str]:
         """The notes (no canvas) with a link resolving to `path`, sorted."""
         return sorted(str(r[0]) for r in self._rows(_INLINKS, (self.vault_id, path, self.vault_id)))
+
+    def written(self, raw: str, target: str | None = None) -> list[str]:
+        """The notes (no canvas) with a link written `raw` that resolves to no note, or to `target`."""
+        if target is None:
+            return [str(r[0]) for r in self._rows(_UNRESOLVED, (self.vault_id, raw, self.vault_id))]
+        return [str(r[0]) for r in self._rows(_WRITTEN_TO, (self.vault_id, raw, target, self.vault_id))]
 
     def close(self) -> None:
         with self._lock:

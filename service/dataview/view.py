@@ -59,6 +59,10 @@ class View:
         """The note `target` names among those the caller may read (a hidden one is no candidate)."""
         return self.set.resolve_path(target, None if self.everything else self.can_read)
 
+    def linking_to_written(self, written: str) -> list[str]:
+        """The pages with a link written `written` that names no note the caller may read."""
+        return self.set.linking_to_written(written, None if self.everything else lambda p: not self.can_read(p))
+
     def cut(self, value: Any) -> Any:
         """`value` with every link to a file the caller may not read as if that file were absent."""
         if isinstance(value, Link):

@@ -54,3 +54,12 @@ async def test_hash_is_the_plugins_number(make_vault: Callable[..., Path], mode:
         await harness.indexed()
         out = await ok(client, "search_dql", query='TABLE WITHOUT ID hash("re", "venge") FROM "N"')
         assert out["rows"][0]["cells"][0]["value"] == 4051478007546757
+
+
+async def test_from_a_link_to_no_note(make_vault: Callable[..., Path], mode: str) -> None:
+    """`FROM [[Ghost]]` with no note Ghost answered no page; Dataview lists the pages linking to it."""
+    files = {"A.md": "Waiting on [[Ghost]].\n", "B.md": "nothing\n"}
+    async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        out = await ok(client, "search_dql", query="LIST FROM [[Ghost]]")
+        assert [r["path"] for r in out["rows"]] == ["A.md"]
