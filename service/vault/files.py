@@ -366,10 +366,20 @@ class VaultFiles:
         raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
 
     async def copy(
-        self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False, expected_etag: str | None = None
+        self,
+        src: VaultPath,
+        dst: VaultPath,
+        *,
+        overwrite: bool = False,
+        expected_etag: str | None = None,
+        text: str | None = None,
     ) -> WriteResult:
-        """Copy a note's bytes; `expected_etag` is the destination's (checked under its lock, off the loop if long)."""
-        data = await offloop.sized(offloop.size_of(src), self.read_bytes, src)  # a long note's read: off the loop
+        """Copy a note's bytes (`text`: the copy's text instead, the note's with its links rewritten);
+        `expected_etag` is the destination's (checked under its lock, off the loop if long)."""
+        if text is not None:
+            data = encode(text)
+        else:
+            data = await offloop.sized(offloop.size_of(src), self.read_bytes, src)  # a long note's read: off the loop
         key, dest = self._real(dst)
         async with self.lock(key), self.creating(dst.rel), self._writes:
             existed = await offloop.sized(offloop.size_of(dst), self.check_etag, dst, expected_etag, gone_is_stale=True)

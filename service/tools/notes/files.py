@@ -13,9 +13,12 @@ list a deleted note (`service.graph.workspace_paths`).
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import Field
 
 from service.errors import NoteNotFound, ValidationFailed
+from service.graph.copy_links import copied_text
 from service.graph.workspace_paths import forget_deleted, workspace_edits
 from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
@@ -36,6 +39,7 @@ from service.tools.notes.write_out import (
 )
 from service.tools.prechecks import delete_note_precheck
 from service.tools.spec import ToolSpec
+from service.vault import offloop
 from service.vault.paths import VaultPath
 
 # -- delete / copy / folders -------------------------------------------------------------------
@@ -143,12 +147,22 @@ async def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, Va
     return src, dst
 
 
+async def _copied_text(ctx: ToolContext, src: VaultPath, dst: VaultPath) -> str | None:
+    """A note's text as its copy into another folder holds it, its links naming the files the
+    original's name (`graph.copy_links`); None: the bytes are copied (no link changes, not a note)."""
+    if not src.rel.lower().endswith(".md") or not dst.rel.lower().endswith(".md"):
+        return None
+    note = await offloop.read(ctx.vault.files.read, src)
+    return await asyncio.to_thread(copied_text, ctx.vault, note.content, src.rel, dst.rel)
+
+
 async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
     src, dst = await _copy_paths(ctx, args)
     shown = shown_etag(ctx, dst, args.expected_etag)  # a confirmed overwrite replaces the version shown
     overwrite = args.overwrite and not previewed_absent(ctx, dst, args.expected_etag)  # shown no note: create
     taken = await taken_links(ctx, [dst.rel])
-    result = await ctx.vault.files.copy(src, dst, overwrite=overwrite, expected_etag=shown)
+    text = await _copied_text(ctx, src, dst)
+    result = await ctx.vault.files.copy(src, dst, overwrite=overwrite, expected_etag=shown, text=text)
     return with_taken(write_out(ctx, dst, result), taken)
 
 

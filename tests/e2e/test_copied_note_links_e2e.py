@@ -1,0 +1,34 @@
+"""E2E (both eras, SDK client over real HTTP): a note copied into another folder keeps its links
+naming the files the original's name (tests/tools/notes/test_copy_keeps_relative_links.py), and
+a note made by apply_template or process_capture lists the links it takes from another note of
+its name (tests/tools/notes/test_made_notes_take_links.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import ok
+from tests.tools.notes import test_copy_keeps_relative_links as copying
+from tests.tools.notes import test_made_notes_take_links as made
+
+
+async def test_a_copy_keeps_its_links_to_the_same_files(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(copying.VAULT)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "copy_note", {"path": "A/B/N.md", "new_path": "C/"})
+            assert out["path"] == "C/N.md"
+            assert "[x](../A/a.md) and ![[A/B/sub/img.png]]" in harness.read("C/N.md")
+            assert harness.read("A/B/N.md") == copying.NOTE
+
+
+async def test_a_templated_note_lists_the_links_it_takes(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(made.VAULT)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "apply_template", {"template": "T", "path": "A/Idea.md"})
+            assert (out["links_now_here"], out["links_now_here_count"]) == (made.IDEA, 2), out
