@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from service.errors import ValidationFailed
 from service.markdown import fences, line_ends
 from service.markdown.frontmatter import split, write_refusal
 from service.memory.body import OBS_HEADING, REL_HEADING, Line, columns, content_column, item_start, lines_of
@@ -373,6 +374,21 @@ def _hidden(line: str, code: fences.CodeScanner, comments: fences.Comments) -> b
     if comments.percent or comments.html or "%%" in line or "<!--" in line:
         return comments.inside(fences.mask_inline_code(line) if "`" in line else line, code)
     return False
+
+
+def not_left_open(note: str) -> None:
+    """`validation_error` (reason `left_open`) when the note's body (its frontmatter aside) ends
+    inside a code block or a comment it never closes: text appended there would show as code, or
+    not at all, in Obsidian (and a block id there names no block)."""
+    code, comments = fences.CodeScanner(), fences.Comments()
+    for line in note[split(note).body_start :].split("\n"):
+        _hidden(line, code, comments)
+    if code._fence is not None or comments.percent or comments.html:  # noqa: SLF001 - as `parse` reads it
+        raise ValidationFailed(
+            "the note ends inside a code block or comment it never closes: text added at its end would not show",
+            details={"reason": "left_open"},
+            hint="Close the block in the note first, or file into another note.",
+        )
 
 
 _YAML_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})

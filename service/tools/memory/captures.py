@@ -25,6 +25,7 @@ from service.errors import AlreadyExists, Conflict, NoteNotFound, ToolNotFound, 
 from service.graph.taken_links import TakenLink
 from service.markdown import sections
 from service.memory.captures import Capture, CaptureQueue, Status, list_in, mark_item, paragraph, stamp, unmarked
+from service.memory.model import not_left_open
 from service.obs.sessions import caller_hash
 from service.tools.context import ToolContext
 from service.tools.memory.filing import file_observation, filing_refusal, still_filed
@@ -269,11 +270,11 @@ class ProcessCaptureOut(ToolOutput):
 
 def _filed_text(cap: Capture) -> str:
     back = f"[[{cap.inbox.removesuffix('.md')}#^{cap.id}|captured {stamp(cap.created_at)}]]"
-    tags = "".join(f" #{t}" for t in cap.tags)
-    return f"{paragraph(cap.text)}{tags} ({back}) ^{cap.id}"
+    return f"{paragraph(cap.text)}{''.join(f' #{t}' for t in cap.tags)} ({back}) ^{cap.id}"
 
 
 def _append(content: str, heading: str | None, text: str) -> str:
+    not_left_open(content)  # at its end (or its last section's), the text would be code or hidden
     if heading is not None:
         try:
             span = sections.find_heading(content, [heading])
@@ -283,8 +284,7 @@ def _append(content: str, heading: str | None, text: str) -> str:
         else:
             return sections.patch_lines(content, span, "append", text)
         text = f"## {heading.lstrip('#').strip()}\n\n{text}"
-    body = content.rstrip("\n")
-    return (body + "\n\n" if body else "") + text + "\n"
+    return (f"{body}\n\n" if (body := content.rstrip("\n")) else "") + text + "\n"
 
 
 async def _file_into_note(ctx: ToolContext, cap: Capture, args: ProcessCaptureIn) -> tuple[VaultPath, list[TakenLink]]:
