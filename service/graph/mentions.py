@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from service.graph.linkpath import base_name, folder_of, strip_md
+from service.markdown import line_ends
 from service.markdown.fences import outside_code
 from service.markdown.frontmatter import fences
 from service.obsidian.link_order import closeness
@@ -130,7 +131,7 @@ def closest(targets: tuple[str, ...], source: str) -> str:
 
 
 def _prose_lines(text: str) -> Iterator[tuple[int, str]]:
-    lines = text.split("\n")
+    lines = line_ends.lf(text).split("\n")  # a CR alone ends a line, as `fences` counts them
     yield from outside_code(lines, fences(text).body_line)
 
 

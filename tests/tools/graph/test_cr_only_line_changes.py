@@ -53,3 +53,14 @@ async def test_a_rename_rewrites_a_cr_only_notes_links_by_its_lines(make_vault: 
         assert (vg.root / "Mac.md").read_bytes() == note.replace(b"[[X]] here", b"[[Y]] here").replace(
             b"'[[X]]'", b"'[[Y]]'"
         )
+
+
+async def test_a_cr_only_note_is_read_for_mentions_by_its_lines(make_vault: Callable[..., Path]) -> None:
+    """suggest_links found nothing in a CR-only note (one line to it, past which the frontmatter's
+    three lines were counted: every line was skipped); it lists the mention on its line now, not
+    the one in code."""
+    note = b"---\rtitle: cr\r---\r# A\rsee Target here\r```\rTarget in code\r```\r"
+    async with started(make_vault({"Mac.md": note, "Target.md": "# T\n"})) as vg:
+        await vg.indexed()
+        out = await vg.ok("suggest_links", path="Mac")
+        assert [(i["line"], i["text"], i["mention"]) for i in out["items"]] == [(5, "see Target here", "Target")]
