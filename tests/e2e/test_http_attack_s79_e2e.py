@@ -77,11 +77,11 @@ class Server:
             for data in requests:
                 writer.write(data)
                 await writer.drain()
-                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 60)
                 lines = head.decode("latin-1").split("\r\n")
                 fields = dict(line.lower().split(": ", 1) for line in lines[1:] if ": " in line)
                 size = int(fields.get("content-length", "0"))
-                body = await asyncio.wait_for(reader.readexactly(size), 10) if size else b""
+                body = await asyncio.wait_for(reader.readexactly(size), 60) if size else b""
                 answers.append((int(lines[0].split(" ")[1]), fields, body))
         finally:
             writer.close()

@@ -28,14 +28,14 @@ async def test_listen_streams_receive_resource_updates(make_vault: Callable[...,
                 task = asyncio.create_task(pump())
                 try:
                     await client.call_tool("append_note", {"path": "Welcome", "content": "more\n"})
-                    first = await asyncio.wait_for(events.get(), 10)
+                    first = await asyncio.wait_for(events.get(), 60)
                     assert isinstance(first, ResourceUpdated) and first.uri == uri
                     (harness.root / "Welcome.md").write_text("edited elsewhere\n", encoding="utf-8")
-                    second = await asyncio.wait_for(events.get(), 20)
+                    second = await asyncio.wait_for(events.get(), 60)
                     assert isinstance(second, ResourceUpdated) and second.uri == uri
                     await client.call_tool("append_note", {"path": "Projects/Plan", "content": "x\n"})
                     await client.call_tool("append_note", {"path": "Welcome", "content": "again\n"})
-                    third = await asyncio.wait_for(events.get(), 10)
+                    third = await asyncio.wait_for(events.get(), 60)
                     assert isinstance(third, ResourceUpdated) and third.uri == uri  # Plan was not asked for
                 finally:
                     task.cancel()

@@ -55,9 +55,9 @@ async def test_subscribers_hear_about_changes_from_tools_and_from_disk(e2e_serve
     async with Client(url, mode="legacy", message_handler=on_message) as c:
         await c.subscribe_resource("vault://main/Welcome.md")
         await c.call_tool("append_note", {"path": "Welcome", "content": "more\n"})
-        assert await asyncio.wait_for(updates.get(), 10) == "vault://main/Welcome.md"
+        assert await asyncio.wait_for(updates.get(), 60) == "vault://main/Welcome.md"
         (h.root / "Welcome.md").write_text("edited by another program\n", encoding="utf-8")
-        assert await asyncio.wait_for(updates.get(), 20) == "vault://main/Welcome.md"
+        assert await asyncio.wait_for(updates.get(), 60) == "vault://main/Welcome.md"
         await c.unsubscribe_resource("vault://main/Welcome.md")
 
 
@@ -118,7 +118,7 @@ async def test_log_notifications_follow_the_level_the_client_set(make_vault: Any
         assert not (await c.call_tool("read_note", {"path": "Welcome"})).is_error  # debug: below warning
         assert not (await c.call_tool("read_note", {"path": "Bad"})).is_error  # info: below warning
         assert (await c.call_tool("read_note", {"path": "Ghost"})).is_error
-        first = await asyncio.wait_for(messages.get(), 10)
+        first = await asyncio.wait_for(messages.get(), 60)
         assert first.level == "warning" and first.logger == "vaultgate"
         assert first.data["event"] == "tool_failed" and first.data["tool"] == "read_note"
         assert first.data["code"] == "note_not_found" and "Ghost" in first.data["message"]
@@ -126,19 +126,19 @@ async def test_log_notifications_follow_the_level_the_client_set(make_vault: Any
 
         await c.set_logging_level("info")
         await c.call_tool("read_note", {"path": "Bad"})
-        info = await asyncio.wait_for(messages.get(), 10)
+        info = await asyncio.wait_for(messages.get(), 60)
         assert info.level == "info" and info.data["event"] == "invalid_frontmatter" and info.data["path"] == "Bad.md"
 
         await c.set_logging_level("debug")
         await c.call_tool("note_info", {"path": "Welcome"})
-        debug = await asyncio.wait_for(messages.get(), 10)
+        debug = await asyncio.wait_for(messages.get(), 60)
         assert debug.level == "debug" and debug.data["tool"] == "note_info" and debug.data["ok"] is True
         assert debug.data["duration_ms"] >= 0 and messages.empty()
 
         await c.set_logging_level("info")
         assert not (await c.call_tool("reindex", {"mode": "sync"})).is_error
-        started = await asyncio.wait_for(messages.get(), 10)
-        finished = await asyncio.wait_for(messages.get(), 10)
+        started = await asyncio.wait_for(messages.get(), 60)
+        finished = await asyncio.wait_for(messages.get(), 60)
         assert (started.level, started.data["event"], started.data["vault"]) == ("info", "reindex_started", "main")
         assert (finished.data["event"], finished.data["status"]) == ("reindex_finished", "done")
         assert messages.empty()
@@ -153,7 +153,7 @@ async def test_log_notifications_on_the_2026_protocol_follow_the_per_request_opt
     async with Client(url, mode="auto", log_level="warning", logging_callback=on_log) as c:
         assert not (await c.call_tool("read_note", {"path": "Welcome"})).is_error  # debug: below warning
         assert (await c.call_tool("delete_note", {"path": "Ghost"})).is_error
-        first = await asyncio.wait_for(messages.get(), 10)
+        first = await asyncio.wait_for(messages.get(), 60)
         assert first.level == "warning" and first.data["tool"] == "delete_note"
         assert first.data["code"] == "note_not_found" and messages.empty()
     quiet, on_quiet = _log_queue()

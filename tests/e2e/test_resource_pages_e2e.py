@@ -127,7 +127,7 @@ async def test_a_vault_added_at_run_time_tells_its_subscribers(tmp_path: Path, m
         assert (await vg.ok("reload_vault", apply=True))["applied"] == ["extra"]
         await client.subscribe_resource("vault://extra/Open.md")
         await vg.ok("append_note", vault="extra", path="Open", content="more\n")
-        assert await asyncio.wait_for(updates.get(), 10) == "vault://extra/Open.md"
+        assert await asyncio.wait_for(updates.get(), 60) == "vault://extra/Open.md"
 
 
 async def test_a_note_deleted_while_the_vault_is_walked_is_left_out(

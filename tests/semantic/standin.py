@@ -110,7 +110,7 @@ async def serve_local(app: Starlette) -> AsyncIterator[str]:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
         server.should_exit = True
-        await asyncio.wait_for(task, 10)
+        await asyncio.wait_for(task, 60)
         sock.close()
 
 

@@ -216,7 +216,7 @@ async def test_state_survives_a_restart_and_a_run_can_be_cancelled(make_vault: C
         vg.app.plane.jobs = (Slow(),)
         started_run = await vg.ok("run_consolidation", wait=False)
         assert started_run["status"] == "running" and started_run["run_id"].startswith("run-")  # named at once
-        await asyncio.wait_for(held.wait(), 10)
+        await asyncio.wait_for(held.wait(), 60)
         running = (await vg.ok("plane_status"))["running"]
         assert running["job"] == "slow" and running["run_id"] == started_run["run_id"]
         joined = await vg.ok("run_consolidation", wait=False)  # a second start joins the run
@@ -263,7 +263,7 @@ async def test_the_first_interval_counts_from_the_first_start_across_restarts(
     for _ in range(2):
         waiting.append((0.0, asyncio.Event()))
         async with started(root, plane={"after_changes": 10_000, "interval_minutes": 600}) as vg:
-            await asyncio.wait_for(waiting[-1][1].wait(), 30)  # the schedule has read its state
+            await asyncio.wait_for(waiting[-1][1].wait(), 60)  # the schedule has read its state
             saved = await vg.app.plane.saved("main")
             status = await vg.ok("plane_status")
             assert saved["last_run"] is None and status["next_run"] is not None

@@ -42,7 +42,7 @@ async def test_a_run_of_other_jobs_is_not_answered_by_the_running_one(make_vault
         slow = Slow()
         vg.app.plane.jobs = (slow, Quick())
         first = await vg.ok("run_consolidation", wait=False, jobs=["slow"])
-        await asyncio.wait_for(slow.held.wait(), 10)
+        await asyncio.wait_for(slow.held.wait(), 60)
         assert (await vg.ok("run_consolidation", wait=False, jobs=["slow"]))["run_id"] == first["run_id"]  # joined
         every = await vg.ok("run_consolidation", wait=False)  # all jobs: quick is not in the running one
         assert every["run_id"] != first["run_id"] and every["status"] == "running"

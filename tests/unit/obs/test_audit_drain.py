@@ -13,7 +13,7 @@ import pytest
 import service.obs.audit as audit_module
 from tests.conftest import started
 
-LONG_PAUSE_S = 60.0  # a gathering pause no wait below would outlast: waiting it out fails the test
+LONG_PAUSE_S = 600.0  # a gathering pause no wait below (60 s: bounds for a loaded machine) would outlast
 
 
 async def test_drained_writes_the_gathered_batch_without_waiting_for_the_pause(
@@ -23,7 +23,7 @@ async def test_drained_writes_the_gathered_batch_without_waiting_for_the_pause(
     async with started(make_vault({"A.md": "# A\n"})) as vg:
         await vg.ok("read_note", path="A")
         await vg.ok("read_note", path="A")
-        await vg.app.audit.drained(within=10.0)
+        await vg.app.audit.drained(within=60.0)
         rows = await vg.app.services.state.fetchall("SELECT tool, status FROM event_log ORDER BY id")
         assert [tuple(r) for r in rows] == [("read_note", "ok"), ("read_note", "ok")]
         # and the sink gathers again afterwards: a later call is written by the next wait too
@@ -40,9 +40,9 @@ async def test_a_stop_right_after_a_call_keeps_its_event_and_does_not_wait_for_t
     async with started(root) as vg:
         await vg.ok("read_note", path="A")
         t0 = time.perf_counter()
-        async with asyncio.timeout(8.0):
+        async with asyncio.timeout(60.0):
             await vg.app.stop()
-        assert time.perf_counter() - t0 < 8.0
+        assert time.perf_counter() - t0 < 60.0
     async with started(root) as vg:
         rows = await vg.app.services.state.fetchall("SELECT tool FROM event_log")
         assert [r[0] for r in rows] == ["read_note"]

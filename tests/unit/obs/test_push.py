@@ -41,7 +41,7 @@ async def receiver(status: int = 204) -> AsyncIterator[tuple[str, list[dict[str,
         yield f"http://127.0.0.1:{sock.getsockname()[1]}/events", received, arrived
     finally:
         server.should_exit = True
-        await asyncio.wait_for(task, 10)
+        await asyncio.wait_for(task, 60)
         sock.close()
 
 
@@ -51,7 +51,7 @@ async def test_events_are_pushed_as_cloudevents_batches(make_vault: Callable[...
         await vg.ok("read_note", path="A")
         await vg.err("read_note", "note_not_found", path="Nope")
         await vg.app.audit.drained()
-        await asyncio.wait_for(arrived.wait(), 10)
+        await asyncio.wait_for(arrived.wait(), 60)
         text = vg.app.metrics.render().decode()
     assert [e["subject"] for e in received] == ["read_note", "read_note"]
     assert all(e["specversion"] == "1.0" and e["type"] == "dev.vaultgate.tool.call" for e in received)
@@ -65,7 +65,7 @@ async def test_a_receiver_answering_500_drops_the_batch_and_counts_it(make_vault
     async with receiver(status=500) as (url, _, arrived), started(root, events={"push_url": url}) as vg:
         out = await vg.ok("read_note", path="A")
         await vg.app.audit.drained()
-        await asyncio.wait_for(arrived.wait(), 10)
+        await asyncio.wait_for(arrived.wait(), 60)
         text = vg.app.metrics.render().decode()
     assert out["path"] == "A.md"
     assert 'vaultgate_observe_drops_total{sink="push"} 1.0' in text

@@ -21,17 +21,17 @@ async def test_a_job_nobody_waits_on_waits_for_the_running_calls_and_only_so_lon
     jobs = OcrJobs(reader=cast(Any, None), db=cast(Any, None), activity=activity)
     job = OcrJob(id="j", vault_id="v", folder="")
     activity.begin()
-    waiting = asyncio.create_task(jobs.give_way(job, within=60))
+    waiting = asyncio.create_task(jobs.give_way(job, within=600))  # past every bound below
     done, _ = await asyncio.wait({waiting}, timeout=0.1)
     assert not done  # a call runs: the next file waits
     activity.end()
-    await asyncio.wait_for(waiting, 5)  # the call ended: the job goes on
+    await asyncio.wait_for(waiting, 60)  # the call ended: the job goes on
 
     activity.begin()
     job.listeners.append(_listener)  # a caller waits on the job: it goes on at once
-    await asyncio.wait_for(jobs.give_way(job, within=60), 5)
+    await asyncio.wait_for(jobs.give_way(job, within=600), 60)
     job.listeners.clear()
-    await asyncio.wait_for(jobs.give_way(job, within=0.05), 5)  # and never waits past `within`
+    await asyncio.wait_for(jobs.give_way(job, within=0.05), 60)  # and never waits past `within`
     activity.end()
 
 
@@ -64,7 +64,7 @@ async def _joined_while_listing(jobs: OcrJobs, reader: _Reader) -> tuple[asyncio
     vault = SimpleNamespace(id="v", paths=SimpleNamespace(root=root, on_disk=lambda rel: root / rel))
     files = [("a.png", 1.0, 1), ("b.png", 1.0, 1)]
     first = asyncio.create_task(jobs.launch(cast(Any, vault), "", files, force=False))
-    await asyncio.wait_for(reader.listing.wait(), 5)
+    await asyncio.wait_for(reader.listing.wait(), 60)
     job, joined = await jobs.launch(cast(Any, vault), "", files, force=False)
     assert joined and job.task is None  # the first start is still listing the files
     return first, job
@@ -81,9 +81,9 @@ async def test_a_job_joined_while_its_files_are_listed_is_waited_for_to_its_end(
         await asyncio.sleep(0)
     assert not waiter.done()
     reader.release.set()
-    assert (await asyncio.wait_for(first, 5))[0] is job
+    assert (await asyncio.wait_for(first, 60))[0] is job
     reader.reading.set()
-    await asyncio.wait_for(waiter, 5)
+    await asyncio.wait_for(waiter, 60)
     assert job.status == "done" and (job.total, job.done) == (2, 2)
 
 
@@ -97,6 +97,6 @@ async def test_a_job_cancelled_while_its_files_are_listed_does_not_run() -> None
     for _ in range(5):
         await asyncio.sleep(0)
     reader.release.set()
-    await asyncio.wait_for(first, 5)
-    assert await asyncio.wait_for(cancelling, 5) is job
+    await asyncio.wait_for(first, 60)
+    assert await asyncio.wait_for(cancelling, 60) is job
     assert job.status == "cancelled" and job.done == 0

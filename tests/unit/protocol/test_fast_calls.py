@@ -387,7 +387,7 @@ async def test_the_sdk_server_is_built_and_reads_only_after_the_calls_asked_befo
     await _settle()
     assert built == [] and not wire.fast.sdk_ready.is_set()
     dispatcher.release.set()
-    await asyncio.wait_for(handing, timeout=10)
+    await asyncio.wait_for(handing, timeout=60)
     assert built == [0] and wire.fast.sdk_ready.is_set() and len(wire.sent) == 1
     assert wire.fast.path.enabled  # the server built does nothing per call the fast path leaves out
 
@@ -420,7 +420,7 @@ async def test_a_burst_of_plain_calls_is_not_held_up_by_building_the_sdk_server(
     await _settle()
     assert built == [] and len(wire.sent) == 2
     wire.route({"jsonrpc": "2.0", "id": 10, "method": "ping"})  # only the SDK answers it: built now
-    await asyncio.wait_for(handing, timeout=10)
+    await asyncio.wait_for(handing, timeout=60)
     assert built == [2] and wire.fast.sdk_ready.is_set()
 
 
