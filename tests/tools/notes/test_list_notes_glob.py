@@ -15,9 +15,9 @@ DEEP = "/".join(["a"] * 40) + "/b.md"
 
 async def test_a_backtracking_glob_answers_at_once(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault({DEEP: "deep\n", "Projects/Plan.md": "plan\n"})) as vg:
-        started_at = time.monotonic()
+        started_at = time.process_time()  # CPU, not the wall clock: a loaded machine stretches that
         out = await vg.ok("list_notes", glob="**/a/" * 12 + "c")
-        assert out["items"] == [] and time.monotonic() - started_at < 5
+        assert out["items"] == [] and time.process_time() - started_at < 5
         deep = await vg.ok("list_notes", glob="**/a/a/b.md")
         assert [i["path"] for i in deep["items"]] == [DEEP]
         plan = await vg.ok("list_notes", glob="projects/*.md")

@@ -26,9 +26,9 @@ async def vg(make_vault: Callable[..., Path]) -> AsyncIterator[Harness]:
 
 async def test_a_glob_that_backtracks_for_minutes_on_re_answers_at_once(vg: Harness) -> None:
     pattern = "**/a/" * 12 + "c"  # wcmatch's own matcher (on `re`) holds a core for many minutes here
-    started_at = time.monotonic()
+    started_at = time.process_time()  # CPU, not the wall clock: a loaded machine stretches that
     none = await vg.ok("query_jsonlogic", logic={"glob": [{"var": "path"}, pattern]})
-    assert none["items"] == [] and time.monotonic() - started_at < 5
+    assert none["items"] == [] and time.process_time() - started_at < 5
     found = await vg.ok("query_jsonlogic", logic={"glob": [{"var": "path"}, "projects/**/*.md"]})
     assert [i["path"] for i in found["items"]] == ["Projects/Plan.md"]
     deep = await vg.ok("query_jsonlogic", logic={"glob": [{"var": "path"}, "**/a/a/b.md"]})
