@@ -18,7 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from decimal import Context as DecimalContext
 from typing import Any
 
-from service.dataview import datefmt, durations, hashing
+from service.dataview import currency, datefmt, durations, hashing
 from service.dataview.collate import collation_key
 from service.dataview.ops import Context, binary, clean, to_string
 from service.dataview.syntax import date_keyword
@@ -428,12 +428,11 @@ def _localtime(ctx: Context, v: Any) -> Any:
 
 
 @fn("currencyformat")
+@spread({2: (0,)})
 def _currency(ctx: Context, a: list[Any]) -> Any:
-    if not a or not _n(a[0]):
+    if not a or not _n(a[0]) or (len(a) > 1 and not isinstance(a[1], str)):
         return None
-    code = a[1] if len(a) > 1 and isinstance(a[1], str) else "USD"
-    symbol = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}.get(code.upper(), code.upper() + " ")
-    return f"{symbol}{a[0]:,.2f}"
+    return currency.format_currency(a[0], a[1] if len(a) > 1 else "USD")
 
 
 from service.dataview import functions_lists as _lists  # noqa: E402  (registers the rest)

@@ -63,3 +63,12 @@ async def test_from_a_link_to_no_note(make_vault: Callable[..., Path], mode: str
         await harness.indexed()
         out = await ok(client, "search_dql", query="LIST FROM [[Ghost]]")
         assert [r["path"] for r in out["rows"]] == ["A.md"]
+
+
+async def test_currencyformat_of_a_negative_amount(make_vault: Callable[..., Path], mode: str) -> None:
+    """currencyformat(-5) was `$-5.00` and JPY had two decimals; Intl en-US writes `-$5.00`, `¥1,235`."""
+    async with e2e(make_vault({"N.md": "x:: 1\n"})) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        query = 'TABLE WITHOUT ID currencyformat(-5), currencyformat(1234.5, "JPY") FROM "N"'
+        out = await ok(client, "search_dql", query=query)
+        assert [c["value"] for c in out["rows"][0]["cells"]] == ["-$5.00", "¥1,235"]
