@@ -16,7 +16,12 @@ stop words only, or with AND written, is searched as written. A query that is a 
 written, parentheses count as one word) also gets a relaxed form, the same units joined with
 OR (exclusions kept), for the caller to run when the strict form finds too little (BM25 ranks
 the notes matching more and rarer words first). Phrases, prefixes and title: stay as written
-in both forms.
+in both forms. A word of a script written without spaces (Chinese, Japanese, Korean, Thai) is
+searched as written in the strict form, the string itself (a phrase of its characters,
+`unspaced.searched`); a run of `SEVERAL` characters or more, likely several words typed
+without a space, as its overlapping pairs of characters in the relaxed one
+(`unspaced.bag_words`): 机器学习基础 finds "机器学习的基础" among the notes holding some of
+its words, as "机器学习 基础" would.
 
 Guarantee: every string either translates into an expression FTS5 accepts (each term is
 emitted as a double-quoted FTS5 string, so no user character is ever FTS5 syntax) or raises
@@ -31,11 +36,15 @@ from dataclasses import dataclass
 from service.errors import QuerySyntaxError
 from service.retrieval.stems import terms
 from service.retrieval.stopwords import is_stop_word
-from service.retrieval.unspaced import searched
+from service.retrieval.unspaced import bag_words, longest_run, searched
 
 _TOKEN = re.compile(r'\s*(?:(?P<lp>\()|(?P<rp>\))|(?P<phrase>(?:title:)?"[^"]*"?\*?)|(?P<word>[^\s()"]+))')
 _HAS_WORD = re.compile(r"\w")
 MAX_TERMS = 64
+# A run of characters of an unspaced script from which it is read as several words in the relaxed
+# form: Chinese and Japanese words are mostly one to four characters (机器学习, a four-character
+# idiom), so a shorter run is taken as one word, as an English word has no relaxed form.
+SEVERAL = 5
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,18 @@ class _Unit:
     # What the unit finds: (column, the index's terms, prefix) for a word or phrase; a group's
     # expression otherwise (`_once`).
     key: tuple[str, tuple[str, ...], bool] | None = None
+    plain: bool = False  # a word as typed: no quotes, prefix or column
+
+    def pairs(self) -> list[_Unit]:
+        """The units of this one in a relaxed form: a plain word holding a run of `SEVERAL` or more
+        characters of unspaced scripts as its pairs of characters and its other runs
+        (`unspaced.bag_words`), else itself."""
+        if not self.plain or self.term is None or self.term.isascii() or longest_run(self.term) < SEVERAL:
+            return [self]
+        found = [w for w in bag_words(self.term) if _HAS_WORD.search(w)]
+        if len(found) < 2:
+            return [self]
+        return [_Unit(_quote(w), w, stop=False, key=("", terms(searched(w)), False), plain=True) for w in found]
 
 
 @dataclass
@@ -77,12 +98,12 @@ class _Conj:
             return None
         return kept[0]
 
-    def render(self, joiner: str = "AND") -> str:
+    def render(self, joiner: str = "AND", split: bool = False) -> str:
         # A unit written again adds nothing to the match but each of its places in a note once
         # more to what FTS5's snippet() weighs against each other, a cost that grows as their
         # square and that no read budget interrupts: "plan" 8 times took 6.9 s on a note of 3,000
         # "plan"s, 60 times over a minute. Kept once (`_once`: by the terms the index looks up).
-        kept = _once(self.kept(), joiner)
+        kept = _once([p for u in self.kept() for p in u.pairs()] if split else self.kept(), joiner)
         expr = kept[0] if len(kept) == 1 else "(" + f" {joiner} ".join(kept) + ")"
         for neg in self.negatives:
             expr = f"({expr} NOT {neg})"
@@ -250,15 +271,16 @@ class _Parser:
             raise QuerySyntaxError("too many terms", details={"max": MAX_TERMS})
         stop = not (quoted or prefix or column) and is_stop_word(text)
         key = (column, terms(searched(text)), prefix)
-        return _Unit(column + _quote(text) + ("*" if prefix else ""), text, stop, key)
+        return _Unit(column + _quote(text) + ("*" if prefix else ""), text, stop, key, not (quoted or prefix or column))
 
 
 def parse_query(source: str) -> Parsed:
     parser = _Parser(source)
     conjs = parser.parse()
     relaxed = None
-    if len(conjs) == 1 and not conjs[0].explicit and len(conjs[0].content()) > 1:
-        relaxed = conjs[0].render("OR")
+    conj = conjs[0]
+    if len(conjs) == 1 and not conj.explicit and (len(conj.content()) > 1 or len(conj.kept()[0].pairs()) > 1):
+        relaxed = conj.render("OR", split=True)
     match = _render_or(conjs)
     if relaxed == match:  # one unit under several spellings: the strict pass is the relaxed one
         relaxed = None

@@ -68,6 +68,19 @@ def shown(text: str) -> str:
     return text.replace(JOINER, "") if JOINER in text else text
 
 
+# Scripts whose characters are each a syllable or a word (Han, kana, Hangul): the others' (Thai,
+# Lao, Khmer, Myanmar) are letters and marks, whose pairs are no units of meaning.
+_SYLLABIC = re.compile(
+    "[" + _CHARS.replace("\u0e00-\u0eff", "").replace("\u1000-\u109f", "").replace("\u1780-\u17ff", "") + "]+"
+)
+
+
+def longest_run(text: str) -> int:
+    """The length of the longest run of Han, kana or Hangul characters in `text` (a run of an
+    unspaced script whose characters are syllables or words)."""
+    return max((len(run) for run in _SYLLABIC.findall(text)), default=0)
+
+
 def pieces(word: str) -> list[str]:
     """A word for a ranking of notes by how much of it they hold (the text side of a hybrid
     search ORs them): a run of three or more characters of these scripts as its overlapping

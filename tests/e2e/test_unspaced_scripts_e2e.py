@@ -1,6 +1,7 @@
 """Chinese, Japanese, Korean and Thai words found inside a sentence, end to end: a real uvicorn
 server with the SDK's Streamable HTTP client in both protocol eras, and the real CLI over stdio
-(its fast path), for search_text, search_notes and search_vault (service/retrieval/unspaced.py)."""
+(its fast path), for search_text, search_notes and search_vault (service/retrieval/unspaced.py);
+a run of several words without spaces finds the note holding them apart (query.py `SEVERAL`)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ async def _all_found(call: Callable[..., Any]) -> None:
         assert notes["items"] and notes["items"][0]["path"] == path, (query, notes)
         vault = await call("search_vault", query=query)
         assert vault["items"] and vault["items"][0]["path"] == path, (query, vault)
+    # several words typed without a space: the note holding them apart follows as a partial match
+    out = await call("search_text", query="机器学习基础")
+    assert out["match"] == "any" and [i["path"] for i in out["items"]][:1] == ["学习.md"], out
 
 
 async def test_unspaced_script_words_over_http(make_vault: Callable[..., Path], mode: str) -> None:

@@ -131,3 +131,24 @@ def test_only_text_of_unspaced_scripts_is_set_apart() -> None:
     j = JOINER
     assert words_text("AI学习!") == f"AI{j}学{j}{j}习{j}!"
     assert words_text("회의에서") == f"{j}회{j}{j}의{j}{j}에{j}{j}서{j}"
+
+
+async def test_a_run_of_several_words_without_spaces_finds_notes_holding_some(make_vault: Callable[..., Path]) -> None:
+    """机器学习基础 ("machine learning basics", as a user or an agent types it, no space) found
+    nothing: the strict form wants the string itself, and a query of one word had no relaxed form.
+    A run of five characters or more is now, in the relaxed form, its pairs of characters: the
+    note holding "机器学习的基础" follows as a partial match (`match: any`), its snippet marking
+    the pairs. A run of four or fewer stays one word (机器学习 finds that note alone, `all`)."""
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        out = await vg.ok("search_text", query="机器学习基础")
+        assert out["query"] == '"机器学习基础"' and out["match"] == "any"
+        assert out["items"] and out["items"][0]["path"] == "学习.md", out["items"]
+        assert {i["match"] for i in out["items"]} == {"any"}
+        snippet, marked = _found(out)["学习.md"]
+        assert "今天我学习了机器学习的基" in snippet and "机器学习" in marked, (snippet, marked)
+        exact = await vg.ok("search_text", query="机器学习")
+        assert exact["match"] == "all" and list(_found(exact)) == ["学习.md"]
+        assert list(_found(await vg.ok("search_text", query='"机器学习基础"'))) == []  # quoted: the string only
+        # Thai letters and marks are not read as pairs: one word, as typed
+        assert list(_found(await vg.ok("search_text", query="ประชุมเรื่องอื่น"))) == []

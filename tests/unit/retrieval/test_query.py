@@ -100,3 +100,15 @@ def test_a_prefix_another_unit_implies() -> None:
     assert parse_query("pl* title:plan").match == 'title : "plan"'
     # "information" is looked up as "inform": informati* is not implied.
     assert parse_query("informati* information").match == '("informati"* AND "information")'
+
+
+def test_a_long_run_of_an_unspaced_script_is_its_pairs_in_the_relaxed_form() -> None:
+    j = "\u2060"
+    parsed = parse_query("机器学习基础")
+    assert parsed.match == f'"{j}机{j}{j}器{j}{j}学{j}{j}习{j}{j}基{j}{j}础{j}"'
+    assert parsed.relaxed is not None and parsed.relaxed.count(" OR ") == 4  # 机器 器学 学习 习基 基础
+    assert parse_query("机器学习").relaxed is None  # four characters: one word
+    assert parse_query('"机器学习基础"').relaxed is None  # quoted: as written
+    assert parse_query("ประชุมเรื่องอื่น").relaxed is None  # Thai: letters and marks, not syllables
+    pairs = " OR ".join(f'"{j}{a}{j}{j}{b}{j}"' for a, b in ("学习", "习笔", "笔记", "记本", "本子"))
+    assert parse_query("AI学习笔记本子").relaxed == f'("AI" OR {pairs})'
