@@ -48,7 +48,7 @@ from service.plane.digest import FOLDER
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
 from service.plane.reader import readable
-from service.retrieval.unspaced import searched
+from service.retrieval.unspaced import searched, unspaced
 from service.storage.db import DbOperationalError, schema_changed
 from service.vault.settings_files import template_folders
 
@@ -59,6 +59,8 @@ MENTION_TITLES = 5000
 MOST_LINKED = 200  # of those, the most linked notes' at most: the others' turn comes at every run
 MENTIONS_PER_TITLE = 20
 MIN_TITLE = 5  # characters: shorter titles are too common as words
+MIN_UNSPACED = 3  # of a title all in a script without spaces (機械学習, ภาษาไทย): a 3-character word is rare
+_LETTER = re.compile(r"[^\W\d_]")  # a title of digits and signs (a date) is looked for as no mention
 MENTIONS_BUDGET_S = 10.0  # the longest one run looks for unlinked mentions
 OWN = f"{FOLDER}/%"  # the plane's own notes (digests, summaries): their links, tags and text do not count
 _NOT_OWN = "(SELECT id FROM notes WHERE vault_id = ? AND path LIKE ?)"
@@ -312,7 +314,10 @@ class Audit:
                 if not left:
                     return []
                 # the index stems and folds accents ("Crossing" matches "Cross"): the very words, case-blind
-                exact = re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, named.split())) + r"(?!\w)", re.IGNORECASE)
+                # (a word boundary only where the title ends in a letter of a spaced script: 東京 is a
+                # word inside "我住在東京了", as the index reads it: `retrieval.unspaced`)
+                ends = ("" if unspaced(named[:1]) else r"(?<!\w)", "" if unspaced(named[-1:]) else r"(?!\w)")
+                exact = re.compile(ends[0] + r"\s+".join(map(re.escape, named.split())) + ends[1], re.IGNORECASE)
                 marks = ",".join("?" * len(left))
                 bodies = dict(c.execute(f"SELECT note_id, body FROM note_text WHERE note_id IN ({marks})", left))
                 # in the note's prose: the text of a link (`[[Evergreen notes]]`), an embed or code is no mention
@@ -335,7 +340,7 @@ class Audit:
             if target in turn:
                 ctx.kept["mentions_after"] = target
             title = titles.get(target, "")
-            if len(title) < MIN_TITLE or not re.search(r"[A-Za-z]", title):
+            if len(title) < (MIN_UNSPACED if unspaced(title) else MIN_TITLE) or not _LETTER.search(title):
                 continue
             phrase = '"' + searched(title).replace('"', " ") + '"'  # as the word index holds it
             for path, etag in (await ctx.read(mentioning(target, phrase)))[:MENTIONS_PER_TITLE]:
