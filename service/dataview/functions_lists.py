@@ -173,8 +173,8 @@ def register(
     text("lower", lambda s: s.lower(), TEXT)
     text("upper", lambda s: s.upper(), TEXT)
     text("split", _split, {})  # not vectorised in Dataview: split of a list is no text (null here)
-    text("startswith", lambda s, p: isinstance(p, str) and s.startswith(p), PAIR)
-    text("endswith", lambda s, p: isinstance(p, str) and s.endswith(p), PAIR)
+    text("startswith", lambda s, p: s.startswith(p) if isinstance(p, str) else None, PAIR)  # null: no such call
+    text("endswith", lambda s, p: s.endswith(p) if isinstance(p, str) else None, PAIR)
     text("padleft", lambda s, n, pad=" ": _pad(s, n, pad, left=True), PAIR_OR_TRIPLE)
     text("padright", lambda s, n, pad=" ": _pad(s, n, pad, left=False), PAIR_OR_TRIPLE)
     text("substring", _substring, PAIR_OR_TRIPLE)
@@ -190,11 +190,12 @@ def _substring(s: str, start: Any, end: Any = None) -> Any:
     return s[min(a, b) : max(a, b)]
 
 
-def _word(hay: Any, word: Any) -> bool:
+def _word(hay: Any, word: Any) -> bool | None:
     """functions.ts containsword: `/.*\\b<word>\\b.*/i` — JavaScript's \\b knows ASCII word characters
-    only ('caf' is a word of 'café'; '#tag' needs a word character before it)."""
+    only ('caf' is a word of 'café'; '#tag' needs a word character before it). A null (or another
+    type, which has no implementation there) is null."""
     if not isinstance(hay, str) or not isinstance(word, str):
-        return False
+        return None
     return re.search(r"\b" + re.escape(word.lower()) + r"\b", hay.lower(), re.ASCII) is not None
 
 

@@ -12,6 +12,8 @@ row a value the server answered differently before:
 - reduce(list, (a, b) => ...) folds with the lambda, nulls after the first passed over (was null).
 - nonnull(a, b, ...) of several values; sort and reverse of another value give it back.
 - context.ts indexes from 0 only: list[-1] and "abc"[-1] are null (were the last item).
+- containsword, startswith and endswith given a null are null (`.add2("null", "*", () => null)`;
+  were false), as is another type they have no implementation for.
 """
 
 from __future__ import annotations
@@ -58,6 +60,10 @@ CASES: list[tuple[str, Any]] = [
     ("nonnull(1, null, 2)", [1, 2]),
     ('sort("x")', "x"),
     ("reverse(5)", 5),
+    ('containsword(null, "x")', None),
+    ('startswith("x", null)', None),
+    ('endswith("x", 5)', None),
+    ('containsword("a b", "b")', True),
     ("[1, 2, 3][-1]", None),
     ('"abc"[-1]', None),
     ("[1, 2, 3][2]", 3),
