@@ -34,7 +34,8 @@ from typing import Any
 from service.serve import serving
 from service.settings import Settings
 
-WAIT = 30.0
+WAIT = 90.0  # every wait on a server (its start included, at load 15-20 on 2 cores: 40-80 s)
+STOP_WAIT = 30.0  # how long a stdio server is given to end after its input closes, before a kill
 PIECE = 16 * 1024
 INIT: dict[str, Any] = {
     "jsonrpc": "2.0",
@@ -279,7 +280,7 @@ class StdioProcess:
     def __exit__(self, *exc: object) -> None:
         self._in.close()
         try:
-            self.proc.wait(WAIT)
+            self.proc.wait(STOP_WAIT)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(WAIT)
