@@ -32,7 +32,9 @@ from typing import Any
 
 PIPE_BUF = getattr(select, "PIPE_BUF", 512)  # POSIX guarantees 512; Linux 4096
 HOLD_AT = 64  # lines waiting for a worker thread, or calls running: past this, the lines read next wait
-GONE_S = 2.0  # stdin closed while paused: how long no line may go out before the client counts as gone
+GONE_S = 30.0  # stdin closed while paused: how long no line may go out before the client counts as gone
+# (a batch client closes stdin after its requests and may read its answers slowly: 2 s dropped
+# the answers owed to one that paused a few seconds between reads; R1 s80)
 
 
 def _has_room(out: Any) -> bool:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from service.protocol.stdio_out import GONE_S
+
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
 READ = {"method": "tools/call", "params": {"name": "read_note", "arguments": {"path": "Home"}}}
 FULL = 48_000  # bytes waiting in the stdout pipe (64 KB of pages on Linux, some part-filled): it is full
@@ -73,9 +75,9 @@ def _stuck_server(root: Path, tmp: Path, fast: bool) -> subprocess.Popen[bytes]:
     return proc
 
 
-def _ended(proc: subprocess.Popen[bytes], tmp: Path) -> None:
+def _ended(proc: subprocess.Popen[bytes], tmp: Path, within: float = WAIT_S) -> None:
     try:
-        code = proc.wait(timeout=WAIT_S)
+        code = proc.wait(timeout=within)
     except subprocess.TimeoutExpired:
         proc.kill()
         code = proc.wait()
@@ -105,4 +107,4 @@ def test_closing_stdin_ends_a_server_whose_stdout_is_not_read(
     proc = _stuck_server(make_vault({"Home.md": "# Home\n"}), tmp_path, fast)
     assert proc.stdin is not None
     proc.stdin.close()
-    _ended(proc, tmp_path)
+    _ended(proc, tmp_path, GONE_S + WAIT_S)  # no line goes out for GONE_S first: the client is gone
