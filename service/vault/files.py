@@ -34,7 +34,7 @@ from service.vault.etags import etag_of as etag_of
 from service.vault.etags import stale_etag
 from service.vault.events import ChangeBus, FileChange
 from service.vault.listings import FolderListings
-from service.vault.notefile import FileStat, encode, note_file
+from service.vault.notefile import FileStat, changed_note, encode, note_file
 from service.vault.notefile import NoteFile as NoteFile
 from service.vault.notefile import WriteResult as WriteResult
 from service.vault.notefile import file_stat as _file_stat
@@ -44,15 +44,6 @@ from service.vault.temps import write_in
 from service.vault.walk import walk
 
 R = TypeVar("R")
-
-
-def _changed(
-    vp: VaultPath, data: bytes, st: os.stat_result, etag: str | None, change: Callable[[str], str]
-) -> tuple[NoteFile, bytes]:  # `modify`'s note and new bytes: in a worker thread for a long note
-    note = note_file(vp, data, st)
-    if etag is not None and note.etag != etag:
-        raise stale_etag(vp.rel, etag, note.etag)
-    return note, encode(change(note.content))
 
 
 class VaultFiles:
@@ -274,7 +265,7 @@ class VaultFiles:
             refuse_read_only(dest, vp.rel)
             for _ in range(reread.TRIES):
                 data, read = await offloop.sized(offloop.size_of(vp), self._read_raw, vp, key, expected_etag)
-                note, new = await offloop.sized(len(data), _changed, vp, data, read, expected_etag, change)
+                note, new = await offloop.sized(len(data), changed_note, vp, data, read, expected_etag, change)
                 try:
                     st = await asyncio.to_thread(
                         reread.replace_if_unchanged, self.paths.root, key, new, read, note.etag
@@ -376,10 +367,7 @@ class VaultFiles:
     ) -> WriteResult:
         """Copy a note's bytes (`text`: the copy's text instead, the note's with its links rewritten);
         `expected_etag` is the destination's (checked under its lock, off the loop if long)."""
-        if text is not None:
-            data = encode(text)
-        else:
-            data = await offloop.sized(offloop.size_of(src), self.read_bytes, src)  # a long note's read: off the loop
+        data = encode(text) if text is not None else await offloop.sized(offloop.size_of(src), self.read_bytes, src)
         key, dest = self._real(dst)
         async with self.lock(key), self.creating(dst.rel), self._writes:
             existed = await offloop.sized(offloop.size_of(dst), self.check_etag, dst, expected_etag, gone_is_stale=True)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.vault.decoding import UTF8, decode_note
-from service.vault.etags import etag_of
+from service.vault.etags import etag_of, stale_etag
 from service.vault.paths import VaultPath
 
 
@@ -47,3 +48,13 @@ def note_file(vp: VaultPath, data: bytes, st: os.stat_result) -> NoteFile:
 
 def encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
+
+
+def changed_note(
+    vp: VaultPath, data: bytes, st: os.stat_result, etag: str | None, change: Callable[[str], str]
+) -> tuple[NoteFile, bytes]:
+    """`VaultFiles.modify`'s note and new bytes (in a worker thread for a long note)."""
+    note = note_file(vp, data, st)
+    if etag is not None and note.etag != etag:
+        raise stale_etag(vp.rel, etag, note.etag)
+    return note, encode(change(note.content))
