@@ -24,3 +24,13 @@ def too_deep(value: Any, limit: int) -> bool:
             below += [c for c in (node.values() if type(node) is dict else node) if type(c) is dict or type(c) is list]
         level = below
     return False
+
+
+def finite(number: str) -> float:
+    """A JSON float or constant as `json.loads(parse_float=finite, parse_constant=finite)` reads
+    it: `1e400` (infinity to Python and JavaScript), `NaN` and `Infinity` are a ValueError, as no
+    answer could carry them as numbers (the wire would get null where a schema says number)."""
+    value = float(number)
+    if value - value != 0:  # infinity or NaN (`math` is not loaded for this)
+        raise ValueError(f"the number {number[:40]} is not finite")
+    return value

@@ -39,6 +39,7 @@ import anyio
 
 from service.bridges.tls import PLUGIN, Pinned, file_context
 from service.errors import PluginIncompatible, PluginUnreachable, ValidationFailed, VaultgateError
+from service.json_depth import finite
 from service.settings import BridgeSettings
 
 NOTE_JSON = "application/vnd.olrapi.note+json"
@@ -97,7 +98,7 @@ def loads(content: bytes) -> Any:
     `MAX_DEPTH` included (json.loads raises RecursionError at ~1,000 levels, and a deep value
     that parses fails later, when the tool's answer is serialized)."""
     try:
-        value = json.loads(content)
+        value = json.loads(content, parse_float=finite, parse_constant=finite)  # no NaN nor infinity
     except RecursionError:
         raise ValueError("nested too deep") from None
     if content.count(b"[") + content.count(b"{") <= MAX_DEPTH:  # cannot nest deeper: no walk

@@ -20,10 +20,10 @@ over notes leaves it out with this condition (docs/tools-guide.md, "Canvases in 
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
+from service.json_depth import finite
 from service.obsidian.json_depth import MAX_FILE_DEPTH, too_deep
 
 NODE_TYPES = ("text", "file", "link", "group")
@@ -200,21 +200,12 @@ def loads(text: str) -> object:
     deeper than `MAX_FILE_DEPTH` (or past the parser's recursion limit) is a ValueError like any
     other JSON it cannot read."""
     try:
-        data = json.loads(text, parse_float=_finite, parse_constant=_finite) if text.strip() else {}
+        data = json.loads(text, parse_float=finite, parse_constant=finite) if text.strip() else {}
     except RecursionError:
         raise ValueError("nested deeper than JSON is read") from None
     if too_deep(data):
         raise ValueError(f"nested deeper than {MAX_FILE_DEPTH} levels")
     return whole_text(data) if _SURROGATE_ESCAPE.search(text) else data
-
-
-def _finite(number: str) -> float:
-    """A JSON number that is a finite float: `1e400` (infinity to Python and to JavaScript),
-    `NaN` and `Infinity` are refused, as no answer could carry them as numbers."""
-    value = float(number)
-    if not math.isfinite(value):
-        raise ValueError(f"the number {number[:40]} is not finite")
-    return value
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # the escape of half a UTF-16 pair
