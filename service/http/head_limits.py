@@ -50,24 +50,33 @@ def too_large(max_bytes: int) -> Refused:
     return Refused(INVALID_REQUEST, f"the request line and headers are over {max_bytes} bytes", 431)
 
 
-def response_431(refused: Refused) -> bytes:
-    """A complete HTTP/1.1 431 response that closes the connection."""
+def _closing(refused: Refused, reason: str) -> bytes:
+    """A complete HTTP/1.1 response of `refused` (its JSON-RPC error body) that closes the connection."""
     body = refused.body()
     head = (
-        f"HTTP/1.1 431 {REASON}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+        f"HTTP/1.1 {refused.status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
         "connection: close\r\n\r\n"
     )
     return head.encode("ascii") + body
+
+
+def response_431(refused: Refused) -> bytes:
+    """A complete HTTP/1.1 431 response that closes the connection."""
+    return _closing(refused, REASON)
 
 
 def response_408(read_seconds: float) -> bytes:
     """A complete HTTP/1.1 408 response that closes the connection."""
-    body = Refused(INVALID_REQUEST, f"the request did not arrive whole within {read_seconds:g} seconds", 408).body()
-    head = (
-        f"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
-        "connection: close\r\n\r\n"
-    )
-    return head.encode("ascii") + body
+    refused = Refused(INVALID_REQUEST, f"the request did not arrive whole within {read_seconds:g} seconds", 408)
+    return _closing(refused, "Request Timeout")
+
+
+def response_400() -> bytes:
+    """What a request the HTTP parser cannot read (request line, header syntax, chunk framing) is
+    answered, for either implementation: uvicorn's own answer was a plain-text 400 ("Invalid HTTP
+    request received."), the only answer of the server without a JSON-RPC error body."""
+    refused = Refused(INVALID_REQUEST, "the HTTP request is malformed (request line, headers or body framing)")
+    return _closing(refused, "Bad Request")
 
 
 class _Deadline:
@@ -190,8 +199,9 @@ def head_limited(impl: str, max_bytes: int, read_seconds: float) -> type[asyncio
         def send_400_response(self, msg: str) -> None:
             if self._over:
                 self._refuse()
-            else:
-                super().send_400_response(msg)
+            else:  # the parser's error (uvicorn has logged it): the JSON body every refusal has
+                self.transport.write(response_400())
+                self.transport.close()
 
         def _refuse(self) -> None:
             self._in_head = False
@@ -238,6 +248,11 @@ def _h11_deadlined(read_seconds: float) -> type[asyncio.Protocol]:
                 self._deadline.disarm()  # whole (DONE), or the connection ends
             elif state is h11.SEND_BODY or self.conn.trailing_data[0]:
                 self._deadline.arm()
+
+        def send_400_response(self, msg: str) -> None:
+            """h11 could not read the request (uvicorn has logged it): the JSON body every refusal has."""
+            self.transport.write(response_400())
+            self.transport.close()
 
         def _too_slow(self) -> None:
             if self.transport.is_closing() or self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):

@@ -1,0 +1,53 @@
+"""Requests the HTTP parser itself cannot read (P1 s80 item 4): uvicorn answered them a plain-text
+400 ("Invalid HTTP request received."), the one answer of the server without a JSON-RPC error
+body. Both parsers (httptools, h11) now answer 400 with the same JSON body every other refusal
+has (id null, -32600) and close the connection; the server serves the next client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import e2e
+
+PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+MALFORMED = {
+    "request line": b"NOT A REQUEST LINE AT ALL\r\n\r\n",
+    "header without a colon": b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon here\r\n\r\n",
+    "space before a header's colon": b"POST /mcp HTTP/1.1\r\nHost : 127.0.0.1\r\n\r\n",
+    "bad chunk size": b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+}
+
+
+async def _exchange(port: int, data: bytes) -> tuple[int, dict[str, str], bytes]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(data)
+        await writer.drain()
+        answer = await asyncio.wait_for(reader.read(), 60)  # the server closes the connection
+    finally:
+        writer.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    fields = dict(line.lower().split(": ", 1) for line in lines[1:] if ": " in line)
+    return int(lines[0].split(" ")[1]), fields, body
+
+
+@pytest.mark.parametrize("parser", ["httptools", "h11"])
+async def test_what_the_parser_cannot_read_gets_a_json_400(make_vault: Callable[..., Path], parser: str) -> None:
+    async with e2e(make_vault({"Home.md": "# Home\n"}), http={"parser": parser}, index={"watch": False}) as (url, _):
+        port = int(url.split(":")[2].split("/")[0])
+        for name, data in MALFORMED.items():
+            status, fields, body = await _exchange(port, data)
+            assert status == 400, (name, body)
+            assert fields["content-type"] == "application/json", (name, fields)
+            error = json.loads(body)
+            assert error["id"] is None and error["error"]["code"] == -32600, (name, error)
+        head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        head += f"Accept: application/json, text/event-stream\r\nContent-Length: {len(PING)}\r\n\r\n"
+        status, _, _ = await _exchange(port, head.encode() + PING)
+        assert status in (200, 400)  # answered by the MCP front (a ping without a session), not the parser
