@@ -40,7 +40,8 @@ _CITE = re.compile(r"\[(\d+)\]")
 
 
 def cited(answer: str, sent: list[str]) -> list[str]:
-    """The sentences of `answer` that cite only notes that were sent, citations as wikilinks."""
+    """The sentences of `answer` that cite only notes that were sent, citations as wikilinks (none
+    that would open an Obsidian comment in the kept note: one `%%`, an `<!--`)."""
     kept = []
     for match in _SENTENCE.finditer(answer):
         sentence = match.group(0).strip()
@@ -49,7 +50,7 @@ def cited(answer: str, sent: list[str]) -> list[str]:
             continue
         text = re.sub(r"\s+([.!?])", r"\1", _CITE.sub("", sentence)).strip()
         links = "".join(f" [[{sent[n - 1].removesuffix('.md')}]]" for n in dict.fromkeys(numbers))
-        if text:
+        if text and text.count("%%") % 2 == 0 and "<!--" not in text:  # none opens a comment hiding the rest
             kept.append(text + links)
     return kept
 
