@@ -29,11 +29,12 @@ from typing import Any, cast
 
 from service.dataview.evaluate import Budget, Context, compile_expr, per_row, returns_bool
 from service.dataview.flat import Flat
-from service.dataview.items import FileFields, Inherited, scope
+from service.dataview.items import FileFields, scope
 from service.dataview.plainsort import sorted_plainly
 from service.dataview.query import Column, Query
 from service.dataview.size import Answer, counted_task
 from service.dataview.syntax import Node
+from service.dataview.task_groups import group_paths, render_group, task_fields
 from service.dataview.values import Link, compare, to_json, truthy, type_of, typed
 from service.dataview.view import View
 from service.errors import Conflict
@@ -368,11 +369,10 @@ def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: Vi
     if query.kind == "TASK":
         if grouped:
 
-            def group(r: Row) -> dict[str, Any]:
-                budget.look(len(r["rows"]) + 1)
-                return {"id": typed(r["key"]), "tasks": [counted_task(_task(t)) for t in r["rows"]]}
+            def group(r: Row) -> dict[str, Any]:  # groups of groups after a second GROUP BY: nested
+                return render_group(r, lambda t: counted_task(_task(t)), budget.look)
 
-            return Result("TASK", [], rows, grouped, group, lambda r: [t["path"] for t in r["rows"]], budget)
+            return Result("TASK", [], rows, grouped, group, group_paths, budget)
 
         def task(r: Row) -> dict[str, Any]:
             budget.look()
@@ -422,18 +422,5 @@ def _task(row: Row) -> dict[str, Any]:
         "checked": row.get("checked"),
         "fully_completed": row.get("fullyCompleted"),
         "parent": row.get("parent"),
-        "fields": {k: typed(v) for k, v in _task_fields(row).items()},
+        "fields": {k: typed(v) for k, v in task_fields(row).items()},
     }
-
-
-_TASK_KEYS = frozenset(
-    {"text", "visual", "line", "lineCount", "path", "link", "section", "tags", "outlinks", "children", "task"}
-    | {"annotated", "parent", "blockId", "status", "checked", "completed", "fullyCompleted"}
-)
-
-
-def _task_fields(row: Row) -> dict[str, Any]:
-    while isinstance(row, Flat):  # a FLATTENed task
-        row = row.base
-    own = dict.items(row) if isinstance(row, Inherited) else row.items()
-    return {k: v for k, v in own if k not in _TASK_KEYS}

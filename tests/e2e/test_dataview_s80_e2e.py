@@ -72,3 +72,13 @@ async def test_currencyformat_of_a_negative_amount(make_vault: Callable[..., Pat
         query = 'TABLE WITHOUT ID currencyformat(-5), currencyformat(1234.5, "JPY") FROM "N"'
         out = await ok(client, "search_dql", query=query)
         assert [c["value"] for c in out["rows"][0]["cells"]] == ["-$5.00", "¥1,235"]
+
+
+async def test_tasks_grouped_twice(make_vault: Callable[..., Path], mode: str) -> None:
+    """`TASK GROUP BY ... GROUP BY ...` answered internal_error; the groups nest, as in Dataview."""
+    files = {"A.md": "- [ ] one\n- [x] two\n", "B.md": "- [ ] three\n"}
+    async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        out = await ok(client, "search_dql", query="TASK GROUP BY file.name GROUP BY length(rows)")
+        assert [g["id"]["value"] for g in out["rows"]] == [1, 2]
+        assert [t["text"] for t in out["rows"][1]["tasks"][0]["tasks"]] == ["one", "two"]
