@@ -33,7 +33,7 @@ async def test_query_base_over_http(make_vault: Callable[..., Path], mode: str) 
                 again = await ok(client, "query_base", path="Library.base")
                 if "Books/Ubik.md" in [r["path"] for r in again["rows"]]:
                     break
-                await indexer.wait_for(lambda g=generation: indexer.generation > g, within=30)  # type: ignore[misc]
+                await indexer.wait_for(lambda g=generation: indexer.generation > g, within=60)  # type: ignore[misc]
             assert [r["path"] for r in again["rows"]][3] == "Books/Ubik.md"  # rating 2 sorts after 3
 
 

@@ -134,7 +134,7 @@ async def test_a_task_shows_its_job_and_is_cancelled_leaving_nothing(make_vault:
                 answers.append(await alice.call_tool("run_consolidation", {}))
 
             tg.start_soon(call)
-            await asyncio.wait_for(slow.held.wait(), 30)
+            await asyncio.wait_for(slow.held.wait(), 60)
             [handle] = tasks.handles
             got = await alice.session.send_request(GetTask(params=TaskParams(taskId=handle.task_id)), ANY)
             run_id = handle.task_id.removeprefix("consolidation-")
@@ -167,7 +167,7 @@ async def test_core_tasks_of_protocol_2025_11_25_wait_list_and_cancel(make_vault
             slow = Slow()
             h.app.plane.jobs = (slow,)
             held = await raw_legacy_call(url, admin("alice"), {"name": "run_consolidation", "arguments": {}})
-            await asyncio.wait_for(slow.held.wait(), 30)
+            await asyncio.wait_for(slow.held.wait(), 60)
             cancelled = await alice.session.send_request(
                 CancelTask(params=TaskParams(taskId=held["task"]["taskId"])), ANY
             )
@@ -207,7 +207,7 @@ async def test_two_callers_who_start_one_run_each_keep_their_task(make_vault: Ca
         slow = Slow()
         h.app.plane.jobs = (slow,)
         first = await raw_legacy_call(url, admin("alice"), {"name": "run_consolidation", "arguments": {}})
-        await asyncio.wait_for(slow.held.wait(), 30)
+        await asyncio.wait_for(slow.held.wait(), 60)
         second = await raw_legacy_call(url, admin("bob"), {"name": "run_consolidation", "arguments": {}})
         task_id = first["task"]["taskId"]
         assert second["task"]["taskId"] == task_id  # bob joined alice's run

@@ -92,7 +92,7 @@ async def test_a_note_saved_on_disk_shows_in_index_status_over_http(make_vault: 
             first = await client.call_tool("index_status", {})
             assert first.structured_content is not None
             (root / "Dropped.md").write_text("# Dropped\n\n- [ ] sort the platypus #inbox\n", encoding="utf-8")
-            await asyncio.wait_for(arrived.wait(), 30)
+            await asyncio.wait_for(arrived.wait(), 60)
             after = await client.call_tool("index_status", {})
             assert after.structured_content is not None
             assert after.structured_content["notes"] == first.structured_content["notes"] + 1

@@ -31,7 +31,7 @@ async def _search_until(client: Client, harness: Harness, query: str, want: list
         found = sorted(i["path"] for i in (await _ok(client, "search_text", {"query": query}))["items"])
         if found == sorted(want):
             return found
-        await indexer.wait_for(lambda g=generation: indexer.generation > g, within=30)  # type: ignore[misc]
+        await indexer.wait_for(lambda g=generation: indexer.generation > g, within=60)  # type: ignore[misc]
     return found
 
 

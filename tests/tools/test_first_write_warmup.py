@@ -78,7 +78,7 @@ async def test_the_warm_up_waits_for_the_calls_to_pause_and_does_not_hold_them(
             await asyncio.sleep(0)
         assert vg.app.warmup.names_warmed == 0 and indexer.names.full_reads == 0
         assert "notes" not in vg.app.registry.loaded_parts()
-        found = await asyncio.wait_for(vg.ok("search_text", query="thought"), 30)  # answered meanwhile
+        found = await asyncio.wait_for(vg.ok("search_text", query="thought"), 60)  # answered meanwhile
         assert [item["path"] for item in found["items"]] == ["Inbox/Idea.md"]
         assert vg.app.warmup.names_warmed == 0
         activity.end()

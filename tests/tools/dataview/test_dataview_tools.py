@@ -233,7 +233,7 @@ async def _until(dv: Harness, query: str, want: list[str]) -> list[str]:
         found = paths(await dv.ok("search_dql", query=query))
         if found == want:
             return found
-        await indexer.wait_for(lambda g=generation: indexer.generation > g, within=30)  # type: ignore[misc]
+        await indexer.wait_for(lambda g=generation: indexer.generation > g, within=60)  # type: ignore[misc]
     return found
 
 

@@ -62,7 +62,7 @@ async def test_a_cancelled_call_leaves_the_build_another_call_waits_for(
             await first
         assert not held.args[-1].stop.is_set()  # the other call still waits: the load goes on
         held.go.set()
-        result = await asyncio.wait_for(other, 30)
+        result = await asyncio.wait_for(other, 60)
         assert not result.is_error and result.structured["notes"] == 6
         assert held.outcome == ["loaded"] and held.loads == 1  # one load, read to the end, used
 

@@ -71,12 +71,12 @@ async def test_a_second_reindex_joins_the_running_one_shown_as_active_job(make_v
         async def hold(done: float, total: float | None, message: str | None) -> None:
             # The job awaits its listeners, so it stays "running" until released.
             blocked.set()
-            await asyncio.wait_for(release.wait(), 30)
+            await asyncio.wait_for(release.wait(), 60)
 
         first = asyncio.create_task(
             vg.app.dispatcher.call("reindex", {"mode": "full"}, principal=vg.principal, progress=hold)
         )
-        await asyncio.wait_for(blocked.wait(), 30)
+        await asyncio.wait_for(blocked.wait(), 60)
         status = await vg.ok("index_status")
         assert status["active_job"]["status"] == "running" and status["active_job"]["kind"] == "full"
         assert status["health"] == "degraded"
@@ -84,7 +84,7 @@ async def test_a_second_reindex_joins_the_running_one_shown_as_active_job(make_v
         assert second["already_running"] is True and second["job"]["id"] == status["active_job"]["id"]
         assert second["job"]["kind"] == "full"
         release.set()
-        result = await asyncio.wait_for(first, 30)
+        result = await asyncio.wait_for(first, 60)
         assert result.structured is not None and result.structured["already_running"] is False
         assert result.structured["job"]["id"] == second["job"]["id"]
         after = await vg.ok("index_status")
@@ -103,7 +103,7 @@ async def test_reindex_without_waiting_returns_the_job_at_once(make_vault: Calla
         assert isinstance(jobs, IndexJobs)
         task = jobs._tasks.get(out["job"]["id"])
         if task is not None:
-            await asyncio.wait_for(task, 30)
+            await asyncio.wait_for(task, 60)
         last = (await vg.ok("index_status"))["last_job"]
         assert last["id"] == out["job"]["id"] and last["status"] == "done"
 
@@ -217,7 +217,7 @@ async def test_reindex_by_default_waits_its_bound_then_answers_with_the_running_
 
         async def hold(done: float, total: float | None, message: str | None) -> None:
             seen.append(done)
-            await asyncio.wait_for(release.wait(), 30)  # the job awaits its listeners: it runs on
+            await asyncio.wait_for(release.wait(), 60)  # the job awaits its listeners: it runs on
 
         result = await asyncio.wait_for(
             vg.app.dispatcher.call("reindex", {"mode": "full"}, principal=vg.principal, progress=hold), 30
@@ -229,7 +229,7 @@ async def test_reindex_by_default_waits_its_bound_then_answers_with_the_running_
         release.set()
         task = jobs._tasks.get(job["id"])
         if task is not None:
-            await asyncio.wait_for(task, 30)
+            await asyncio.wait_for(task, 60)
         assert (await vg.ok("index_status"))["last_job"]["status"] == "done"
 
 
@@ -257,7 +257,7 @@ async def test_a_job_ending_is_not_seen_ended_before_its_row_says_so(
 
         monkeypatch.setattr(jobs, "_save", held_last_save)
         job, _already, task = await jobs.launch(indexer, "sync")
-        await asyncio.wait_for(saving.wait(), 30)
+        await asyncio.wait_for(saving.wait(), 60)
         seen = await jobs.get(job.id)
         assert seen is not None and seen.status == "done" and seen.finished_at is not None
         status = await vg.ok("index_status")
@@ -267,7 +267,7 @@ async def test_a_job_ending_is_not_seen_ended_before_its_row_says_so(
             await asyncio.sleep(0)
         assert not waiter.done()
         release.set()
-        await asyncio.wait_for(waiter, 30)
+        await asyncio.wait_for(waiter, 60)
         row = await vg.app.services.db.fetchone("SELECT status, finished_at FROM jobs WHERE id = ?", (job.id,))
         assert row is not None and row[0] == "done" and row[1] is not None
-        await asyncio.wait_for(task, 30)
+        await asyncio.wait_for(task, 60)

@@ -63,17 +63,17 @@ async def test_a_second_server_in_process_leaves_a_running_job_to_finish_done(
 
         async def hold(done: float, total: float | None, message: str | None) -> None:
             blocked.set()
-            await asyncio.wait_for(release.wait(), 30)
+            await asyncio.wait_for(release.wait(), 60)
 
         call = asyncio.create_task(
             a.app.dispatcher.call("reindex", {"mode": "full", "wait": True}, principal=a.principal, progress=hold)
         )
-        await asyncio.wait_for(blocked.wait(), 30)
+        await asyncio.wait_for(blocked.wait(), 60)
         async with started(root, index={"watch": False}) as b:
             assert await _jobs(b) == [("full", "running", None)]
         assert await _jobs(a) == [("full", "running", None)]
         release.set()
-        result = await asyncio.wait_for(call, 30)
+        result = await asyncio.wait_for(call, 60)
         assert result.structured is not None and result.structured["job"]["status"] == "done"
         assert await _jobs(a) == [("full", "done", None)]
         assert (await a.ok("index_status"))["last_job"]["status"] == "done"

@@ -193,7 +193,7 @@ async def test_rewrites_wait_for_the_first_index_and_miss_no_link(
             assert not any(c.done() for c in calls)  # the index cannot be complete while held
         finally:
             held.release()
-        moved, renamed = [await asyncio.wait_for(c, 30) for c in calls]
+        moved, renamed = [await asyncio.wait_for(c, 60) for c in calls]
         assert not moved.is_error and not renamed.is_error, (moved.structured, renamed.structured)
         home = vg.read("Home.md")
         assert "Bare [[Roadmap]], aliased [[Roadmap|the plan]], heading [[Projects/Roadmap#Goals]]." in home

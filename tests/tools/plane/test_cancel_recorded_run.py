@@ -42,11 +42,11 @@ async def test_a_run_cancelled_while_it_applies_stays_recorded_with_what_it_appl
 
         plane.dispatch = held
         started_run = await vg.ok("run_consolidation", wait=False, jobs=["duplicates"])
-        await asyncio.wait_for(applying.wait(), 30)
+        await asyncio.wait_for(applying.wait(), 60)
         cancel = asyncio.create_task(vg.ok("run_consolidation", cancel=True))
-        await asyncio.wait_for(cancelled(plane.launched[started_run["run_id"]].task), 30)
+        await asyncio.wait_for(cancelled(plane.launched[started_run["run_id"]].task), 60)
         go_on.set()  # the plan in progress goes on once the cancel has reached the run
-        assert (await asyncio.wait_for(cancel, 30))["status"] == "cancelled"
+        assert (await asyncio.wait_for(cancel, 60))["status"] == "cancelled"
 
         status = await vg.ok("plane_status")
         assert status["last_run_id"] == started_run["run_id"] and status["last_run"] is not None

@@ -47,7 +47,7 @@ class Model:
         body = await request.json()
         self.requests.append(body)
         if self.mode == "slow":
-            await asyncio.wait_for(self.release.wait(), 30)
+            await asyncio.wait_for(self.release.wait(), 60)
         if self.mode == "error":
             return JSONResponse({"error": {"message": "overloaded"}}, status_code=503)
         if self.mode == "garbage":

@@ -51,6 +51,6 @@ async def test_a_note_deleted_on_disk_is_dropped_from_every_search_page(make_vau
             return int(row[0])
 
         # The search queued the path for the indexer, which drops it (bounded wait on the generation).
-        await indexer.wait_for(lambda: GONE not in indexer._files, within=10)
+        await indexer.wait_for(lambda: GONE not in indexer._files, within=60)
         assert await count() == 0
         assert (await vg.ok("index_status"))["notes"] == len(SEARCH_VAULT) - 1

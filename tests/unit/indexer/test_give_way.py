@@ -86,7 +86,7 @@ async def test_a_restart_that_gives_way_to_a_running_call_still_finds_what_chang
     async with app.running():
         vg = Harness(app, root)
         try:
-            await asyncio.wait_for(gave_way.wait(), 30)
+            await asyncio.wait_for(gave_way.wait(), 60)
         finally:
             app.activity.end()
         await vg.indexed()

@@ -64,14 +64,14 @@ async def test_external_edits_are_applied_and_published_as_external(make_vault: 
 
         vault.bus.subscribe(listener)
         (root / "B.md").write_text("# B\n\nwombat\n", encoding="utf-8")
-        await asyncio.wait_for(arrived.wait(), 30)
+        await asyncio.wait_for(arrived.wait(), 60)
         assert all(c.origin == "external" for c in seen if c.path == "B.md")
         found = await vg.ok("search_text", query="wombat")
         assert [i["path"] for i in found["items"]] == ["B.md"]
         arrived.clear()
         seen.clear()
         (root / "B.md").unlink()
-        await asyncio.wait_for(gone.wait(), 30)  # published after the index applied it
+        await asyncio.wait_for(gone.wait(), 60)  # published after the index applied it
         assert (await vg.ok("search_text", query="wombat"))["items"] == []
 
 
@@ -223,9 +223,9 @@ async def test_a_write_during_the_first_index_does_not_wait_for_it(
     async with started(root, index={"watch": False}) as vg:
         indexer = vg.indexer()
         try:
-            made = await asyncio.wait_for(vg.ok("create_note", path="New", content="a narwhal #sea\n"), 30)
+            made = await asyncio.wait_for(vg.ok("create_note", path="New", content="a narwhal #sea\n"), 60)
             assert made["path"] == "New.md"
-            await asyncio.wait_for(vg.ok("delete_note", path="Old"), 30)  # to the vault trash
+            await asyncio.wait_for(vg.ok("delete_note", path="Old"), 60)  # to the vault trash
             assert indexer.state == "reconciling" and not indexer.ready  # still held
             partial = await vg.ok("search_text", query="narwhal")
             assert partial["partial"] is True and [i["path"] for i in partial["items"]] == ["New.md"]
@@ -266,7 +266,7 @@ async def test_a_note_written_during_the_first_index_is_found_by_name_as_it_turn
     async with started(root, index={"watch": False}) as vg:
         indexer = vg.indexer()
         try:
-            await asyncio.wait_for(vg.ok("create_note", path="Deep/Fresh", content="# Fresh\n\nnew\n"), 30)
+            await asyncio.wait_for(vg.ok("create_note", path="Deep/Fresh", content="# Fresh\n\nnew\n"), 60)
             assert not indexer.ready
             read_names = indexer.names.get
 
@@ -327,7 +327,7 @@ async def test_a_write_after_a_failed_first_reconcile_is_applied_not_deferred(
     monkeypatch.setattr(VaultIndexer, "_start_watch", held_watch)
     async with started(root) as vg:
         indexer = vg.indexer()
-        await asyncio.wait_for(watch_set_up.wait(), 30)
+        await asyncio.wait_for(watch_set_up.wait(), 60)
         assert indexer.state == "failed"
         (root / "Late.md").write_text("# Late\n\na pangolin\n", encoding="utf-8")
         async with indexer._apply_lock:  # another apply under way (a group-commit round)
@@ -335,7 +335,7 @@ async def test_a_write_after_a_failed_first_reconcile_is_applied_not_deferred(
             for _ in range(5):
                 await asyncio.sleep(0)
         release.set()
-        await asyncio.wait_for(publishing, 30)
+        await asyncio.wait_for(publishing, 60)
         await vg.indexed()
         assert not indexer._early.later
         row = await vg.app.services.db.fetchone("SELECT 1 FROM notes WHERE path = 'Late.md'")

@@ -32,7 +32,7 @@ async def test_a_burst_of_saves_is_applied_in_a_few_batches(make_vault: Callable
         (root / "Burst").mkdir()
         for i in range(NOTES):  # one program saving many notes at once (a sync, a git checkout)
             (root / "Burst" / f"n{i}.md").write_text(f"# n{i}\n\nburstword{i}\n", encoding="utf-8")
-        await asyncio.wait_for(every.wait(), 30)
+        await asyncio.wait_for(every.wait(), 60)
         assert len(batches) <= NOTES // 3
         found = await vg.ok("search_text", query="burstword7")
         assert [i["path"] for i in found["items"]] == ["Burst/n7.md"]

@@ -113,7 +113,7 @@ async def test_at_most_max_concurrent_writes_run_at_once_per_vault(make_vault: C
 
         files._writes = Counting()  # type: ignore[assignment]
         calls = [asyncio.ensure_future(vg.call("create_note", path=f"N{i}", content=f"{i}\n")) for i in range(5)]
-        await asyncio.wait_for(all_asked.wait(), 30)  # every write has asked for a slot...
+        await asyncio.wait_for(all_asked.wait(), 60)  # every write has asked for a slot...
         for _ in range(2):
             assert await asyncio.to_thread(entered.acquire, timeout=30)
         assert running[0] == 2 and cap.locked()  # ...two hold one, three wait
