@@ -34,7 +34,7 @@ from service.dataview.plainsort import sorted_plainly
 from service.dataview.query import Column, Query
 from service.dataview.size import Answer, counted_task
 from service.dataview.syntax import Node
-from service.dataview.task_groups import group_paths, render_group, task_fields
+from service.dataview.task_groups import group_paths, render_group, task_fields, task_path
 from service.dataview.values import Link, compare, to_json, truthy, type_of, typed
 from service.dataview.view import View
 from service.errors import Conflict
@@ -378,7 +378,7 @@ def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: Vi
             budget.look()
             return _task(r)
 
-        return Result("TASK", [], rows, grouped, render=task, paths=lambda r: [r["path"]], budget=budget)
+        return Result("TASK", [], rows, grouped, render=task, paths=lambda r: [task_path(r)], budget=budget)
     page_paths: Callable[[Row], list[str]] = lambda r: [p] if (p := _path(r, grouped)) else []  # noqa: E731
     if query.kind == "CALENDAR":
         name, date_of = cells[0]
@@ -414,7 +414,7 @@ def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: Vi
 
 def _task(row: Row) -> dict[str, Any]:
     return {
-        "path": row.get("path"),
+        "path": task_path(row),
         "line": row.get("line"),
         "text": row.get("text"),
         "status": row.get("status"),

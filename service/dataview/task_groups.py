@@ -33,6 +33,13 @@ def task_fields(row: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in own if k not in _TASK_KEYS}
 
 
+def task_path(row: Mapping[str, Any]) -> Any:
+    """The path of the task's note, under any FLATTEN (`FLATTEN 1 AS path` names a column, not the note)."""
+    while isinstance(row, Flat):
+        row = row.base
+    return row.get("path")
+
+
 def _is_group(value: Any) -> bool:
     return isinstance(value, Mapping) and "rows" in value and "key" in value and "path" not in value
 
@@ -64,5 +71,5 @@ def group_paths(group: Mapping[str, Any]) -> list[str]:
     """The paths of every task of a group, its member groups' included."""
     out: list[str] = []
     for member in _members(group):
-        out.extend(group_paths(member) if _is_group(member) else [member["path"]])
+        out.extend(group_paths(member) if _is_group(member) else [task_path(member)])
     return out

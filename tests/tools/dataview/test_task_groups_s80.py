@@ -32,3 +32,15 @@ async def test_grouped_tasks_regrouped_or_flattened(make_vault: Callable[..., Pa
         ]
         bad = await vg.err("search_dql", "query_syntax_error", query="TASK GROUP BY file.name FLATTEN 5 AS rows")
         assert bad["details"]["found"] == "number"
+
+
+async def test_a_task_flattened_into_path_keeps_its_notes_path(make_vault: Callable[..., Path]) -> None:
+    """`TASK FLATTEN 1 AS path` answered internal_error (the number was read as the task's note
+    path for its URL); the task keeps its note's path, grouped or not."""
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        out = await vg.ok("search_dql", query='TASK FROM "B" FLATTEN 1 AS path')
+        assert [(t["path"], t["text"]) for t in out["rows"]] == [("B.md", "three")]
+        assert out["rows"][0]["obsidian_url"].endswith("B.md")
+        grouped = await vg.ok("search_dql", query='TASK FROM "B" FLATTEN 1 AS path GROUP BY text')
+        assert grouped["rows"][0]["tasks"][0]["path"] == "B.md"
