@@ -92,6 +92,8 @@ def truthy(value: Any) -> bool:
         return bool(value)
     if isinstance(value, Duration):
         return value.total_seconds() != 0
+    if isinstance(value, dt.datetime):  # value.ts isTruthy: toMillis() != 0 (the epoch, in local time, is false)
+        return value != dt.datetime.fromtimestamp(0)  # compared, not value.timestamp(): year 1 has none
     return True
 
 

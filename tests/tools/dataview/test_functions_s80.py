@@ -12,6 +12,7 @@ row a value the server answered differently before:
 - reduce(list, (a, b) => ...) folds with the lambda, nulls after the first passed over (was null).
 - nonnull(a, b, ...) of several values; sort and reverse of another value give it back.
 - context.ts indexes from 0 only: list[-1] and "abc"[-1] are null (were the last item).
+- value.ts isTruthy: a date is false at the epoch (toMillis() == 0), true otherwise (was always true).
 - containsword, startswith and endswith given a null are null (`.add2("null", "*", () => null)`;
   were false), as is another type they have no implementation for.
 """
@@ -64,6 +65,9 @@ CASES: list[tuple[str, Any]] = [
     ('startswith("x", null)', None),
     ('endswith("x", 5)', None),
     ('containsword("a b", "b")', True),
+    ('choice(date("0", "x"), 1, 2)', 2),
+    ('choice(date("1", "x"), 1, 2)', 1),
+    ("choice(date(0001-01-01), 1, 2)", 1),
     ("[1, 2, 3][-1]", None),
     ('"abc"[-1]', None),
     ("[1, 2, 3][2]", 3),
