@@ -1,13 +1,15 @@
 """The client's stdout for the stdio front: whole lines under one lock, and `send` (the event
 loop's way out) never blocks the loop.
 
-A line the loop sends is written right there only when that cannot block: it is at most
-`PIPE_BUF` bytes (a write that size to a pipe is whole, never partial), no line is waiting for a
-worker thread (the order lines were sent in is kept), no thread is writing (the lock is free)
-and the descriptor has room now (`select`). Any other line is written from a worker thread,
-which the sending task awaits; a cancelled send leaves the thread to finish its line. Before,
-lines up to 32 KB were written on the loop whatever the pipe held: a client that stopped reading
-stdout blocked the event loop in that write, so neither the end of stdin nor SIGTERM/SIGINT
+A line the loop sends is written right there only when that cannot block: no line is waiting
+for a worker thread (the order lines were sent in is kept), no thread is writing (the lock is
+free) and the descriptor has room for the whole line now: a line of at most `PIPE_BUF` bytes
+when `select` says writable (a write that size to a pipe is whole, never partial); a longer one
+when stdout is a regular file, or a Linux pipe whose free pages hold it (`_room`: a 10-hit
+search answer is ~8 KB, and a worker thread for each cost ~0.3 ms a call). Any other line is
+written from a worker thread, which the sending task awaits; a cancelled send leaves the thread
+to finish its line. Before, lines up to 32 KB were written on the loop whatever the pipe held: a
+client that stopped reading stdout blocked the event loop in that write, so neither the end of stdin nor SIGTERM/SIGINT
 (handled on the loop) could stop the server, which ran until SIGKILL. At the end of stdin a line
 still being written after a short wait (`stuck`) ends the process as a signal does
 (`service.serve_stdio`): a worker thread blocked in a write cannot be joined. While `HOLD_AT`
@@ -23,7 +25,9 @@ held are dropped, the end of stdin is handled at once and the server stops as on
 from __future__ import annotations
 
 import io
+import os
 import select
+import stat
 import sys
 import threading
 from collections import deque
@@ -48,6 +52,42 @@ def _has_room(out: Any) -> bool:
         return bool(select.select([], [fd], [], 0)[1])
     except (OSError, ValueError):  # closed, or a descriptor `select` cannot watch: a thread writes it
         return False
+
+
+PAGE = 4096  # a Linux pipe's buffer is pages: the one being read and the one being filled are partial
+
+
+def _room(fd: int) -> int:
+    """Bytes a write to `fd` takes at once without waiting for a reader (0 when unknown): any
+    number for a regular file; for a Linux pipe, its free pages less one partly read and one
+    partly filled (`F_GETPIPE_SZ`, `FIONREAD`: only this process writes it, so the room can only
+    grow until the write)."""
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISREG(mode):
+            return sys.maxsize
+        if not stat.S_ISFIFO(mode) or not sys.platform.startswith("linux"):
+            return 0
+        import fcntl
+        import termios
+
+        size = fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)
+        unread = int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"), sys.byteorder)
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return max(0, (size // PAGE - unread // PAGE - 2) * PAGE)
+
+
+def _fits(out: Any, size: int) -> bool:
+    """A write of `size` bytes to `out` returns at once (an object with no descriptor, as tests
+    write to, always)."""
+    if size <= PIPE_BUF:
+        return _has_room(out)
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return True
+    return _room(fd) >= size
 
 
 def _running_loop() -> Any:
@@ -162,10 +202,10 @@ class Outbox:
 
     def _write_now(self, data: bytes) -> bool:
         """Write `data` here if that cannot block (module docstring); whether it was written."""
-        if len(data) > PIPE_BUF or self.queued or not self.lock.acquire(blocking=False):
+        if self.queued or not self.lock.acquire(blocking=False):
             return False
         try:
-            if not _has_room(self.out):
+            if not _fits(self.out, len(data)):
                 return False
             self.out.write(data)
             self.written += 1
