@@ -110,12 +110,16 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         pytest.fail(f"covers declares {wanted}, but the test never produced it (seen: {observed})", pytrace=False)
 
 
+BASETEMPS: set[Path] = set()  # pytest's base temp folders: every test's tmp_path, the xdg homes and models
+
+
 @pytest.fixture(autouse=True)
 def _xdg_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The platform cache and data folders (the index and state.db by default) point at a fresh
     temp folder beside — not inside — each test's tmp_path: no test touches the real home, and
     vault snapshots do not see the databases. Subprocesses inherit the variables. The built-in
     model's derived int8 file is made once per test session (a shared models folder)."""
+    BASETEMPS.add(tmp_path_factory.getbasetemp())
     homes = tmp_path_factory.mktemp("xdg")
     monkeypatch.setenv("XDG_CACHE_HOME", str(homes / "cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(homes / "data"))
@@ -319,8 +323,20 @@ class Harness:
 
     def snapshot(self) -> dict[str, bytes]:
         """The vault's parent folder — the test's temp dir, so a traversal target such as
-        `../outside` next to the vault is covered too, and so are the other vaults there."""
-        return snapshot(self.root.parent)
+        `../outside` next to the vault is covered too, and so are the other vaults there. A vault
+        that is the test's tmp_path itself has pytest's base temp folder as parent, which holds
+        every earlier test's folders, the cache databases and the model files of this worker (late
+        in a CI run one snapshot read them for minutes, past the test's timeout): there the
+        vault's siblings count by name only."""
+        parent = self.root.parent
+        if parent not in BASETEMPS:
+            return snapshot(parent)
+        out = {f"{self.root.name}/{rel}": data for rel, data in snapshot(self.root).items()}
+        out[f"{self.root.name}/"] = b""
+        for p in parent.iterdir():
+            if p != self.root:
+                out[p.name + ("/" if p.is_dir() and not p.is_symlink() else "")] = b""
+        return out
 
     def changed_since(self, before: dict[str, bytes]) -> set[str]:
         """The vault's files (vault-relative) made, edited, moved away or deleted since `before`

@@ -29,7 +29,10 @@ def reader(sub: str) -> str:
 async def server(make_vault: Callable[..., Path], images: int) -> AsyncIterator[str]:
     files: dict[str, str | bytes] = {f"scans/{i}.png": text_png(f"Receipt number {i}") for i in range(images)}
     auth = {"mode": "jwt", "jwt_secret": SECRET}
-    async with e2e(make_vault(files), auth=auth, tool_facade={"mode": "flat"}) as (url, harness):
+    # [ocr] timeout_s, 60 s an image by default: at load ~20 both readings passed it in a CI run (the
+    # job ended "done" with 0 of 2 read); these tests are about the task, not the reading's speed.
+    ocr = {"timeout_s": 600.0}
+    async with e2e(make_vault(files), auth=auth, tool_facade={"mode": "flat"}, ocr=ocr) as (url, harness):
         await harness.indexed()
         yield url
 
