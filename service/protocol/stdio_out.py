@@ -112,6 +112,7 @@ class Outbox:
         self._front: Any = None  # the stdio front (`watch`): its stdin reader is paused while lines wait
         self._paused = False
         self._gone = False  # stdin closed while stdout was not read: nothing waits here any more
+        self.closed = False  # the client closed stdout: lines are dropped (`_put`)
         self.written = 0  # lines written so far (whether stdout is read: `_check_gone`)
         self.on_gone: Callable[[], None] = lambda: None  # the client is gone: stop as on a signal
 
@@ -197,21 +198,52 @@ class Outbox:
             return
         if loop is None:
             with self.lock:
-                self.out.write(data)
-                self.written += 1
+                self._put(data)
+        elif self.closed:
+            self._client_gone()
+
+    def _put(self, data: bytes) -> None:
+        """`data` to stdout, the lock held; once the client has closed its end, nothing more."""
+        if self.closed:
+            return
+        try:
+            self.out.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            self.closed = True  # the loop stops the server (`_client_gone`) at its next line
+            return
+        self.written += 1
+
+    def _client_gone(self) -> None:
+        """stdout was closed by the client (on the loop): its answers have nowhere to go, so the
+        lines held are dropped and the server stops as on a signal (`on_gone`). Before, every
+        answer still owed raised BrokenPipeError in a task nobody awaited: hundreds of
+        tracebacks on stderr."""
+        if self._gone:
+            return
+        import logging
+
+        logging.getLogger(__name__).info("the client closed stdout: the answers still owed are dropped")
+        self._gone = True
+        self._held.clear()
+        self.on_gone()
 
     def _write_now(self, data: bytes) -> bool:
-        """Write `data` here if that cannot block (module docstring); whether it was written."""
+        """Write `data` here if that cannot block (module docstring); whether it was written
+        (or dropped: the client closed stdout)."""
+        if self.closed:
+            self._client_gone()
+            return True
         if self.queued or not self.lock.acquire(blocking=False):
             return False
         try:
             if not _fits(self.out, len(data)):
                 return False
-            self.out.write(data)
-            self.written += 1
-            return True
+            self._put(data)
         finally:
             self.lock.release()
+        if self.closed:
+            self._client_gone()
+        return True
 
     def stuck(self, within: float) -> bool:
         """A line is still being written after `within` seconds: the client reads stdout no more."""
@@ -232,4 +264,6 @@ class Outbox:
             await to_thread.run_sync(self.write, payload, abandon_on_cancel=True)
         finally:
             self.queued -= 1
+        if self.closed:
+            self._client_gone()
         self.release()
