@@ -56,6 +56,14 @@ def _shown(body: str) -> str:
     return text
 
 
+def _inert(text: str) -> str:
+    """`text` (a memory entity's name, as a person wrote it in the note's frontmatter) on one line,
+    with `%%` and `<!--` written as HTML entities: Obsidian shows the same characters, but opens no
+    comment that would hide the digest's next lines (the memory tools refuse such a name; a
+    hand-made note may hold one)."""
+    return " ".join(text.split()).replace("%%", "&#37;&#37;").replace("<!--", "&lt;!--")
+
+
 def _first_sentence(body: str) -> str:
     for line in _shown(body).splitlines():
         text = line.strip().lstrip("#>-*0123456789. ").strip()
@@ -155,7 +163,7 @@ class Digest:
                 "",
                 f"## Memory ({len(entities)} entities updated)",
                 "",
-                *(f"- {name}" for name in entities[:NOTES_LISTED]),
+                *(f"- {_inert(name)}" for name in entities[:NOTES_LISTED]),
                 *([f"- … and {len(entities) - NOTES_LISTED} more"] if len(entities) > NOTES_LISTED else []),
             ]
         content = "\n".join(lines) + "\n"

@@ -12,6 +12,7 @@ list_findings, apply_finding).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,3 +44,29 @@ async def test_a_digest_quotes_only_what_obsidian_shows(make_vault: Callable[...
     assert lines["Alpha|Alpha"].endswith(": Real text of alpha."), text
     assert lines["Charlie|Charlie"].endswith(": Visible text of charlie."), text
     assert lines["Delta|Delta"].endswith(": Plain first sentence of delta."), text
+
+
+async def test_a_digest_names_a_hand_made_entity_without_opening_a_comment(make_vault: Callable[..., Path]) -> None:
+    """A memory entity note made by hand whose name holds an unpaired `%%` (or `<!--`): the memory
+    tools refuse such a name, but the digest listed it raw under `## Memory`, so the kept digest
+    opened a comment there and Obsidian hid every later line (session 81, U1 s80's note)."""
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    entity = '---\nname: "{}"\nentityType: thing\nupdated: {}\n---\n# {}\n\n## Observations\n- A fact.\n'
+    root = make_vault(
+        {
+            "Memory/Odd.md": entity.format("Odd %% name", now, "Odd"),
+            "Memory/Html.md": entity.format("Html <!-- name", now, "Html"),
+            "Memory/Zed.md": entity.format("Zed after them", now, "Zed"),
+            "Delta.md": "Plain first sentence of delta. Second.\n",
+        }
+    )
+    async with started(root) as vg:
+        await vg.indexed()
+        await vg.ok("run_consolidation", wait=True, jobs=["digest"])
+        [digest] = (await vg.ok("list_findings", kind="digest"))["items"]
+        await vg.ok("apply_finding", finding_id=digest["id"])
+        [kept] = (root / "Digests").iterdir()
+        text = kept.read_text(encoding="utf-8")
+    assert "%%" not in text and "<!--" not in text, text  # no comment opened in the digest
+    assert "- Odd &#37;&#37; name" in text and "- Html &lt;!-- name" in text, text  # shown as the names
+    assert "- Zed after them" in text, text
