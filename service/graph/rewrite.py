@@ -18,7 +18,7 @@ Obsidian read it), and each keeps its own line end.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from urllib.parse import quote, unquote
@@ -71,6 +71,24 @@ class LineChanges:
         self._total = self._weight = 0
         for c in changes:
             self.add(c)
+
+    @classmethod
+    def paired(
+        cls, old: Sequence[str], new: Sequence[str], runs: Iterable[tuple[int, int, int, int]], keep: int | None = None
+    ) -> LineChanges:
+        """The changed lines of `runs` (`service.markdown.line_diff`: `old[i1:i2]` became
+        `new[j1:j2]`), listed line by line, a run's lines paired by position: a line added past the
+        run's old lines is listed with `before` empty (numbered as the line it goes before, or the
+        run's last line), a line removed with `after` empty; numbers are 1-based in `old`, and a
+        line's trailing CR is not shown. `old` and `new` are any sequences of lines (lists, or
+        `service.markdown.lines_view.Lines` views) and `runs` is read one at a time."""
+        out = cls(keep)
+        for i1, i2, j1, j2 in runs:
+            for k in range(max(i2 - i1, j2 - j1)):
+                a = old[i1 + k] if i1 + k < i2 else ""
+                b = new[j1 + k] if j1 + k < j2 else ""
+                out.add(LineChange(min(i1 + k, max(i2 - 1, i1)) + 1, a.rstrip("\r"), b.rstrip("\r")))
+        return out
 
     def add(self, change: LineChange) -> None:
         self._total += 1

@@ -236,10 +236,4 @@ def diff_lines(
     those of the texts' LF form (`line_ends.lf`: a CR alone ends a line, as the index and Obsidian
     count them), so a CR-only note's change is its changed lines, not the whole note as line 1."""
     old, new = line_ends.lf(before).split("\n"), line_ends.lf(after).split("\n")
-    out = LineChanges(keep)
-    for i1, i2, j1, j2 in changed_runs(old, new, within):
-        for k in range(max(i2 - i1, j2 - j1)):
-            a = old[i1 + k] if i1 + k < i2 else ""
-            b = new[j1 + k] if j1 + k < j2 else ""
-            out.add(LineChange(min(i1 + k, max(i2 - 1, i1)) + 1, a.rstrip("\r"), b.rstrip("\r")))
-    return out
+    return LineChanges.paired(old, new, changed_runs(old, new, within), keep)

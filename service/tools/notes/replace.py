@@ -35,7 +35,7 @@ from pydantic import Field, model_validator
 
 from service.errors import ComputeBudgetExceeded, NoteNotFound, QuerySyntaxError, ValidationFailed
 from service.graph.moves import FileEdit, MovePlan, move_lock
-from service.graph.rewrite import LineChange, LineChanges
+from service.graph.rewrite import LineChanges
 from service.markdown import frontmatter as fm
 from service.markdown import line_ends
 from service.markdown.line_diff import iter_changed_runs
@@ -258,18 +258,12 @@ def _replaced(
 
 
 def _changes(before: str, after: str, runs: Sequence[tuple[int, int, int, int]], keep: int | None) -> LineChanges:
-    """`diff_lines(before, after, runs, keep)` (the same changes, kept and counted alike), made
-    on views of the two texts' lines (`service.markdown.lines_view.Lines`) one run at a time:
+    """`LineChanges.paired`, as `diff_lines(before, after, runs, keep)` makes them, on views of
+    the two texts' lines (`service.markdown.lines_view.Lines`) one run at a time:
     a 50 MB note whose 675,000 lines each change split into ~170 MB of lines, and its runs were
     held as tuples twice (~250 MB), for an answer listing a few hundred."""
     old, new = Lines(before), Lines(after)
-    out = LineChanges(keep)
-    for i1, i2, j1, j2 in iter_changed_runs(old, new, runs):
-        for k in range(max(i2 - i1, j2 - j1)):
-            a = old[i1 + k] if i1 + k < i2 else ""
-            b = new[j1 + k] if j1 + k < j2 else ""
-            out.add(LineChange(min(i1 + k, max(i2 - 1, i1)) + 1, a.rstrip("\r"), b.rstrip("\r")))
-    return out
+    return LineChanges.paired(old, new, iter_changed_runs(old, new, runs), keep)
 
 
 def replaced_in(ctx: ToolContext, args: ReplaceTextIn, rel: str, text: str) -> str:
