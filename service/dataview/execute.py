@@ -98,7 +98,8 @@ def _source(node: Node, view: View, universe: set[str], this: str | None) -> set
         prefix = raw + "/" if raw else ""
         return {p for p in universe if p.startswith(prefix)}
     target = this if not node[1].path else view.resolve_path(node[1].path)
-    if target is None and kind == "link" and node[1].path:  # no such note: the pages linking to it as written
+    if target is None and node[1].path:  # no such note: the pages linking to it as written, for
+        # outgoing() too (resolver.ts matchingSourcePaths: no file, `index.links.getInverse` either way)
         return {p for p in view.linking_to_written(node[1].path) if p in universe}
     if target is None or target not in universe:
         return set()

@@ -1,7 +1,7 @@
 """The DQL query grammar: a header, an optional FROM source, then data commands in any order.
 
     LIST [WITHOUT ID] [expr]  |  TABLE [WITHOUT ID] expr [AS name], ...  |  TASK  |  CALENDAR expr
-    FROM source      -- #tag, "folder" or "path", [[link]], outgoing([[link]]), and/or, -/! negation
+    FROM source      -- #tag, "folder" or "path", [[link]], outgoing([[link]]), csv("path"), and/or, -/! negation
     WHERE expr | SORT expr [ASC|DESC], ... | GROUP BY expr [AS name] | FLATTEN expr [AS name] | LIMIT n
 
 `parse_query` returns a `Query` (or raises `DqlError` with the position); a query pasted with its
@@ -37,7 +37,9 @@ class Query:
     kind: str  # LIST | TABLE | TASK | CALENDAR
     without_id: bool = False
     columns: list[Column] = field(default_factory=list)  # TABLE columns; LIST / CALENDAR: one
-    source: Node | None = None  # ("tag", t) | ("path", p) | ("link", Link) | ("outgoing", Link) | and/or/not
+    source: Node | None = (
+        None  # ("tag", t) | ("path", p) | ("link", Link) | ("outgoing", Link) | ("csv", p) | and/or/not
+    )
     commands: list[tuple[str, Any]] = field(default_factory=list)
 
 
@@ -141,7 +143,15 @@ class QueryParser(Parser):
                 raise self.fail("outgoing() takes a [[link]]", link)
             self.expect_op(")")
             return ("outgoing", link.value)
-        raise self.fail('expected a source (#tag, "folder", [[link]] or outgoing([[link]]))')
+        if tok.kind == "ident" and tok.text.lower() == "csv":  # Dataview's csv("path") source (parse.ts)
+            self.take()
+            self.expect_op("(")
+            path = self.take()
+            if path.kind != "str":
+                raise self.fail('csv() takes a "path"', path)
+            self.expect_op(")")
+            return ("csv", path.value)
+        raise self.fail('expected a source (#tag, "folder", [[link]], outgoing([[link]]) or csv("path"))')
 
     # -- data commands ---------------------------------------------------------------------
     def _command(self) -> tuple[str, Any]:
@@ -190,6 +200,17 @@ def parse_query(source: str) -> Query:
 _JS_FENCE = re.compile(r"\A\s*(?:`{3,}|~{3,})[ \t]*dataviewjs\b", re.IGNORECASE)
 _JS_INLINE = re.compile(r"\A\s*`?\$=")
 _JS_CODE = re.compile(r"\b(?:dv|dataview)\.[A-Za-z_]\w*|^\s*(?:const|let|var|await|function)\s", re.MULTILINE)
+
+
+def csv_source(node: Node | None) -> str | None:
+    """The path of the first `csv("path")` in a FROM source, if any (not supported: `tools`)."""
+    if node is None:
+        return None
+    if node[0] == "csv":
+        return str(node[1])
+    if node[0] in ("and", "or", "not"):
+        return next((p for part in node[1:] if (p := csv_source(part)) is not None), None)
+    return None
 
 
 def is_dataviewjs(source: str) -> bool:

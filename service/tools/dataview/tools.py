@@ -23,7 +23,7 @@ from service.dataview.check import check
 from service.dataview.evaluate import Budget
 from service.dataview.items import scope
 from service.dataview.pages import PageCache
-from service.dataview.query import Query, describe, is_dataviewjs, parse_query
+from service.dataview.query import Query, csv_source, describe, is_dataviewjs, parse_query
 from service.dataview.syntax import DqlError
 from service.dataview.values import typed
 from service.dataview.view import View
@@ -63,6 +63,20 @@ def _javascript() -> ModeUnavailable:
     return ModeUnavailable(JS_MESSAGE, details={"language": "dataviewjs", "supported": False}, hint=JS_HINT)
 
 
+# Dataview reads `FROM csv("path")` (resolver.ts resolveCsvData: one row per CSV line); the server
+# does not: such a query is refused as a whole, before any row, saying so.
+CSV_MESSAGE = "FROM csv(...) is not supported: the server reads notes, not CSV files, as Dataview sources"
+CSV_HINT = 'Read the CSV file itself (read_attachment), or query notes with FROM #tag, "folder" or [[link]].'
+
+
+def _csv_error(query: Query) -> dict[str, Any] | None:
+    """What a query reading a CSV source is answered (message, source, path, supported, hint)."""
+    path = csv_source(query.source)
+    if path is None:
+        return None
+    return {"message": CSV_MESSAGE, "source": "csv", "path": path, "supported": False, "hint": CSV_HINT}
+
+
 def _parse(source: str) -> Query:
     try:
         query = parse_query(source)
@@ -74,6 +88,10 @@ def _parse(source: str) -> Query:
             details={"offset": e.offset, "line": e.line, "column": e.column},
             hint="See Dataview's query structure: a query type, an optional FROM, then data commands.",
         ) from None
+    if (csv := _csv_error(query)) is not None:
+        raise ModeUnavailable(
+            csv["message"], details={k: csv[k] for k in ("source", "path", "supported")}, hint=CSV_HINT
+        )
     check(query, source)  # an unknown function, a wrong number of arguments, a bad LIMIT: before any row
     return query
 
@@ -223,7 +241,9 @@ class ValidateDqlOut(ToolOutput):
         default=None,
         description="When invalid: message, offset (0-based), line and column (1-based; for an unknown function or "
         "a wrong number of arguments, those of its first call, with `function`, and `arguments`, `min`, `max`); for "
-        "DataviewJS, which is not supported, message, language 'dataviewjs', supported false and a hint.",
+        "DataviewJS, which is not supported, message, language 'dataviewjs', supported false and a hint; for a "
+        "FROM csv(\"path\") source, which is not supported either, message, source 'csv', path, supported false and "
+        "a hint.",
     )
 
 
@@ -238,6 +258,8 @@ async def validate_dql(ctx: ToolContext, args: ValidateDqlIn) -> ValidateDqlOut:
             )
         error = {"message": e.message, "offset": e.offset, "line": e.line, "column": e.column}
         return ValidateDqlOut(valid=False, error=error)
+    if (csv := _csv_error(query)) is not None:
+        return ValidateDqlOut(valid=False, error=csv)
     try:
         check(query, args.query)
     except QuerySyntaxError as e:  # what search_dql would answer before reading a row
