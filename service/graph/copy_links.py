@@ -19,12 +19,13 @@ from service.graph.rewrite import rewrite_note
 from service.vault.vault import Vault
 
 
-def copied_text(vault: Vault, text: str, source: str, copy: str) -> str | None:
+def copied_text(vault: Vault, text: str, source: str, copy: str, paths: PathSet | None = None) -> str | None:
     """`text` (the note at `source`) as its copy at `copy` holds it; None when no link changes.
-    Walks the vault's files: run it in a worker thread."""
+    `paths`: the vault's files the links resolve over (a plan's check: as its earlier steps leave
+    them); None: those on disk, walked: run it in a worker thread."""
     if folder_of(source) == folder_of(copy) or ("[[" not in text and "](" not in text):
         return None
-    before = PathSet(vault_files(vault))
+    before = PathSet(vault_files(vault)) if paths is None else paths.changed(added=[source], removed=[copy])
     after = before.changed(added=[copy])
     result = rewrite_note(
         text, source_before=source, source_after=copy, before=before, after=after, moved={source: copy}

@@ -203,9 +203,10 @@ class EffectsBuilder:
         return found if found is not None else PlannedText(rel if self._exists_on_disk(rel) else None)
 
     def copied(self, src: str, dst: str) -> None:
-        """copy_note made `dst` with `src`'s text."""
+        """copy_note made `dst` with `src`'s text, its links rewritten for `dst`'s folder (the
+        tool's `graph.copy_links`, which `service.plans.texts` composes as the call `copy_note`)."""
         if self._now.get(dst):
-            self.texts[dst] = PlannedText(self._text(src).origin, list(self._text(src).calls))
+            self.texts[dst] = self._text(src).then("copy_note", {"path": src, "new_path": dst})
 
     def edited(self, rel: str, tool: str, args: dict[str, Any]) -> None:
         """`tool` (a rewrite over notes found by its dry run) edits the text at `rel` with `args`."""

@@ -58,6 +58,21 @@ def decode_note(data: bytes) -> Decoded:
         return Decoded(data.decode("latin-1"), "latin-1")
 
 
+def encode_note(text: str, encoding: str) -> bytes:
+    """`text` as bytes in the encoding `decode_note` named for the note it came from, its
+    byte-order mark put back (UTF-16/32): a copy of a cp1252 or UTF-16 note whose text changed
+    stays in that encoding. UTF-8 for a note read as UTF-8 (or with broken sequences replaced),
+    and where the encoding lacks one of the text's characters (a link rewritten to a name cp1252
+    cannot spell): the whole file then reads back as UTF-8."""
+    if encoding in (UTF8, "utf-8-replaced"):
+        return text.encode(UTF8, errors="surrogateescape")
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode(UTF8, errors="surrogateescape")
+    return next((bom for bom, named in _BOMS if named == encoding), b"") + data
+
+
 def decode_start(f: BinaryIO, size: int) -> str:
     """The text of the first `size` bytes of the open note `f` as `decode_note` decodes them in
     the whole note, which decides the encoding from all of it: a start of ASCII reads the same in

@@ -363,11 +363,11 @@ class VaultFiles:
         *,
         overwrite: bool = False,
         expected_etag: str | None = None,
-        text: str | None = None,
+        data: bytes | None = None,
     ) -> WriteResult:
-        """Copy a note's bytes (`text`: the copy's text instead, the note's with its links rewritten);
+        """Copy a note's bytes (`data`: the copy's bytes instead, the note's with its links rewritten);
         `expected_etag` is the destination's (checked under its lock, off the loop if long)."""
-        data = encode(text) if text is not None else await offloop.sized(offloop.size_of(src), self.read_bytes, src)
+        data = data if data is not None else await offloop.sized(offloop.size_of(src), self.read_bytes, src)
         key, dest = self._real(dst)
         async with self.lock(key), self.creating(dst.rel), self._writes:
             existed = await offloop.sized(offloop.size_of(dst), self.check_etag, dst, expected_etag, gone_is_stale=True)

@@ -40,6 +40,7 @@ from service.tools.notes.write_out import (
 from service.tools.prechecks import delete_note_precheck
 from service.tools.spec import ToolSpec
 from service.vault import offloop
+from service.vault.decoding import encode_note
 from service.vault.paths import VaultPath
 
 # -- delete / copy / folders -------------------------------------------------------------------
@@ -147,13 +148,16 @@ async def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, Va
     return src, dst
 
 
-async def _copied_text(ctx: ToolContext, src: VaultPath, dst: VaultPath) -> str | None:
-    """A note's text as its copy into another folder holds it, its links naming the files the
-    original's name (`graph.copy_links`); None: the bytes are copied (no link changes, not a note)."""
+async def _copied_bytes(ctx: ToolContext, src: VaultPath, dst: VaultPath) -> bytes | None:
+    """A note's bytes as its copy into another folder holds them, its links naming the files the
+    original's name (`graph.copy_links`), in the original's encoding (a cp1252 or UTF-16 note's
+    copy stays so, byte-order mark and line ends too: `decoding.encode_note`); None: the bytes are
+    copied (no link changes, not a note)."""
     if not src.rel.lower().endswith(".md") or not dst.rel.lower().endswith(".md"):
         return None
     note = await offloop.read(ctx.vault.files.read, src)
-    return await asyncio.to_thread(copied_text, ctx.vault, note.content, src.rel, dst.rel)
+    text = await asyncio.to_thread(copied_text, ctx.vault, note.content, src.rel, dst.rel)
+    return None if text is None else await offloop.sized(len(text), encode_note, text, note.encoding)
 
 
 async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
@@ -161,8 +165,8 @@ async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
     shown = shown_etag(ctx, dst, args.expected_etag)  # a confirmed overwrite replaces the version shown
     overwrite = args.overwrite and not previewed_absent(ctx, dst, args.expected_etag)  # shown no note: create
     taken = await taken_links(ctx, [dst.rel])
-    text = await _copied_text(ctx, src, dst)
-    result = await ctx.vault.files.copy(src, dst, overwrite=overwrite, expected_etag=shown, text=text)
+    data = await _copied_bytes(ctx, src, dst)
+    result = await ctx.vault.files.copy(src, dst, overwrite=overwrite, expected_etag=shown, data=data)
     return with_taken(write_out(ctx, dst, result), taken)
 
 
@@ -213,8 +217,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="copy_note",
         domain="notes",
         title="Copy a note",
-        description="Copy a note or any other file (a base, a canvas, an attachment) to a new path (links are "
-        "not rewritten); overwrite=true replaces a file there (needs confirmation unless expected_etag matches it).",
+        description="Copy a note or any other file (a base, a canvas, an attachment) to a new path (a note copied "
+        "into another folder gets the links that would name another file from there rewritten, as a move does; "
+        "it keeps its encoding); overwrite=true replaces a file there (needs confirmation unless expected_etag "
+        "matches it).",
         input_model=CopyNoteIn,
         output_model=WriteOut,
         handler=copy_note,

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from service.errors import VaultgateError
 from service.graph.address import parse_address
+from service.graph.copy_links import copied_text
 from service.graph.linkpath import PathSet
 from service.markdown import line_ends, sections
 from service.plans.texts import CAPTURE, LINKS, MERGED, TARGETS, TEMPLATE, PlannedText
@@ -168,6 +169,13 @@ def _then(
         return sections.keeping_crlf(lambda old: added(old, content, at_start=tool == "prepend_note"))(text)
     if tool == "apply_template":
         return _templated(ctx, args, template, text, rel)
+    if tool == "copy_note":  # the copy's text: the original's, its links rewritten for the copy's folder
+        source = args.get("path")
+        if text is None or not isinstance(source, str):
+            return None
+        if not (source.lower().endswith(".md") and rel.lower().endswith(".md")):
+            return text  # a base, a canvas: its bytes
+        return copied_text(ctx.vault, text, source, rel, paths) or text
     if tool == "rewrite_links":
         targets = given.get(TARGETS)
         if paths is None or text is None or not isinstance(targets, list) or len(targets) != 2:
