@@ -17,7 +17,8 @@ import re
 from collections.abc import Mapping
 
 from service.graph.linkpath import nfc
-from service.graph.rewrite import LineChange, LineChanges, Rewrite
+from service.graph.rewrite import LineChange, LineChanges, Rewrite, joined
+from service.markdown import line_ends
 
 _FIELD = re.compile(r'("(?:file|background)"\s*:\s*)("(?:[^"\\\n]|\\.)*")')
 
@@ -28,7 +29,8 @@ def is_canvas(path: str) -> bool:
 
 def rewrite_canvas(done: Rewrite, moved: Mapping[str, str]) -> Rewrite:
     """`done` (the text-link rewrite of a canvas, every changed line kept) with its file paths following `moved`."""
-    lines = done.text.split("\n")
+    view = line_ends.lf(done.text)  # a canvas with lone CRs: its lines as `rewrite_note` numbered its changes
+    lines = view.split("\n")
     changes = {c.line: c for c in done.changes}
     folded: dict[str, str] = {}  # lower-case old path -> new path, made at the first field not written as a moved path
 
@@ -56,4 +58,4 @@ def rewrite_canvas(done: Rewrite, moved: Mapping[str, str]) -> Rewrite:
             lines[no] = line
             first = changes.get(no + 1)
             changes[no + 1] = LineChange(no + 1, first.before if first else original.rstrip("\r"), line.rstrip("\r"))
-    return Rewrite("\n".join(lines), LineChanges(changes=[changes[k] for k in sorted(changes)]))
+    return Rewrite(joined(done.text, view, lines), LineChanges(changes=[changes[k] for k in sorted(changes)]))

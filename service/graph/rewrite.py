@@ -317,13 +317,13 @@ def rewrite_note(
         if line != original:
             lines[no] = line  # its links were all given: `_links` reads it no more
             changes.add(LineChange(no + 1, original.rstrip("\r"), line.rstrip("\r")))
-    new_text = _joined(text, view, lines)
+    new_text = joined(text, view, lines)
     if changes and next(iter(changes)).line <= fm.fences(text).body_line:
         _same_properties(text, new_text, source_before)
     return Rewrite(new_text, changes)
 
 
-def _joined(text: str, view: str, lines: list[str]) -> str:
+def joined(text: str, view: str, lines: list[str]) -> str:
     """`lines` (of `view`, the LF form of `text`) joined by `text`'s own line ends: a CR alone stays one."""
     if view is text:
         return "\n".join(lines)

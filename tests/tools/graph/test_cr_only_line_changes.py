@@ -64,3 +64,26 @@ async def test_a_cr_only_note_is_read_for_mentions_by_its_lines(make_vault: Call
         await vg.indexed()
         out = await vg.ok("suggest_links", path="Mac")
         assert [(i["line"], i["text"], i["mention"]) for i in out["items"]] == [(5, "see Target here", "Target")]
+
+
+CANVAS = (  # pretty-printed with lone CRs; a text node whose text holds an (escaped) CRLF and links
+    '{\r\t"nodes": [\r\t\t{"id": "a", "type": "file", "file": "Notes/T.md", "x": 0, "y": 0, "width": 9, "height": 9},'
+    '\r\t\t{"id": "b", "type": "text", "text": "see [[Notes/T]]\\r\\nand [[Notes/T|t]]",'
+    '\r\t\t\t"x": 0, "y": 0, "width": 9, "height": 9}\r\t],\r\t"edges": []\r}'
+)
+
+
+async def test_a_move_lists_a_cr_only_canvas_changes_by_its_lines(make_vault: Callable[..., Path]) -> None:
+    """The canvas's file paths were matched on its LF lines (the whole file, line 1), while its
+    text links' changes were numbered by its CR lines: the move listed line 1 holding the whole
+    canvas (its 'before' already with the text links rewritten) beside the text node's line 4."""
+    async with started(make_vault({"Notes/T.md": "t\n", "B.canvas": CANVAS})) as vg:
+        await vg.indexed()
+        out = await vg.confirmed("move_note", path="Notes/T.md", new_path="Arch/T.md")
+        [item] = [i for i in out["items"] if i["path"] == "B.canvas"]
+        assert [c["line"] for c in item["changes"]] == [3, 4], item["changes"]
+        assert item["changes"][0]["before"] == CANVAS.split("\r")[2]
+        assert item["changes"][1]["before"] == CANVAS.split("\r")[3]
+        after = CANVAS.replace("Notes/T", "Arch/T")
+        assert item["changes"][0]["after"] == after.split("\r")[2]
+        assert (vg.root / "B.canvas").read_bytes().decode() == after
