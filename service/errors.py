@@ -282,6 +282,14 @@ class Overflow(LimitExceeded):
     default_hint = "Narrow the request (fewer paths, a heading or line range) or paginate with limit/cursor."
 
 
+def answers_whole(tool: str) -> str:
+    """The overflow hint of a tool that takes no argument asking for less (read_canvas)."""
+    return (
+        f"{tool} answers whole and this answer is over the response limit: an operator can raise "
+        "governor.max_response_bytes (or the tool's own bound)."
+    )
+
+
 class ComputeBudgetExceeded(LimitExceeded):
     code = "compute_budget_exceeded"
     http_status = 422

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from pydantic_core import to_json
 
 from service.dispatch.context import CallContext, Next, ToolResult
-from service.errors import Overflow
+from service.errors import Overflow, answers_whole
 from service.settings import GovernorSettings
 
 _SHORT = 80  # strings are cut to this many characters when cutting lists was not enough
@@ -140,10 +140,7 @@ def _ways_to_less(call: CallContext) -> str:
     ways = [text for name, text in _NARROWING if name in fields]
     if ways:
         return f"Ask for less: {', '.join(ways)}."
-    return (
-        f"{call.tool} answers whole and this answer is over the response limit: an operator can raise "
-        "governor.max_response_bytes (or the tool's own bound)."
-    )
+    return answers_whole(call.tool)
 
 
 class Governor:

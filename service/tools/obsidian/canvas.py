@@ -31,12 +31,14 @@ from service.errors import (
     NoteNotFound,
     PathInvalid,
     ValidationFailed,
+    answers_whole,
 )
 from service.markdown.parse import note_title
 from service.obsidian import canvas as cv
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext, link_target
 from service.tools.models import JsonValue, ToolInput, ToolOutput
+from service.tools.notes.part_reads import too_long
 from service.tools.notes.targets import overwrite_preview, shown_etag
 from service.tools.obsidian.config import FileRef, file_ref, visible_path
 from service.tools.obsidian.rewrite import check_replace, current, rewrite
@@ -145,10 +147,9 @@ def _typed_str(value: Any) -> str | None:
 
 
 def _node_out(ctx: ToolContext, node: dict[str, Any]) -> CanvasNode | None:
-    known, extra = _split(node, _NODE_KEYS)
-    geometry = [known.get(k) for k in cv.GEOMETRY]
-    if not all(isinstance(g, int | float) and not isinstance(g, bool) for g in geometry):
+    if not _placed(node):
         return None
+    known, extra = _split(node, _NODE_KEYS)
     rel = visible_path(ctx, known.get("file")) if known.get("type") == "file" else None
     fields = {k: _typed_str(known.get(k)) for k in _NODE_KEYS if k not in cv.GEOMETRY}
     return CanvasNode.model_validate(
@@ -163,10 +164,32 @@ def _node_out(ctx: ToolContext, node: dict[str, Any]) -> CanvasNode | None:
     )
 
 
+def _least_bytes(data: object, limit: int) -> int:
+    """Bytes the answer holds at least (the governor's overflow, told before it is built), counted
+    until past `limit`: the text of the nodes and edges it lists (`_node_out`, `_edge_out`), each
+    top-level string value and each extra key once, a character at least a byte in any JSON of it."""
+    least = 0
+    for items, keys, kept in ((cv.nodes_of(data), _NODE_KEYS, _placed), (cv.edges_of(data), _EDGE_KEYS, _joined)):
+        for item in items:
+            if kept(item):
+                least += sum(len(v) if isinstance(v, str) else 0 if k in keys else len(k) for k, v in item.items())
+                if least > limit:
+                    return least
+    return least
+
+
+def _placed(node: dict[str, Any]) -> bool:
+    return all(isinstance(g := node.get(k), int | float) and not isinstance(g, bool) for k in cv.GEOMETRY)
+
+
+def _joined(edge: dict[str, Any]) -> bool:
+    return all(isinstance(edge.get(k), str) for k in ("id", "fromNode", "toNode"))
+
+
 def _edge_out(edge: dict[str, Any]) -> CanvasEdge | None:
-    known, extra = _split(edge, _EDGE_KEYS)
-    if not all(isinstance(known.get(k), str) for k in ("id", "fromNode", "toNode")):
+    if not _joined(edge):
         return None
+    known, extra = _split(edge, _EDGE_KEYS)
     fields = {k: v for k in _EDGE_KEYS if (v := _typed_str(known.get(k))) is not None}
     return CanvasEdge.model_validate({**fields, "extra": extra})
 
@@ -182,6 +205,10 @@ async def read_canvas(ctx: ToolContext, args: ReadCanvasIn) -> CanvasOut:
         raise ValidationFailed(
             f"{vp.rel!r} is not valid JSON: {exc}", details={"path": vp.rel, "reason": "invalid_json"}
         ) from None
+    limit = ctx.services.settings.governor.max_response_bytes
+    least = _least_bytes(data, limit)
+    if least > limit:  # refused before its nodes are built: ~17 s CPU and ~166 MB for an 8.8 MB canvas
+        raise too_long(least, limit, tool="read_canvas", hint=answers_whole("read_canvas"))
     nodes = [n for node in cv.nodes_of(data) if (n := _node_out(ctx, node)) is not None]
     edges = [e for edge in cv.edges_of(data) if (e := _edge_out(edge)) is not None]
     extra = {k: v for k, v in data.items() if k not in ("nodes", "edges")} if isinstance(data, dict) else {}
