@@ -110,10 +110,21 @@ class Resources:
                     title=rel.rsplit("/", 1)[-1][:-3],
                     mime_type="text/markdown",
                     size=size,
+                    description=self._unread(size),
                 )
                 for rel, size in window
             ],
             next_cursor=nxt,
+        )
+
+    def _unread(self, size: int) -> str | None:
+        """A listed note over the limit of one read (`read` refuses it: `overflow`) says so, with
+        its size (the Resource's `size`), so a client does not ask for what it cannot get."""
+        if size <= self.max_bytes:
+            return None
+        return (
+            f"{size} bytes, over the {self.max_bytes}-byte limit of one resources/read answer (refused as overflow): "
+            "read_note reads it in parts (a line range or a heading), bundle_files in pages"
         )
 
     async def templates(

@@ -8,6 +8,10 @@ read_note refuses anything over `governor.max_response_bytes` (`overflow`) befor
 whole. Now a file that is no note is -32602 `not_a_note` naming its kind and the tool that reads
 it, and a note over the limit is -32602 `overflow` naming its size and the limit; at most the
 limit (plus one character) of it is read. Over HTTP with the SDK client, in both protocol eras.
+
+resources/list still listed such a note as any other (R1 s80's note; session 81): a client had no
+way to tell it would be refused. It is still listed (it is in the vault), with its `size` as
+before, and a `description` saying it is over the limit of one read and how to read it.
 """
 
 from __future__ import annotations
@@ -61,5 +65,14 @@ async def test_files_that_are_no_notes_and_notes_over_the_limit_are_refused(
         read = await c.read_resource("vault://main/Fits.md")
         content = read.contents[0]
         assert isinstance(content, types.TextResourceContents) and content.text == FILES["Fits.md"]
-        listed = {str(r.uri) for r in (await c.list_resources()).resources}
-        assert listed == {f"vault://main/{n}" for n in FILES if n.endswith(".md")}
+        listed = {str(r.uri): r for r in (await c.list_resources()).resources}
+        assert set(listed) == {f"vault://main/{n}" for n in FILES if n.endswith(".md")}
+        # the listing says which notes a read refuses, and their size (session 81)
+        for name, size in [("Welcome.md", 10), ("Fits.md", len(FILES["Fits.md"])), ("Long.md", len(FILES["Long.md"]))]:
+            assert listed[f"vault://main/{name}"].size == size, listed[f"vault://main/{name}"]
+        for name in ("Welcome.md", "Fits.md"):
+            assert listed[f"vault://main/{name}"].description is None, listed[f"vault://main/{name}"]
+        for name, size in [("Long.md", len(FILES["Long.md"])), ("Wide.md", 6000)]:
+            description = listed[f"vault://main/{name}"].description or ""
+            assert description.startswith(f"{size} bytes, over the {LIMIT}-byte limit"), description
+            assert "read_note" in description, description
