@@ -23,7 +23,6 @@ from service.app import VaultgateApp
 from service.protocol.stdio_front import StdioFront
 
 STOP_SESSION_S = 1.0  # once its requests are answered, how long the cancelled session gets to end
-STUCK_WRITE_S = 2.0  # after stdin closed, how long a line still being written to stdout gets
 STOP_REQUESTS_S = 5.0  # on a signal, answering the requests (grace 2 s, cancel 1 s) ends within this
 
 
@@ -99,7 +98,9 @@ def run_stdio(app: VaultgateApp, front: StdioFront | None = None) -> int:
     """The CLI's `stdio` command: exit status 0 after stdin closes or on SIGTERM/SIGINT."""
     loop = asyncio.new_event_loop()
     signalled = loop.run_until_complete(_stdio_until_signal(app, front))
-    if not signalled and front is not None and front.outbox.stuck(within=STUCK_WRITE_S):
+    # after stdin closed, the answers still owed go out while the client reads them (none read for
+    # `stdio_out.GONE_S`: it reads no more); before, a line still being written after 2 s was cut
+    if not signalled and front is not None and front.outbox.stuck():
         logging.getLogger("vaultgate").warning("stdout is not read: the answers still unwritten are dropped")
         signalled = True  # a worker thread blocked writing stdout cannot be joined: exit as on a signal
     if signalled:

@@ -8,18 +8,24 @@ when `select` says writable (a write that size to a pipe is whole, never partial
 when stdout is a regular file, or a Linux pipe whose free pages hold it (`_room`: a 10-hit
 search answer is ~8 KB, and a worker thread for each cost ~0.3 ms a call). Any other line is
 written from a worker thread, which the sending task awaits; a cancelled send leaves the thread
-to finish its line. Before, lines up to 32 KB were written on the loop whatever the pipe held: a
+to finish its line (or, not started yet, writes it from a thread of its own: every line handed
+over is written, `owing` counts them). Before, lines up to 32 KB were written on the loop whatever the pipe held: a
 client that stopped reading stdout blocked the event loop in that write, so neither the end of stdin nor SIGTERM/SIGINT
-(handled on the loop) could stop the server, which ran until SIGKILL. At the end of stdin a line
-still being written after a short wait (`stuck`) ends the process as a signal does
-(`service.serve_stdio`): a worker thread blocked in a write cannot be joined. While `HOLD_AT`
+(handled on the loop) could stop the server, which ran until SIGKILL. At the end of stdin the
+process waits for the lines still owed while the client reads them, and ends as a signal does
+when none of their bytes was read for `GONE_S` (`stuck`, `service.serve_stdio`): a worker thread
+blocked in a write cannot be joined. Before, it waited 2 s in all, and a slow reader's last
+answers were cut (P1 s81). While `HOLD_AT`
 lines wait for threads or `HOLD_AT` calls run, the client's next lines wait unstarted (`held`):
 the work and the answers in memory stay bounded as they were when the loop blocked, and the loop
 stops reading stdin until they have gone on (so the end of stdin is seen then; SIGTERM ends the
 process meanwhile). If the client closes stdin meanwhile (`StdinLines.pause` reports the hang-up)
-and no line goes out for `GONE_S` while lines wait to be written, the client is gone: the lines
+and no byte goes out for `GONE_S` while lines wait to be written, the client is gone: the lines
 held are dropped, the end of stdin is handled at once and the server stops as on a signal
 (`on_gone`, `service.serve_stdio`); before, the server ran on after its client had gone (P1 s80).
+Progress is counted in bytes the client read (`drained`: lines are written in `PIPE_BUF` pieces,
+less what the pipe still holds), not in whole lines: a reader of one 1 MiB answer slower than
+~35 KB/s counted as gone (P1 s81).
 """
 
 from __future__ import annotations
@@ -30,13 +36,14 @@ import select
 import stat
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 PIPE_BUF = getattr(select, "PIPE_BUF", 512)  # POSIX guarantees 512; Linux 4096
 HOLD_AT = 64  # lines waiting for a worker thread, or calls running: past this, the lines read next wait
-GONE_S = 30.0  # stdin closed while paused: how long no line may go out before the client counts as gone
+GONE_S = 30.0  # stdin closed (paused, or at the end): how long no byte may be read before the client counts as gone
 # (a batch client closes stdin after its requests and may read its answers slowly: 2 s dropped
 # the answers owed to one that paused a few seconds between reads; R1 s80)
 
@@ -78,6 +85,17 @@ def _room(fd: int) -> int:
     return max(0, (size // PAGE - unread // PAGE - 2) * PAGE)
 
 
+def _unread(fd: int) -> int:
+    """Bytes written to the pipe `fd` and not read yet (0 when unknown: not a pipe, not Linux)."""
+    try:
+        import fcntl
+        import termios
+
+        return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"), sys.byteorder)
+    except (OSError, ValueError, AttributeError, ImportError):
+        return 0
+
+
 def _fits(out: Any, size: int) -> bool:
     """A write of `size` bytes to `out` returns at once (an object with no descriptor, as tests
     write to, always)."""
@@ -113,7 +131,10 @@ class Outbox:
         self._paused = False
         self._gone = False  # stdin closed while stdout was not read: nothing waits here any more
         self.closed = False  # the client closed stdout: lines are dropped (`_put`)
-        self.written = 0  # lines written so far (whether stdout is read: `_check_gone`)
+        self.written = 0  # lines written so far
+        self.sent = 0  # bytes written so far (`drained`)
+        self.owing = 0  # lines handed to a thread and not written yet, cancelled sends' included (`stuck`)
+        self._owing_lock = threading.Lock()
         self.on_gone: Callable[[], None] = lambda: None  # the client is gone: stop as on a signal
 
     def later(self, step: Callable[[], None]) -> bool:
@@ -133,17 +154,30 @@ class Outbox:
         if not self._paused and lines is not None and lines.pause(self._hung_up):
             self._paused = True
 
+    def drained(self) -> int:
+        """Bytes of the lines written that the client has read: any progress of a slow reader
+        shows, even within one long line (written in `PIPE_BUF` pieces, each whole)."""
+        try:
+            fd = self.out.fileno()
+        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+            return self.sent
+        return self.sent - _unread(fd)
+
     def _hung_up(self) -> None:
         """The client closed stdin while its lines wait here (on the loop)."""
-        _running_loop().call_later(GONE_S, self._check_gone, self.written)
+        self._check_gone(self.drained(), time.monotonic())
 
-    def _check_gone(self, mark: int) -> None:
-        """`GONE_S` after the hang-up (or the last check): gone when lines wait to be written and
-        none went out since `mark`; reading again, the reader sees the end of stdin itself."""
+    def _check_gone(self, mark: int, since: float) -> None:
+        """Every second after the hang-up: gone when lines wait to be written and no byte was
+        read for `GONE_S` (`since`: when `mark` bytes were); reading again, the reader sees the
+        end of stdin itself."""
         if not self._paused or self._gone:
             return
-        if not (self.queued and self.written == mark):
-            _running_loop().call_later(GONE_S, self._check_gone, self.written)
+        now, drained = time.monotonic(), self.drained()
+        if not self.queued or drained != mark:
+            mark, since = drained, now
+        if now - since < GONE_S:
+            _running_loop().call_later(min(1.0, GONE_S), self._check_gone, mark, since)
             return
         import logging
 
@@ -206,8 +240,13 @@ class Outbox:
         """`data` to stdout, the lock held; once the client has closed its end, nothing more."""
         if self.closed:
             return
+        view = memoryview(data)
         try:
-            self.out.write(data)
+            while view:  # in pieces a pipe takes whole: `drained` sees a slow reader's progress
+                n = self.out.write(view[:PIPE_BUF])
+                n = len(view[:PIPE_BUF]) if n is None else n  # a partial write (a signal) goes on
+                self.sent += n
+                view = view[n:]
         except (BrokenPipeError, ConnectionResetError):
             self.closed = True  # the loop stops the server (`_client_gone`) at its next line
             return
@@ -245,12 +284,29 @@ class Outbox:
             self._client_gone()
         return True
 
-    def stuck(self, within: float) -> bool:
-        """A line is still being written after `within` seconds: the client reads stdout no more."""
-        if not self.lock.acquire(timeout=within):
-            return True
-        self.lock.release()
+    def stuck(self, gone_s: float = GONE_S) -> bool:
+        """At the end of stdin (the loop stopped): wait until every line owed is written, while
+        the client reads them; True when lines are still owed and none of their bytes was read
+        for `gone_s` (the client reads stdout no more)."""
+        mark, since = self.drained(), time.monotonic()
+        while self.owing or self.lock.locked():
+            now, drained = time.monotonic(), self.drained()
+            if drained != mark:
+                mark, since = drained, now
+            elif now - since >= gone_s:
+                return True
+            time.sleep(0.05)
         return False
+
+    def _write_owed(self, payload: bytes, claim: threading.Lock) -> None:
+        """A line handed over by `send` to a thread, written once (whichever thread claims it)."""
+        if not claim.acquire(blocking=False):
+            return
+        try:
+            self.write(payload)
+        finally:
+            with self._owing_lock:
+                self.owing -= 1
 
     async def send(self, payload: bytes) -> None:
         """One line to the client from the event loop, which it never blocks (module docstring)."""
@@ -260,8 +316,15 @@ class Outbox:
         from anyio import to_thread
 
         self.queued += 1
+        with self._owing_lock:
+            self.owing += 1
+        claim = threading.Lock()
         try:
-            await to_thread.run_sync(self.write, payload, abandon_on_cancel=True)
+            await to_thread.run_sync(self._write_owed, payload, claim, abandon_on_cancel=True)
+        except BaseException:  # cancelled (the session ends): a line the worker never started is not lost
+            if not claim.locked():
+                threading.Thread(target=self._write_owed, args=(payload, claim), daemon=True).start()
+            raise
         finally:
             self.queued -= 1
         if self.closed:

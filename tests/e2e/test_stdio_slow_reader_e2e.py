@@ -5,21 +5,25 @@ once no line goes out for `stdio_out.GONE_S`, and drops the lines it sent but th
 handled yet. With 2 s, a consumer that paused a few seconds between reads (a pipeline stage
 doing work per answer, a pager) lost answers it was owed and the server stopped early. Here the
 client fills the stdout pipe, closes stdin, pauses 3 x 2 s, then reads to the end: every request
-is answered and the server exits 0."""
+is answered and the server exits 0.
+
+At the end of stdin with fewer answers waiting (the reader not paused), the answers still being
+written got 2 s in all (`serve_stdio.STUCK_WRITE_S`), then the process exited: a client that
+paused before reading a few long answers got the first ones and a line cut short (P1 s81). Now
+they go out while the client reads them (`stdio_out.Outbox.stuck`)."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_stdio_unread_stdout_e2e import FULL, INIT, READ, WAIT_S, _line, _unread
+from tests.e2e.stdio_spawn import FULL, INIT, READ, WAIT_S, _line, _unread, spawn, stderr_tail
 
 LAST = 500  # requests (ids 3..LAST): the pipe holds ~100 answers, HOLD_AT more wait to be written,
 # the lines read after them are held (the reader paused) and the rest wait in the stdin pipe
@@ -28,20 +32,7 @@ PAUSE_S = 6.0  # the consumer's pause: longer than the 2 s grace a29b3c73 gave, 
 
 def _filled(root: Path, tmp: Path, fast: bool) -> tuple[subprocess.Popen[bytes], int]:
     """A server given LAST requests, its stdout never read, until the stdout pipe is full."""
-    env = {
-        **os.environ,
-        "VAULTGATE_EMBEDDINGS__PROVIDER": "none",
-        "VAULTGATE_THROTTLE__ENABLED": "false",
-        "VAULTGATE_PROTOCOL__FAST_CALLS": "true" if fast else "false",
-    }
-    with (tmp / "stderr.txt").open("wb") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "service", "stdio", str(root)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            env=env,
-        )
+    proc = spawn(root, tmp, fast)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(_line(id=1, method="initialize", params=INIT) + _line(method="notifications/initialized"))
     proc.stdin.write(_line(id=2, method="prompts/list"))  # answered by the SDK's session: attached by then
@@ -78,7 +69,38 @@ def test_a_client_that_closed_stdin_and_reads_slowly_gets_every_answer(
     finally:
         proc.kill()
         proc.stdout.close()
-    stderr = (tmp_path / "stderr.txt").read_text()[-1500:]
+    stderr = stderr_tail(tmp_path)
     assert sorted(a.get("id") for a in answers) == list(range(3, last + 1)), stderr  # calls run side by side
     assert all("result" in a for a in answers), stderr
     assert code == 0, stderr
+
+
+LONG = 8  # answers of ~300 KB each: far more than the stdout pipe holds, each one written by a thread
+
+
+def test_long_answers_owed_at_the_end_of_stdin_go_to_a_client_that_reads_late(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Fast calls: the answers were all computed at once, so before the process exited 2 s after
+    the end of stdin with most of them unwritten (the SDK's slower answers sometimes escaped)."""
+    root = make_vault({"Big.md": "# Big\n\n" + ("word " * 19 + "\n") * 3000})
+    proc = spawn(root, tmp_path, fast=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(_line(id=1, method="initialize", params=INIT) + _line(method="notifications/initialized"))
+        proc.stdin.write(_line(id=2, method="prompts/list"))  # answered by the SDK's session: attached by then
+        proc.stdin.flush()
+        assert [json.loads(proc.stdout.readline())["id"] for _ in range(2)] == [1, 2]
+        big = {"method": "tools/call", "params": {"name": "read_note", "arguments": {"path": "Big"}}}
+        proc.stdin.write(b"".join(_line(id=i, **big) for i in range(3, 3 + LONG)))
+        proc.stdin.close()
+        time.sleep(PAUSE_S)  # the scenario itself (a consumer busy elsewhere), not a wait for ordering
+        lines = list(proc.stdout)
+        code = proc.wait(timeout=WAIT_S)
+    finally:
+        proc.kill()
+        proc.stdout.close()
+    answers = [json.loads(line) for line in lines]  # a line cut short is not JSON
+    assert sorted(a.get("id") for a in answers) == list(range(3, 3 + LONG)), stderr_tail(tmp_path)
+    assert all(len(line) > 300_000 and "result" in a for line, a in zip(lines, answers, strict=True))
+    assert code == 0, stderr_tail(tmp_path)
