@@ -30,7 +30,7 @@ from service.app import VaultgateApp
 from service.errors import ConfigError
 from service.gcpause import paused
 from service.http.asgi import http_app
-from service.http.head_limits import uvicorn_options
+from service.http.head_limits import connection_cap, uvicorn_options
 from service.http.stops import Stops
 from service.obs.logging import setup_logging
 from service.settings import Settings
@@ -45,7 +45,12 @@ def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
         host=http.host,
         port=http.port,
         loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
-        **uvicorn_options(_parser(http.parser), http.max_header_bytes, http.request_read_seconds),
+        **uvicorn_options(
+            _parser(http.parser),
+            http.max_header_bytes,
+            http.request_read_seconds,
+            connection_cap(http.max_connections),
+        ),
         ws="none",  # MCP needs no websockets; "auto" imported a websocket stack at every start (~14 ms)
         lifespan="on",
         log_config=None,

@@ -28,12 +28,21 @@ connection idle between requests: a head or a body sent a byte at a time, or nev
 its connection forever, and 20,000 of them (two client processes on loopback) used every file
 descriptor the server may open, so it could serve no one. A request whose message is whole (an
 SSE stream then, a long call) is not bounded by it.
+
+How many connections may be open at once is bounded too (`connection_cap`: `http.max_connections`,
+1000, and at most half the process's file-descriptor limit): a connection opened past it is
+answered **503 Service Unavailable** (the same JSON-RPC error body, `Retry-After: 1`) and closed
+at once, before it is read. Within the 60 s deadline, a client opening idle sockets without end
+used up the server's file descriptors (and their buffers), so neither new clients nor the index
+could open a file (P1 s81). uvicorn's own `limit_concurrency` does not do this: it keeps every
+connection open and answers each request 503 (plain text) while the count is over its limit.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -50,12 +59,13 @@ def too_large(max_bytes: int) -> Refused:
     return Refused(INVALID_REQUEST, f"the request line and headers are over {max_bytes} bytes", 431)
 
 
-def _closing(refused: Refused, reason: str) -> bytes:
-    """A complete HTTP/1.1 response of `refused` (its JSON-RPC error body) that closes the connection."""
+def _closing(refused: Refused, reason: str, extra: str = "") -> bytes:
+    """A complete HTTP/1.1 response of `refused` (its JSON-RPC error body) that closes the
+    connection (`extra`: more header lines, each ending in CRLF)."""
     body = refused.body()
     head = (
         f"HTTP/1.1 {refused.status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
-        "connection: close\r\n\r\n"
+        f"connection: close\r\n{extra}\r\n"
     )
     return head.encode("ascii") + body
 
@@ -69,6 +79,44 @@ def response_408(read_seconds: float) -> bytes:
     """A complete HTTP/1.1 408 response that closes the connection."""
     refused = Refused(INVALID_REQUEST, f"the request did not arrive whole within {read_seconds:g} seconds", 408)
     return _closing(refused, "Request Timeout")
+
+
+def response_503(cap: int) -> bytes:
+    """A complete HTTP/1.1 503 response, sent to a connection opened past `cap`, that closes it."""
+    refused = Refused(INVALID_REQUEST, f"the server holds {cap} connections, its limit: try again shortly", 503)
+    return _closing(refused, "Service Unavailable", "retry-after: 1\r\n")
+
+
+def connection_cap(configured: int) -> int:
+    """The connections the server keeps open at once: `configured`, at most half the file
+    descriptors the process may open (the rest: the index, the vault's files, the watchers)."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return configured
+    return configured if soft == resource.RLIM_INFINITY else max(1, min(configured, soft // 2))
+
+
+class _Over:
+    """Connections opened past the cap: each is answered 503 and closed (`refused`); logged once
+    a minute at most (a flood is thousands)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap, self.count, self._logged = cap, 0, float("-inf")
+
+    def refused(self, protocol: Any) -> bool:
+        """Whether `protocol`'s connection (just made, counted) is past the cap: then answered."""
+        if len(protocol.connections) <= self.cap:
+            return False
+        self.count += 1
+        if time.monotonic() - self._logged >= 60:
+            self._logged = time.monotonic()
+            protocol.logger.warning("%d connections open, the limit: 503 (%d refused so far)", self.cap, self.count)
+        protocol.transport.write(response_503(self.cap))
+        protocol.transport.close()
+        return True
 
 
 def response_400() -> bytes:
@@ -115,11 +163,15 @@ class _Deadline:
         transport.close()
 
 
-def head_limited(impl: str, max_bytes: int, read_seconds: float) -> type[asyncio.Protocol]:
+def head_limited(
+    impl: str, max_bytes: int, read_seconds: float, max_connections: int | None = None
+) -> type[asyncio.Protocol]:
     """The uvicorn `http` option for `impl` ("httptools" or "h11"): heads bounded to `max_bytes`
-    (h11's bound is an option, see `uvicorn_options`) and requests to arrive within `read_seconds`."""
+    (h11's bound is an option, see `uvicorn_options`), requests to arrive within `read_seconds`
+    and at most `max_connections` connections open (None: no bound)."""
+    over = _Over(max_connections if max_connections is not None else 2**62)
     if impl == "h11":
-        return _h11_deadlined(read_seconds)
+        return _h11_deadlined(read_seconds, over)
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class HeadLimitedHttpTools(HttpToolsProtocol):
@@ -139,7 +191,8 @@ def head_limited(impl: str, max_bytes: int, read_seconds: float) -> type[asyncio
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)  # type: ignore[arg-type]
-            self._deadline.arm()
+            if not over.refused(self):
+                self._deadline.arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._deadline.disarm()
@@ -212,7 +265,7 @@ def head_limited(impl: str, max_bytes: int, read_seconds: float) -> type[asyncio
     return HeadLimitedHttpTools
 
 
-def _h11_deadlined(read_seconds: float) -> type[asyncio.Protocol]:
+def _h11_deadlined(read_seconds: float, over: _Over) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol with the same arrival deadline as the httptools one. h11 reports a
     request only once its head is whole, so the deadline follows h11's state of the client's side:
     armed when the connection opens and when bytes of a message arrive that do not complete it
@@ -228,7 +281,8 @@ def _h11_deadlined(read_seconds: float) -> type[asyncio.Protocol]:
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)  # type: ignore[arg-type]
-            self._deadline.arm()
+            if not over.refused(self):
+                self._deadline.arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._deadline.disarm()
@@ -263,6 +317,12 @@ def _h11_deadlined(read_seconds: float) -> type[asyncio.Protocol]:
     return DeadlinedH11
 
 
-def uvicorn_options(impl: str, max_bytes: int, read_seconds: float) -> dict[str, Any]:
-    """The `uvicorn.Config` options that bound a request's head and arrival time for `impl`."""
-    return {"http": head_limited(impl, max_bytes, read_seconds), "h11_max_incomplete_event_size": max_bytes}
+def uvicorn_options(
+    impl: str, max_bytes: int, read_seconds: float, max_connections: int | None = None
+) -> dict[str, Any]:
+    """The `uvicorn.Config` options that bound a request's head, its arrival time and the
+    connections open for `impl` (`max_connections`: `connection_cap` of the setting)."""
+    return {
+        "http": head_limited(impl, max_bytes, read_seconds, max_connections),
+        "h11_max_incomplete_event_size": max_bytes,
+    }

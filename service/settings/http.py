@@ -54,6 +54,12 @@ class HttpSettings(Section):
         description="A request's head and body must arrive whole within this many seconds of its first byte "
         "(of the connection's opening, for its first request): else 408 and the connection closed.",
     )
+    max_connections: int = Field(
+        default=1000,
+        ge=1,
+        description="Connections open at once (at most half the file-descriptor limit): one opened past "
+        "it is answered 503 and closed at once (service/http/head_limits.py).",
+    )
     parser: Literal["auto", "httptools", "h11"] = Field(
         default="auto", description="uvicorn's HTTP/1.1 parser; auto: httptools when installed, else h11."
     )
