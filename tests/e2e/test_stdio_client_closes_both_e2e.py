@@ -6,15 +6,12 @@ R1 s80); now the first broken write drops the rest and stops the server as on a 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_stdio_unread_stdout_e2e import INIT, WAIT_S, _line
+from tests.e2e.stdio_spawn import INIT, WAIT_S, _line, spawn
 
 CALLS = 400
 SEARCH = {"method": "tools/call", "params": {"name": "search_text", "arguments": {"query": "note", "limit": 10}}}
@@ -26,20 +23,7 @@ def test_a_client_gone_with_answers_owed_stops_the_server_without_tracebacks(
     make_vault: Callable[..., Path], tmp_path: Path, fast: bool
 ) -> None:
     root = make_vault({f"n{i}.md": f"# Note {i}\n\nA note about notes, number {i}.\n" for i in range(40)})
-    env = {
-        **os.environ,
-        "VAULTGATE_EMBEDDINGS__PROVIDER": "none",
-        "VAULTGATE_THROTTLE__ENABLED": "false",
-        "VAULTGATE_PROTOCOL__FAST_CALLS": "true" if fast else "false",
-    }
-    with (tmp_path / "stderr.txt").open("wb") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "service", "stdio", str(root)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            env=env,
-        )
+    proc = spawn(root, tmp_path, fast)
     assert proc.stdin is not None and proc.stdout is not None
     try:
         proc.stdin.write(_line(id=1, method="initialize", params=INIT))

@@ -8,13 +8,10 @@ holds most of its 64 KB), then sends SIGTERM: exit 0."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import signal
 import subprocess
-import sys
-import termios
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,40 +19,13 @@ from pathlib import Path
 import pytest
 
 from service.protocol.stdio_out import GONE_S
-
-INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
-READ = {"method": "tools/call", "params": {"name": "read_note", "arguments": {"path": "Home"}}}
-FULL = 48_000  # bytes waiting in the stdout pipe (64 KB of pages on Linux, some part-filled): it is full
-WAIT_S = 60.0  # bound on waiting for a condition (a loaded CI machine); never a sleep for timing
-
-
-def _line(**msg: object) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", **msg}).encode() + b"\n"
-
-
-def _unread(out: int) -> int:
-    size = bytearray(4)
-    fcntl.ioctl(out, termios.FIONREAD, size)
-    return int.from_bytes(size, sys.byteorder)
+from tests.e2e.stdio_spawn import FULL, INIT, READ, WAIT_S, _line, _unread, spawn
 
 
 def _stuck_server(root: Path, tmp: Path, fast: bool) -> subprocess.Popen[bytes]:
     """A server past its start (one call answered), then given requests, never read, until the
     stdout pipe is full."""
-    env = {
-        **os.environ,
-        "VAULTGATE_EMBEDDINGS__PROVIDER": "none",
-        "VAULTGATE_THROTTLE__ENABLED": "false",
-        "VAULTGATE_PROTOCOL__FAST_CALLS": "true" if fast else "false",
-    }
-    with (tmp / "stderr.txt").open("wb") as err:  # a file: an unread stderr pipe would fill too
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "service", "stdio", str(root)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            env=env,
-        )
+    proc = spawn(root, tmp, fast)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(_line(id=1, method="initialize", params=INIT) + _line(method="notifications/initialized"))
     proc.stdin.write(_line(id=2, **READ))
