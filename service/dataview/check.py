@@ -2,8 +2,9 @@
 errors `search_dql` raises before it reads a row.
 
 Every expression compiles (`evaluate.compile_expr`: each function called by name exists and is
-given a number of arguments it takes; lambdas' bodies included), and a LIMIT written as a literal
-is a non-negative number. The error is `QuerySyntaxError`, as when the query runs, with the
+given a number of arguments it takes; lambdas' bodies included), no function is called with
+literals of types it has no variant for (`length(5)`: every row would fail), and a LIMIT written
+as a literal is a non-negative number. The error is `QuerySyntaxError`, as when the query runs, with the
 place of the first call of the function named when it can be found in the text. Touches nothing
 outside itself.
 """
@@ -15,6 +16,7 @@ from typing import Any
 
 from service.dataview.evaluate import Budget, Context, compile_expr
 from service.dataview.query import Column, Query
+from service.dataview.signatures import wrong
 from service.dataview.syntax import Node
 from service.dataview.values import Link
 from service.errors import QuerySyntaxError
@@ -27,6 +29,7 @@ def check(query: Query, source: str) -> None:
     try:
         for node in _expressions(query):
             compile_expr(node, ctx)
+            _literal_calls(node)
     except QuerySyntaxError as e:
         name = e.details.get("function")
         if isinstance(name, str):
@@ -40,6 +43,29 @@ def check(query: Query, source: str) -> None:
             continue
         if not isinstance(written, (int, float)) or isinstance(written, bool) or written < 0:
             raise QuerySyntaxError("LIMIT takes a non-negative number", details={"limit": written})
+
+
+def _literal_calls(node: Any) -> None:
+    """Raise for the first call of a function whose arguments are all literals of types it has no
+    variant for (`length(5)`, `lower(3)`: `signatures.wrong`), which would fail every row."""
+    if isinstance(node, list):
+        for part in node:
+            _literal_calls(part)
+        return
+    if not isinstance(node, tuple) or not node:
+        return
+    if node[0] == "call" and len(node) == 3 and isinstance(node[1], tuple) and node[1][0] == "var":
+        values = [_literal(arg) for arg in node[2]]
+        message = None if _NOT_LITERAL in values else wrong(node[1][1].lower(), values)
+        if message is not None:
+            raise QuerySyntaxError(
+                message,
+                details={"function": node[1][1], "reason": "no_implementation"},
+                hint="See Dataview's function list for the types each function takes.",
+            )
+    for part in node[1:]:
+        if isinstance(part, (tuple, list)):
+            _literal_calls(part)
 
 
 def _as_written(link: Link) -> Link:

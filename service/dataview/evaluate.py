@@ -4,10 +4,12 @@ A row is a mapping of field names to values (`pages.Page.row`, a task row, a gro
 Names resolve exactly, then by Dataview's simplified key; `this` is the page the query runs
 in, `row` the row itself. Field access on a list maps over it and flattens (Dataview's
 swizzling: `rows.file.name`), on a link it reads the linked page's fields, on a date its parts
-(year ... millisecond, week, weekyear, weekday), on a duration its components. Type mismatches
-give null, never a Python error. Every evaluated call and every row counts against `Budget`
-(the shared `service.budget.Budget` with Dataview's wording), which raises
-`compute_budget_exceeded` (steps, seconds, or a value past `[limits]`).
+(year ... millisecond, week, weekyear, weekday), on a duration its components. An operator
+or a function given types Dataview has no implementation for raises `ops.NoImplementation`
+(the row fails: `execute` leaves it out); other type mismatches give null, never a Python
+error. Every evaluated call and every row counts against `Budget` (the shared
+`service.budget.Budget` with Dataview's wording), which raises `compute_budget_exceeded` (steps,
+seconds, or a value past `[limits]`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from service.dataview.functions import ARITY, FUNCTIONS
 from service.dataview.items import FileFields
 from service.dataview.ops import binary, is_num
 from service.dataview.rows import Row
+from service.dataview.signatures import SIGNATURES
+from service.dataview.signatures import check as check_arguments
 from service.dataview.syntax import Node, date_keyword
 from service.dataview.values import Duration, Lambda, Link, canonical_key, equal, truthy, type_of
 from service.errors import QuerySyntaxError
@@ -159,13 +163,27 @@ def per_row(node: Node, ctx: Context, *, kept: bool = False) -> Compiled:
 
     def run(row: Mapping[str, Any]) -> Any:
         before = budget.held
-        value = fn(row)
-        budget.held = before
+        try:
+            value = fn(row)
+        finally:  # a row that fails (`ops.NoImplementation`) gives back what it built too
+            budget.held = before
         if kept and type(value) in _BUILT:
             budget.hold(held_size(value))
         return value
 
     return run
+
+
+def can_fail(node: Any) -> bool:
+    """Whether evaluating `node` may fail on a row (`ops.NoImplementation`): it holds arithmetic
+    or a call (a function given types it has no implementation for, a lambda's body)."""
+    if isinstance(node, list):
+        return any(can_fail(part) for part in node)
+    if not isinstance(node, tuple) or not node:
+        return False
+    if node[0] == "call" or (node[0] == "bin" and node[1] in ("+", "-", "*", "/", "%")):
+        return True
+    return any(can_fail(part) for part in node[1:] if isinstance(part, (tuple, list)))
 
 
 def _builds(node: Any) -> bool:
@@ -310,9 +328,13 @@ def _call(node: Node, ctx: Context) -> Compiled:
                 hint="See Dataview's function list for what each function takes.",
             )
 
+        typed_as = target[1].lower() if target[1].lower() in SIGNATURES else None
+
         def call(row: Mapping[str, Any]) -> Any:
             budget.spend()
             values = [a(row) for a in args]
+            if typed_as is not None:  # arguments of types it has no variant for: the row fails
+                check_arguments(typed_as, values)
             before = budget.held
             try:
                 value = fn(ctx, values)

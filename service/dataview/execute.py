@@ -27,9 +27,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from service.dataview.evaluate import Budget, Context, compile_expr, per_row, returns_bool
+from service.dataview.evaluate import Budget, Context, can_fail, compile_expr, per_row, returns_bool
+from service.dataview.failed import Failed, evaluated
 from service.dataview.flat import Flat
 from service.dataview.items import FileFields, scope
+from service.dataview.ops import NoImplementation
 from service.dataview.plainsort import sorted_plainly
 from service.dataview.query import Column, Query
 from service.dataview.size import Answer, counted_task
@@ -137,13 +139,8 @@ def _run(query: Query, view: View, budget: Budget, this: str | None) -> Result:
     for name, arg in commands:
         budget.spend(len(rows) + 1)
         if name == "WHERE":
-            test = _test(arg, ctx)
-            kept = []
-            for r in rows:
-                budget.look()
-                if test(r):
-                    kept.append(r)
-            rows = kept
+            test, failed = _test(arg, ctx), Failed("where", len(rows))
+            rows = [r for passed, r in evaluated(rows, test, failed, budget.look) if passed]
         elif name == "SORT":
             rows = _sort(rows, [(per_row(e, ctx, kept=True), d) for e, d in arg], budget)
         elif name == "GROUP":
@@ -175,18 +172,26 @@ def _limit(arg: Node, ctx: Context) -> int:
 
 def _tasks(pages: list[Row], tests: list[Callable[[Row], bool]], budget: Budget) -> Iterator[tuple[Row, int, Row]]:
     """(page, index among its tasks, task) of every task of `pages` that passes `tests`, read
-    one page at a time."""
+    one page at a time; a task a test fails on is left out (`Failed`, checked once all are read)."""
+    failed = [Failed("where") for _ in tests]
     for page in pages:
         file = page["file"]
         tasks = file.task_rows(page) if isinstance(file, FileFields) else []
         budget.look(len(tasks) + 1)
         for at, task in enumerate(tasks):
-            for test in tests:  # each WHERE pays for the rows it is given, as when run one by one
+            for test, fails in zip(tests, failed, strict=True):  # each WHERE pays for the rows it is given
                 budget.spend()
-                if not test(task):
+                fails.incoming += 1
+                try:
+                    if not test(task):
+                        break
+                except NoImplementation as e:
+                    fails.add(e)
                     break
             else:
                 yield page, at, task
+    for fails in failed:
+        fails.check()
 
 
 def _task_marks(pages: list[Row], budget: Budget) -> Iterator[tuple[str, Row, int, Any, Any]]:
@@ -222,10 +227,18 @@ def _task_refs(pages: list[Row], tests: list[Callable[[Row], bool]], commands: l
         seen = [0]
 
         def counted(key_of: Callable[[Row], Any]) -> Iterator[tuple[Any, tuple[str, Row, int, Any, Any]]]:
+            failed = Failed(first[0].lower())
             for page, at, task in _tasks(pages, tests, budget):
                 budget.look()
                 seen[0] += 1
-                yield key_of(task), (task["path"], page, at, task.get("line"), task.get("text"))
+                failed.incoming += 1
+                try:
+                    key = key_of(task)
+                except NoImplementation as e:
+                    failed.add(e)
+                    continue
+                yield key, (task["path"], page, at, task.get("line"), task.get("text"))
+            failed.check()
 
         if first[0] == "SORT":
             keys = [(per_row(e, ctx, kept=True), d) for e, d in first[1]]
@@ -319,10 +332,9 @@ def _by(keys: list[tuple[Callable[[Row], Any], bool]], budget: Budget) -> Callab
 
 
 def _sort(rows: list[Row], keys: list[tuple[Callable[[Row], Any], bool]], budget: Budget) -> list[Row]:
-    decorated = []
-    for r in rows:
-        budget.look()
-        decorated.append((tuple(k(r) for k, _ in keys), r))
+    key_of: Callable[[Row], tuple[Any, ...]] = lambda r: tuple(k(r) for k, _ in keys)  # noqa: E731
+    # engine.ts: a row whose key fails is left out of the sort
+    decorated = list(evaluated(rows, key_of, Failed("sort", len(rows)), budget.look))
     if not sorted_plainly(decorated, [d for _, d in keys]):  # strings, numbers: Python's own sort
         decorated.sort(key=functools.cmp_to_key(_by(keys, budget)))
     return [r for _, r in decorated]
@@ -333,7 +345,7 @@ _PLAIN = (str, int, float, bool)
 
 def _group(rows: list[Row], col: Column, ctx: Context) -> list[Row]:
     key_of = per_row(col.expr, ctx, kept=True)
-    groups = _grouped(((key_of(row), row) for row in rows), ctx.budget)
+    groups = _grouped(evaluated(rows, key_of, Failed("group", len(rows))), ctx.budget)
     return [{col.name: g["key"], **g} for g in groups]
 
 
@@ -341,8 +353,7 @@ def _flatten(rows: list[Row], col: Column, ctx: Context) -> list[Row]:
     value_of = per_row(col.expr, ctx, kept=True)
     out: list[Row] = []
     budget = ctx.budget
-    for row in rows:
-        value = value_of(row)
+    for value, row in evaluated(rows, value_of, Failed("flatten", len(rows))):
         items = value if isinstance(value, list) else [value]  # an empty list leaves no row
         budget.spend(len(items))  # the rows made (counted at the end before)
         budget.look()
@@ -384,9 +395,9 @@ def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: Vi
     if query.kind == "CALENDAR":
         name, date_of = cells[0]
         dated = []
-        for r in rows:
+        for when, r in evaluated(rows, date_of, Failed("extract", len(rows))):
             budget.look()
-            if type_of(when := date_of(r)) == "date":
+            if type_of(when) == "date":
                 dated.append({"row": r, "date": when})
         return Result(
             "CALENDAR", [name], dated, grouped,
@@ -394,6 +405,10 @@ def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: Vi
                               "date": to_json(d["date"])},
             paths=lambda d: page_paths(d["row"]), budget=budget,
         )  # fmt: skip
+    if any(can_fail(c.expr) for c in query.columns):  # engine.ts executeCoreExtract: a row whose
+        # column fails is left out; evaluated here to know which, again when a page is rendered
+        values_of: Callable[[Row], Any] = lambda r: [fn(r) for _, fn in cells]  # noqa: E731
+        rows = [r for _, r in evaluated(rows, values_of, Failed("extract", len(rows)))]
     id_name = "Group" if grouped else "File"  # Dataview's default column names
     columns = ([] if query.without_id else [id_name]) + [n for n, _ in cells]
 

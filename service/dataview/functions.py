@@ -1,7 +1,9 @@
 """Dataview's function library: constructors, numeric, object/array, string, utility and date.
 
 Each function takes the evaluation `Context` and its evaluated arguments and returns a value;
-a wrong argument type gives null rather than an error. The one-value string and number
+arguments of types Dataview has no variant for fail the row before the call
+(`signatures.SIGNATURES`, checked by `evaluate`); a function not listed there gives null for a
+type it does not read. The one-value string and number
 functions are vectorised over lists (`lower(["A", "B"])`), as Dataview documents. Luxon-style
 date tokens (`yyyy-MM-dd`, `HH:mm`, `x` ...) are translated in `datefmt.py`. Touches nothing
 outside itself.

@@ -16,7 +16,8 @@ from service import budget as limits
 from service.budget import Budget
 from service.dataview import datefmt, durations
 from service.dataview.rows import Row
-from service.dataview.values import Duration, Link, compare, equal, to_json
+from service.dataview.values import Duration, Link, compare, equal, to_json, type_of
+from service.errors import QuerySyntaxError
 
 
 class Context(Protocol):
@@ -97,6 +98,21 @@ def is_num(v: Any) -> bool:
 _PLAIN = (str, int, float, bool)
 
 
+class NoImplementation(QuerySyntaxError):
+    """An operator or a function given types Dataview has no implementation for (binaryop.ts
+    `BinaryOpHandler.evaluate`, functions.ts `FunctionBuilder.build`): the row being evaluated
+    fails there, and engine.ts `executeCore` leaves it out of the WHERE, SORT, GROUP BY, FLATTEN
+    or the columns (`execute`); the query fails when every row of one of them does. Raised out of
+    a query (an expression evaluated once) it is that query's error."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, details={"reason": "no_implementation"})
+
+
+def no_operator(op: str, a: Any, b: Any) -> NoImplementation:
+    return NoImplementation(f"No implementation found for '{type_of(a)} {op} {type_of(b)}'")
+
+
 def binary(op: str, a: Any, b: Any) -> Any:
     if op in ("=", "!="):
         kind = type(a)
@@ -106,11 +122,21 @@ def binary(op: str, a: Any, b: Any) -> Any:
         c = compare(a, b)
         return {"<": c < 0, ">": c > 0, "<=": c <= 0, ">=": c >= 0}[op]
     if (a is None or b is None) and not (op == "+" and (isinstance(a, str) or isinstance(b, str))):
-        return None  # binaryop.ts: text + anything is text (null written as renderNullAs)
+        # binaryop.ts: text + anything is text (null written as renderNullAs); null with null, and
+        # a date plus or minus null, are null; null with anything else has no implementation
+        if a is b or (op in ("+", "-") and (isinstance(a, dt.datetime) or isinstance(b, dt.datetime))):
+            return None
+        raise no_operator(op, a, b)
     try:
-        return _arithmetic(op, a, b)
+        value = _arithmetic(op, a, b)
     except (OverflowError, ValueError):  # a number past a double, a date past year 9999: null
         return None
+    if value is _NONE:
+        raise no_operator(op, a, b)
+    return value
+
+
+_NONE = object()  # `_arithmetic` found no implementation
 
 
 def _arithmetic(op: str, a: Any, b: Any) -> Any:
@@ -132,7 +158,7 @@ def _arithmetic(op: str, a: Any, b: Any) -> Any:
             return a + b
         if isinstance(a, dict | Row) and isinstance(b, dict | Row):  # a page's row is a `Row`
             return {**a, **b}
-        return None
+        return _NONE
     if op == "-":
         if is_num(a) and is_num(b):
             return a - b
@@ -142,7 +168,7 @@ def _arithmetic(op: str, a: Any, b: Any) -> Any:
             return date_diff(a, b)
         if isinstance(a, Duration) and isinstance(b, Duration):
             return durations.summed(a, b, -1)
-        return None
+        return _NONE
     if op == "*":
         if is_num(a) and is_num(b):
             return a * b
@@ -154,21 +180,23 @@ def _arithmetic(op: str, a: Any, b: Any) -> Any:
             return durations.scaled(a, b)
         if is_num(a) and isinstance(b, Duration):
             return durations.scaled(b, a)
-        return None
+        return _NONE
     if op == "/":
-        if is_num(a) and is_num(b):
+        if is_num(a) and is_num(b):  # x / 0 is JavaScript's Infinity (0 / 0 NaN): null, as JSON has neither
             return a / b if b else None
-        if isinstance(a, Duration) and is_num(b) and b:
-            return durations.scaled(a, b, divide=True)
-        return None
+        if isinstance(a, Duration) and is_num(b):
+            return durations.scaled(a, b, divide=True) if b else None
+        return _NONE
     if op == "%":  # JavaScript's remainder takes the dividend's sign: -5 % 3 is -2, 5 % -3 is 2
-        if is_num(a) and is_num(b) and b:
+        if is_num(a) and is_num(b):
+            if not b:
+                return None  # NaN in JavaScript
             if isinstance(a, int) and isinstance(b, int):
                 rest = abs(a) % abs(b)
                 return -rest if a < 0 else rest
             return clean(math.fmod(a, b))
-        return None
-    return None
+        return _NONE
+    return _NONE
 
 
 def _text(v: Any) -> str:

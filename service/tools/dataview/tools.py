@@ -240,7 +240,8 @@ class ValidateDqlOut(ToolOutput):
     error: dict[str, JsonValue] | None = Field(
         default=None,
         description="When invalid: message, offset (0-based), line and column (1-based; for an unknown function or "
-        "a wrong number of arguments, those of its first call, with `function`, and `arguments`, `min`, `max`); for "
+        "a wrong number of arguments, those of its first call, with `function`, and `arguments`, `min`, `max`; for a "
+        "call of literals of types the function does not take, `function` and reason 'no_implementation'); for "
         "DataviewJS, which is not supported, message, language 'dataviewjs', supported false and a hint; for a "
         "FROM csv(\"path\") source, which is not supported either, message, source 'csv', path, supported false and "
         "a hint.",
