@@ -25,6 +25,7 @@ import re
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable
+from urllib.parse import quote
 
 from service.obsidian.task_status import open_sql, tasks_sql, vault_statuses
 from service.plane.findings import Finding, still_open
@@ -57,11 +58,21 @@ def _shown(body: str) -> str:
 
 
 def _inert(text: str) -> str:
-    """`text` (a memory entity's name, as a person wrote it in the note's frontmatter) on one line,
-    with `%%` and `<!--` written as HTML entities: Obsidian shows the same characters, but opens no
-    comment that would hide the digest's next lines (the memory tools refuse such a name; a
-    hand-made note may hold one)."""
+    """`text` (a memory entity's name as a person wrote it in the note's frontmatter, a folder's or
+    a note's name) on one line, with `%%` and `<!--` written as HTML entities: Obsidian shows the
+    same characters, but opens no comment that would hide the digest's next lines (the memory
+    tools refuse such an entity name; a hand-made note may hold one)."""
     return " ".join(text.split()).replace("%%", "&#37;&#37;").replace("<!--", "&lt;!--")
+
+
+def _link(path: str, title: str) -> str:
+    """A link to the note: a wikilink; a Markdown link with its path percent-encoded when the path
+    holds `%%` or `<!--` (a folder or file name made by hand), which no wikilink can hold without
+    opening a comment."""
+    if "%%" not in path and "<!--" not in path:
+        return f"[[{path.removesuffix('.md')}|{title}]]"
+    text = _inert(title).replace("[", "\\[").replace("]", "\\]")
+    return f"[{text}]({quote(path)})"
 
 
 def _first_sentence(body: str) -> str:
@@ -148,12 +159,12 @@ class Digest:
             f"Since {iso(since)}: {len(counted)} notes changed, {open_tasks} open tasks in them.",
         ]
         for folder, count in sorted(by_folder.items(), key=lambda kv: (-kv[1], kv[0])):
-            lines += ["", f"## {folder} ({count})", ""]
+            lines += ["", f"## {_inert(folder)} ({count})", ""]
             items = listed[folder][:NOTES_LISTED]
             for path, title, ctime, body in items:
                 new = " (new)" if ctime > since else ""
                 sentence = _first_sentence(body)
-                lines.append(f"- [[{path.removesuffix('.md')}|{title}]]{new}" + (f": {sentence}" if sentence else ""))
+                lines.append(f"- {_link(path, title)}{new}" + (f": {sentence}" if sentence else ""))
             if not items and folder not in tried:
                 lines.append(f"- {count} notes, none listed (a digest lists {LISTED_IN_ALL} notes at most)")
             elif count > len(items):

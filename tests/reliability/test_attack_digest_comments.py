@@ -49,7 +49,8 @@ async def test_a_digest_quotes_only_what_obsidian_shows(make_vault: Callable[...
 async def test_a_digest_names_a_hand_made_entity_without_opening_a_comment(make_vault: Callable[..., Path]) -> None:
     """A memory entity note made by hand whose name holds an unpaired `%%` (or `<!--`): the memory
     tools refuse such a name, but the digest listed it raw under `## Memory`, so the kept digest
-    opened a comment there and Obsidian hid every later line (session 81, U1 s80's note)."""
+    opened a comment there and Obsidian hid every later line (session 81, U1 s80's note). So did a
+    folder's heading, and a wikilink to a note whose path holds one."""
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     entity = '---\nname: "{}"\nentityType: thing\nupdated: {}\n---\n# {}\n\n## Observations\n- A fact.\n'
     root = make_vault(
@@ -58,6 +59,8 @@ async def test_a_digest_names_a_hand_made_entity_without_opening_a_comment(make_
             "Memory/Html.md": entity.format("Html <!-- name", now, "Html"),
             "Memory/Zed.md": entity.format("Zed after them", now, "Zed"),
             "Delta.md": "Plain first sentence of delta. Second.\n",
+            "Odd %% folder/Inside.md": "Text of a note in an odd folder.\n",
+            "Tags <!-- here/Html [1].md": "Text of a note in another odd folder.\n",
         }
     )
     async with started(root) as vg:
@@ -70,3 +73,8 @@ async def test_a_digest_names_a_hand_made_entity_without_opening_a_comment(make_
     assert "%%" not in text and "<!--" not in text, text  # no comment opened in the digest
     assert "- Odd &#37;&#37; name" in text and "- Html &lt;!-- name" in text, text  # shown as the names
     assert "- Zed after them" in text, text
+    # a folder or note name holding one: the heading says it with entities, the link encodes the path
+    assert "## Odd &#37;&#37; folder (1)" in text and "## Tags &lt;!-- here (1)" in text, text
+    assert "- [Inside](Odd%20%25%25%20folder/Inside.md) (new): Text of a note in an odd folder." in text, text
+    assert "- [Html \\[1\\]](Tags%20%3C%21--%20here/Html%20%5B1%5D.md) (new): Text of a note" in text, text
+    assert "[[Delta|Delta]]" in text, text
