@@ -65,3 +65,29 @@ async def test_the_entities_not_listed_are_counted(make_vault: Callable[..., Pat
         [digest] = (await ok(c, "list_findings", kind="digest"))["items"]
         memory = digest["detail"]["text"].split("## Memory", 1)[1]
         assert memory.count("\n- Ent ") == NOTES_LISTED and memory.rstrip().endswith("- … and 5 more"), memory
+
+
+async def test_odd_names_open_no_comment_in_the_kept_digest(make_vault: Callable[..., Path], mode: str) -> None:
+    """A hand-made entity name, a folder and a note path holding `%%` or `<!--` were written raw
+    into the digest, opening an Obsidian comment that hid its later lines (session 81)."""
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    root = make_vault(
+        {
+            "Memory/Odd.md": f'---\nname: "Odd %% name"\nupdated: {now}\n---\n# Odd\n',
+            "Odd %% folder/Inside.md": "Text of a note in an odd folder.\n",
+            "Plain.md": "Text of a plain note.\n",
+        }
+    )
+    async with e2e(root) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            await ok(c, "run_consolidation", jobs=["digest"], wait=True)
+            [digest] = (await ok(c, "list_findings", kind="digest"))["items"]
+            await ok(c, "apply_finding", finding_id=digest["id"])
+            [kept] = (root / "Digests").iterdir()
+            outline = await ok(c, "get_outline", path=f"Digests/{kept.name}")
+    text = kept.read_text(encoding="utf-8")
+    assert "%%" not in text and "- Odd &#37;&#37; name" in text, text
+    assert "[Inside](Odd%20%25%25%20folder/Inside.md)" in text and "[[Plain|Plain]]" in text, text
+    headings = [h["text"] for h in outline["headings"]]
+    assert headings[-1] == "Memory (1 entities updated)", headings  # the last heading is not hidden
