@@ -236,15 +236,18 @@ class Outbox:
         elif self.closed:
             self._client_gone()
 
-    def _put(self, data: bytes) -> None:
-        """`data` to stdout, the lock held; once the client has closed its end, nothing more."""
+    def _put(self, data: bytes, piece: int = PIPE_BUF) -> None:
+        """`data` to stdout in writes of `piece` bytes, the lock held; once the client has closed
+        its end, nothing more. A line that may block goes in pieces a pipe takes whole (`drained`
+        sees a slow reader's progress); one with room in the pipe in one write (`_write_now`:
+        one wake-up of the client for a search answer, not two)."""
         if self.closed:
             return
         view = memoryview(data)
         try:
-            while view:  # in pieces a pipe takes whole: `drained` sees a slow reader's progress
-                n = self.out.write(view[:PIPE_BUF])
-                n = len(view[:PIPE_BUF]) if n is None else n  # a partial write (a signal) goes on
+            while view:
+                n = self.out.write(view[:piece])
+                n = len(view[:piece]) if n is None else n  # a partial write (a signal) goes on
                 self.sent += n
                 view = view[n:]
         except (BrokenPipeError, ConnectionResetError):
@@ -277,7 +280,7 @@ class Outbox:
         try:
             if not _fits(self.out, len(data)):
                 return False
-            self._put(data)
+            self._put(data, len(data))
         finally:
             self.lock.release()
         if self.closed:

@@ -136,3 +136,27 @@ def test_a_client_that_reads_nothing_does_not_keep_the_process(pipe: tuple[int, 
     while box.owing:
         assert time.monotonic() < deadline
         time.sleep(0.01)
+
+
+class _Counting:
+    """A stdout with no descriptor (`_fits`: room for any line), recording each write."""
+
+    def __init__(self) -> None:
+        self.writes: list[int] = []
+
+    def write(self, data: memoryview) -> int:
+        self.writes.append(len(data))
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_line_with_room_goes_in_one_write() -> None:
+    """A 10-hit search answer (~8 KB) written on the loop is one write, one wake-up of the client;
+    only a line that may block goes in `PIPE_BUF` pieces (for `drained`)."""
+    box = Outbox()
+    box.out = _Counting()
+    line = b'{"jsonrpc":"2.0","id":1,"result":"' + b"x" * 8_400 + b'"}\n'
+    asyncio.run(box.send(line))
+    assert box.out.writes == [len(line)] and box.sent == len(line) and box.written == 1
