@@ -27,15 +27,20 @@ VAULT = {
 }
 
 
-async def test_a_digest_quotes_only_what_obsidian_shows(make_vault: Callable[..., Path]) -> None:
-    root = make_vault(VAULT)
+async def _kept_digest(root: Path) -> str:
+    """The text of the digest a run makes and apply_finding keeps."""
     async with started(root) as vg:
         await vg.indexed()
         await vg.ok("run_consolidation", wait=True, jobs=["digest"])
         [digest] = (await vg.ok("list_findings", kind="digest"))["items"]
         await vg.ok("apply_finding", finding_id=digest["id"])
         [kept] = (root / "Digests").iterdir()
-        text = kept.read_text(encoding="utf-8")
+        return kept.read_text(encoding="utf-8")
+
+
+async def test_a_digest_quotes_only_what_obsidian_shows(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(VAULT)
+    text = await _kept_digest(root)
     lines = {line.split("]]", 1)[0].removeprefix("- [["): line for line in text.splitlines() if line.startswith("- [[")}
     assert set(lines) == {f"{n}|{n}" for n in ("Alpha", "Bravo", "Charlie", "Delta", "Echo")}, text
     assert text.count("%%") % 2 == 0 and "<!--" not in text, text  # no comment left open in the digest
@@ -63,13 +68,7 @@ async def test_a_digest_names_a_hand_made_entity_without_opening_a_comment(make_
             "Tags <!-- here/Html [1].md": "Text of a note in another odd folder.\n",
         }
     )
-    async with started(root) as vg:
-        await vg.indexed()
-        await vg.ok("run_consolidation", wait=True, jobs=["digest"])
-        [digest] = (await vg.ok("list_findings", kind="digest"))["items"]
-        await vg.ok("apply_finding", finding_id=digest["id"])
-        [kept] = (root / "Digests").iterdir()
-        text = kept.read_text(encoding="utf-8")
+    text = await _kept_digest(root)
     assert "%%" not in text and "<!--" not in text, text  # no comment opened in the digest
     assert "- Odd &#37;&#37; name" in text and "- Html &lt;!-- name" in text, text  # shown as the names
     assert "- Zed after them" in text, text
