@@ -79,14 +79,21 @@ SIGNATURES: dict[str, tuple[Variants, dict[int, tuple[int, ...]]]] = {
 }
 
 
+# the variants without `*`, for the common case (no variant listed here has a list where it is
+# vectorised, so an exact match is the answer Dataview's vectorising first would give)
+_EXACT = {name: frozenset(v for v in variants if "*" not in v) for name, (variants, _) in SIGNATURES.items()}
+
+
 def wrong(name: str, args: list[Any]) -> str | None:
     """Dataview's message when `name` has no variant for `args` (None when it has one, or when
     `name` is not checked here)."""
     signature = SIGNATURES.get(name)
     if signature is None:
         return None
+    types = tuple(map(type_of, args))
+    if types in _EXACT[name]:
+        return None
     variants, vectorised = signature
-    types = [type_of(a) for a in args]
     spots = [i for i in vectorised.get(len(args), ()) if types[i] == "array"]
     if spots:
         count = min(len(args[i]) for i in spots)
