@@ -282,3 +282,27 @@ class Comments:
         elif "%%" in line and line.count("%%") % 2:
             self.percent = not was
         return was
+
+
+def left_open(lines: list[str], start: int = 0) -> tuple[str, int] | None:
+    """What `lines` (from `start`, the body) leave open at their end, as Obsidian reads them, and
+    the 0-based line it opened at: the opening code fence (```` ``` ````, `~~~`) of a code block
+    never closed, `%%` or `<!--` for a comment never closed; None when every block closes (an
+    indented code block ends at the next line that is not indented, so it is never open)."""
+    scanner, comments = CodeScanner(), Comments()
+    opened = start
+    for no in range(start, len(lines)):
+        raw = lines[no]
+        was = scanner._fence is not None or comments.percent or comments.html
+        is_code = scanner.code(raw)
+        if comments.percent or comments.html:
+            is_code = comments.seen(scanner, raw, is_code)
+        if not is_code and (comments.percent or comments.html or "%%" in raw or "<!--" in raw):
+            comments.inside(mask_inline_code(raw) if "`" in raw else raw, scanner)
+        if not was and (scanner._fence is not None or comments.percent or comments.html):
+            opened = no
+    if scanner._fence is not None:
+        return scanner._fence, opened
+    if comments.percent or comments.html:
+        return "%%" if comments.percent else "<!--", opened
+    return None

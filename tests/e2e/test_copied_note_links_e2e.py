@@ -1,6 +1,7 @@
 """E2E (both eras, SDK client over real HTTP): a note copied into another folder keeps its links
 naming the files the original's name (tests/tools/notes/test_copy_keeps_relative_links.py) and its
-encoding (test_copy_keeps_encoding.py), and
+encoding (test_copy_keeps_encoding.py); on the same server, an append into a code block a note
+leaves open is refused (test_append_into_open_block.py); and
 a note made by apply_template or process_capture lists the links it takes from another note of
 its name (tests/tools/notes/test_made_notes_take_links.py)."""
 
@@ -13,6 +14,7 @@ from mcp import Client
 
 from tests.conftest import e2e
 from tests.e2e.calls import ok
+from tests.tools.notes import test_append_into_open_block as appending
 from tests.tools.notes import test_copy_keeps_encoding as encoded
 from tests.tools.notes import test_copy_keeps_relative_links as copying
 from tests.tools.notes import test_made_notes_take_links as made
@@ -20,7 +22,8 @@ from tests.tools.notes import test_made_notes_take_links as made
 
 async def test_a_copy_keeps_its_links_to_the_same_files(make_vault: Callable[..., Path], mode: str) -> None:
     latin = encoded.TEXT.encode("cp1252")  # and its encoding (test_copy_keeps_encoding.py)
-    async with e2e(make_vault({**copying.VAULT, "A/B/Latin.md": latin})) as (url, harness):
+    files = {**copying.VAULT, "A/B/Latin.md": latin, "Open.md": appending.OPEN}
+    async with e2e(make_vault(files)) as (url, harness):
         await harness.indexed()
         async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
             out = await ok(client, "copy_note", {"path": "A/B/N.md", "new_path": "C/"})
@@ -29,6 +32,15 @@ async def test_a_copy_keeps_its_links_to_the_same_files(make_vault: Callable[...
             assert harness.read("A/B/N.md") == copying.NOTE
             await ok(client, "copy_note", {"path": "A/B/Latin.md", "new_path": "C/"})
             assert (harness.root / "C/Latin.md").read_bytes() == encoded.WANT.encode("cp1252")
+            refused = await client.call_tool("append_note", {"path": "Open.md", "content": "Done.\n"})
+            assert refused.is_error and refused.structured_content is not None
+            error = refused.structured_content["error"]
+            assert (error["code"], error["details"]["reason"], error["details"]["line"]) == (
+                "validation_error",
+                "left_open",
+                6,
+            )
+            assert harness.read("Open.md") == appending.OPEN
 
 
 async def test_a_templated_note_lists_the_links_it_takes(make_vault: Callable[..., Path], mode: str) -> None:

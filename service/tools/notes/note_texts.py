@@ -2,7 +2,8 @@
 
 `yaml_block` is a frontmatter block of properties (create_note's `frontmatter`), in the caller's
 key order, as the property tools write it; `refuse_frontmatter_bomb` refuses a note whose YAML expands past `[limits]`
-(create_note, write_note, bulk_create_notes). Touches nothing.
+(create_note, write_note, bulk_create_notes); `not_into_open_block` refuses text appended after a code block
+or comment the note never closes (append_note, write_note's append). Touches nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from service.errors import ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown import yaml_edit
+from service.markdown.fences import left_open
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
@@ -41,3 +43,33 @@ def refuse_frontmatter_bomb(text: str, field: str) -> None:
             details={"field": field, "reason": "frontmatter_error", "frontmatter_error": front.error},
             hint="Write the values out instead of repeating YAML aliases (*name), or nest them less deeply.",
         )
+
+
+_OPENERS = ("```", "~~~", "%%", "<!--")
+
+
+def not_into_open_block(old: str, content: str) -> None:
+    """`validation_error` (reason `left_open`, as process_capture's filing) when the note `old`
+    (its LF form, ending in a line break) ends inside a code block or comment it never closes and
+    `content`, added after it, does not close it: Obsidian would show the text as code, or hide
+    it. Content that closes the block (more code, then the closing fence) is added as given."""
+    if not any(mark in old for mark in _OPENERS):  # nearly every note: no scan
+        return
+    body = fm.fences(old).body_line
+    found = left_open(old.split("\n"), body)
+    if found is None or left_open((old + content).split("\n"), body) != found:
+        return
+    mark, line = found
+    code = mark[:1] in "`~"
+    what = (
+        f"a code block ({mark}) opened at line {line + 1}" if code else f"a comment ({mark}) opened at line {line + 1}"
+    )
+    closing = mark if code else "%%" if mark == "%%" else "-->"
+    raise ValidationFailed(
+        f"the note ends inside {what} that it never closes: the added text would "
+        + ("show as code" if code else "be hidden")
+        + " in Obsidian",
+        details={"field": "content", "reason": "left_open", "open": mark, "line": line + 1},
+        hint=f"Start content with a line {closing} to close it first, end content with one if it is meant for "
+        "that block, or close it in the note (patch_note).",
+    )

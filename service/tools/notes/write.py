@@ -23,7 +23,7 @@ from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput
 from service.tools.notes.base_files import base_static_check, checked_base_write
-from service.tools.notes.note_texts import refuse_frontmatter_bomb, yaml_block
+from service.tools.notes.note_texts import not_into_open_block, refuse_frontmatter_bomb, yaml_block
 from service.tools.notes.targets import (
     create_target,
     existing_or_new,
@@ -212,7 +212,9 @@ def added(old: str, content: str, *, at_start: bool = False) -> str:
     """append_note's (write_note's in append mode) or prepend_note's edit of a note's text."""
     if at_start:
         return sections.insert_after_frontmatter(old, content if content.endswith("\n") else content + "\n")
-    return (old if not old or old.endswith("\n") else old + "\n") + content
+    base = old if not old or old.endswith("\n") else old + "\n"
+    not_into_open_block(base, content)  # a block the note leaves open would take the text
+    return base + content
 
 
 class AppendIn(ToolInput):

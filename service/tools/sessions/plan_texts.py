@@ -55,7 +55,7 @@ from service.tools.memory.planned import (
 from service.tools.memory.pruning import DeleteObservationsIn, DeleteRelationsIn, SupersedeIn
 from service.tools.notes.note_texts import yaml_block
 from service.tools.notes.replace import ReplaceTextIn, replaced_in
-from service.tools.notes.write import PatchNoteIn, added, patched, with_section
+from service.tools.notes.write import AppendIn, PatchNoteIn, WriteNoteIn, added, patched, with_section
 from service.tools.properties.edit import (
     AddTagsIn,
     DeletePropertyIn,
@@ -102,6 +102,8 @@ def refused_by(
     """`refusal`'s error itself, as the call raises it (a dry-run vault's preview answers it:
     `service.dispatch.preview`)."""
     found = _EDITS.get(tool)
+    if tool == "append_note" or tool == "write_note" and args.get("mode") == "append":  # into a block left open
+        found = (WriteNoteIn if tool == "write_note" else AppendIn, _appended)
     if tool == "merge_observations" and "#" not in rel:  # the kept note as the steps leave it, the merged one too
         found = (MergeObservationsIn, lambda ctx, call, text, rel: _merge(ctx, call, args.get(MERGED), text, rel))
     if found is None or "#" in rel or tool == "add_tags" and not args.get("heading"):  # frontmatter: YAML alone
@@ -166,7 +168,10 @@ def _then(
             return yaml_block(front) + content if isinstance(front, dict) and front else content
         if text is None or tool == "write_note" and args.get("mode") != "append":
             return content  # a note made (append_note's create_if_missing) or written whole
-        return sections.keeping_crlf(lambda old: added(old, content, at_start=tool == "prepend_note"))(text)
+        try:
+            return sections.keeping_crlf(lambda old: added(old, content, at_start=tool == "prepend_note"))(text)
+        except VaultgateError:  # the call refuses it (an append into a block the note leaves open): unchanged
+            return None
     if tool == "apply_template":
         return _templated(ctx, args, template, text, rel)
     if tool == "copy_note":  # the copy's text: the original's, its links rewritten for the copy's folder
@@ -281,6 +286,10 @@ def _patch(ctx: ToolContext, args: PatchNoteIn, text: str, rel: str) -> str:
     address = parse_address(args.path)  # its '#section' is the target when no other is given
     call = with_section(args, address.subpath, address)
     return sections.keeping_crlf(lambda old: patched(call, old))(text)
+
+
+def _appended(ctx: ToolContext, args: AppendIn | WriteNoteIn, text: str, rel: str) -> str:
+    return sections.keeping_crlf(lambda old: added(old, args.content))(text)
 
 
 def _property(ctx: ToolContext, args: Any, text: str, rel: str) -> str:
