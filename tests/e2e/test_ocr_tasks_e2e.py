@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 from tests.conftest import e2e
 from tests.e2e.test_plan_tasks_e2e import ANY, CancelTask, GetTask, TaskParams, Tasks, client, raw_legacy_call
 from tests.keys import SECRET, claims, hs
-from tests.tools.obsidian.ocr_images import needs_engine, text_png
+from tests.tools.obsidian.ocr_images import needs_engine, ocr_held, text_png
 
 pytestmark = needs_engine
 
@@ -55,7 +55,12 @@ async def test_ocr_bulk_runs_as_a_task_and_ends_with_its_answer(make_vault: Call
             assert len(tasks.handles) == 1
 
 
-async def test_a_running_ocr_bulk_task_is_cancelled_with_tasks_cancel(make_vault: Callable[..., Path]) -> None:
+async def test_a_running_ocr_bulk_task_is_cancelled_with_tasks_cancel(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The worker holds every image (`ocr_held`): the job still runs at the cancel, however fast
+    # the machine reads.
+    ocr_held(monkeypatch, tmp_path / "hold", *(f"{i}.png" for i in range(4)))
     async with server(make_vault, 4) as url:
         created = await raw_legacy_call(url, reader("bob"), {"name": "ocr_bulk", "arguments": {}})
         task = created["task"]

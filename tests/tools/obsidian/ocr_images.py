@@ -1,14 +1,22 @@
 """Images and scanned PDFs for the OCR tests, drawn with Pillow (no binary fixtures): black text
-on white in DejaVu Sans (Pillow's own font where DejaVu is missing), read reliably at this size."""
+on white in DejaVu Sans (Pillow's own font where DejaVu is missing), read reliably at this size;
+`ocr_held` holds chosen files in the worker process, so a test sees a bulk job still running
+however fast the machine reads."""
 
 from __future__ import annotations
 
+import functools
 import io
+import os
 import random
+import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+from service.ocr import worker
 from service.ocr.engine import available
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -47,3 +55,24 @@ def noise_png(width: int, height: int) -> bytes:
     buf = io.BytesIO()
     Image.frombytes("L", (width, height), pixels).save(buf, format="PNG")
     return buf.getvalue()
+
+
+_READ_FILE = worker.read_file  # the real one: in the worker process too, which imports this module afresh
+
+
+def held_read_file(gate: str, held: frozenset[str], path: str, kind: str, index: int, bounds: Any) -> Any:
+    """`worker.read_file`, except that a file whose name is in `held` waits while the file `gate`
+    exists (for 600 s at most): it runs in the OCR worker process, so a bulk job is still running,
+    in the middle of that file, for as long as the test wants (its cancel kills the worker)."""
+    deadline = time.monotonic() + 600
+    while Path(path).name in held and os.path.exists(gate) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return _READ_FILE(path, kind, index, bounds)
+
+
+def ocr_held(monkeypatch: pytest.MonkeyPatch, gate: Path, *names: str) -> None:
+    """From now on the OCR worker holds the files `names` (by file name) before reading them, while
+    `gate` exists (it is written here; the server's stop kills a worker holding one). Call it
+    before the worker starts (its first read)."""
+    gate.write_text("held\n", encoding="utf-8")
+    monkeypatch.setattr(worker, "read_file", functools.partial(held_read_file, str(gate), frozenset(names)))
