@@ -5,9 +5,9 @@ again. Synchronised on the job's own completion signal (`wait_settled`), never o
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -302,33 +302,40 @@ async def test_counts_polled_during_a_pass_are_reused_for_ten_times_their_cost(
 ) -> None:
     """While a pass runs, `index_status` polled back to back takes the counts once per ten times
     what they cost (a first pass at 10^5 notes joins ~600,000 chunks with their vectors); once
-    the job is idle again they are exact at every call."""
+    the job is idle again they are exact at every call. The engine's clock is the test's: a count
+    costs 1 s of it, and it moves only when the test moves it (no wall-clock window to outrun)."""
     async with semantic(make_vault(VAULT)) as h:
         job, engine = job_of(h), h.app.semantic
         taken: list[int] = []
         real = store.counts
+        clock = [1000.0]
+        monkeypatch.setattr(engine_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
 
         def slow(conn: Any, vault_id: str, model: str, after: int = 0) -> store.Counts:
             taken.append(after)
-            time.sleep(2.0)  # a count that costs: reused for the next 20 s (two calls' wall time under load)
+            clock[0] += 1.0  # a count that costs 1 s: reused for the next 10 s
             return real(conn, vault_id, model, after)
 
         monkeypatch.setattr(store, "counts", slow)
-        engine._counted.clear()  # the pass itself took counts (job.py): on a loaded machine still fresh
+        engine._counted.clear()  # the pass itself took counts (job.py)
         job.state = "embedding"  # as during a pass: not caught up
         try:
             first = await h.ok("index_status")
+            clock[0] += 8.5  # 9.5 s after the count began: within ten times its cost
             second = await h.ok("index_status")
             assert len(taken) == 1 and first["embeddings"]["embedded"] == second["embeddings"]["embedded"]
+            clock[0] += 1.0  # 10.5 s: past it, taken afresh
+            await h.ok("index_status")
+            assert len(taken) == 2
         finally:
             job.state = "idle"
         await h.ok("index_status")
-        assert len(taken) == 1  # caught up: the settled counts, no join
+        assert len(taken) == 2  # caught up: the settled counts, no join
         engine._counted.clear()
         job.state = "embedding"
         try:
             await h.ok("index_status")
-            assert len(taken) == 2
+            assert len(taken) == 3
         finally:
             job.state = "idle"
 
