@@ -57,7 +57,7 @@ def _shown(body: str) -> str:
     return text
 
 
-def _inert(text: str) -> str:
+def inert(text: str) -> str:
     """`text` (a memory entity's name as a person wrote it in the note's frontmatter, a folder's or
     a note's name) on one line, with `%%` and `<!--` written as HTML entities: Obsidian shows the
     same characters, but opens no comment that would hide the digest's next lines (the memory
@@ -65,13 +65,13 @@ def _inert(text: str) -> str:
     return " ".join(text.split()).replace("%%", "&#37;&#37;").replace("<!--", "&lt;!--")
 
 
-def _link(path: str, title: str) -> str:
-    """A link to the note: a wikilink; a Markdown link with its path percent-encoded when the path
-    holds `%%` or `<!--` (a folder or file name made by hand), which no wikilink can hold without
-    opening a comment."""
+def link_to(path: str, title: str | None = None) -> str:
+    """A link to the note (shown as `title`, else as its path): a wikilink; a Markdown link with its
+    path percent-encoded when the path holds `%%` or `<!--` (a folder or file name made by hand),
+    which no wikilink can hold without opening a comment."""
     if "%%" not in path and "<!--" not in path:
-        return f"[[{path.removesuffix('.md')}|{title}]]"
-    text = _inert(title).replace("[", "\\[").replace("]", "\\]")
+        return f"[[{path.removesuffix('.md')}" + (f"|{title}]]" if title is not None else "]]")
+    text = inert(path.removesuffix(".md") if title is None else title).replace("[", "\\[").replace("]", "\\]")
     return f"[{text}]({quote(path)})"
 
 
@@ -159,12 +159,12 @@ class Digest:
             f"Since {iso(since)}: {len(counted)} notes changed, {open_tasks} open tasks in them.",
         ]
         for folder, count in sorted(by_folder.items(), key=lambda kv: (-kv[1], kv[0])):
-            lines += ["", f"## {_inert(folder)} ({count})", ""]
+            lines += ["", f"## {inert(folder)} ({count})", ""]
             items = listed[folder][:NOTES_LISTED]
             for path, title, ctime, body in items:
                 new = " (new)" if ctime > since else ""
                 sentence = _first_sentence(body)
-                lines.append(f"- {_link(path, title)}{new}" + (f": {sentence}" if sentence else ""))
+                lines.append(f"- {link_to(path, title)}{new}" + (f": {sentence}" if sentence else ""))
             if not items and folder not in tried:
                 lines.append(f"- {count} notes, none listed (a digest lists {LISTED_IN_ALL} notes at most)")
             elif count > len(items):
@@ -174,7 +174,7 @@ class Digest:
                 "",
                 f"## Memory ({len(entities)} entities updated)",
                 "",
-                *(f"- {_inert(name)}" for name in entities[:NOTES_LISTED]),
+                *(f"- {inert(name)}" for name in entities[:NOTES_LISTED]),
                 *([f"- … and {len(entities) - NOTES_LISTED} more"] if len(entities) > NOTES_LISTED else []),
             ]
         content = "\n".join(lines) + "\n"

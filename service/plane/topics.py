@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 
 from service.graph.analytics import Limit, NoteGraph, communities
+from service.plane.digest import inert, link_to
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
 from service.plane.reader import readable
@@ -76,9 +77,9 @@ class TopicMaps:
             central = sorted(group, key=lambda n: (-degree[n], n))
             head = titles.get(central[0], central[0])
             name = "".join(ch for ch in head if ch not in '\\/:*?"<>|#^[]').strip() or "Topic"
-            links = "\n".join(f"- [[{p.removesuffix('.md')}]]" for p in central[:MAP_LINKS])
-            hub = central[0].removesuffix(".md")
-            content = f"# {name} (map)\n\nNotes that link among themselves around [[{hub}]]:\n\n{links}\n"
+            links = "\n".join(f"- {link_to(p)}" for p in central[:MAP_LINKS])  # a path holding %%: no comment
+            hub = link_to(central[0])
+            content = f"# {inert(name)} (map)\n\nNotes that link among themselves around {hub}:\n\n{links}\n"
             out.append(
                 Finding(
                     job=self.name,

@@ -77,3 +77,23 @@ async def test_a_digest_names_a_hand_made_entity_without_opening_a_comment(make_
     assert "- [Inside](Odd%20%25%25%20folder/Inside.md) (new): Text of a note in an odd folder." in text, text
     assert "- [Html \\[1\\]](Tags%20%3C%21--%20here/Html%20%5B1%5D.md) (new): Text of a note" in text, text
     assert "[[Delta|Delta]]" in text, text
+
+
+async def test_a_topic_map_links_a_folder_holding_a_comment_mark(make_vault: Callable[..., Path]) -> None:
+    """The topics job's map note linked its notes as `[[Odd %% garden/Plant 0]]`: each link a lone
+    `%%`, so Obsidian hid all but the first (session 81, as the digest's links)."""
+    ring = {
+        f"Odd %% garden/Plant {i}.md": f"# Plant {i}\n\n[[Plant {(i + 1) % 6}]] [[Plant {(i + 2) % 6}]]\n"
+        for i in range(6)
+    }
+    root = make_vault({**ring, "Other/A.md": "# A\n\n[[B]]\n", "Other/B.md": "# B\n\n[[A]]\n"})  # as test_plane's
+    async with started(root) as vg:
+        await vg.indexed()
+        await vg.ok("run_consolidation", wait=True, jobs=["topics"])
+        [found] = (await vg.ok("list_findings", kind="topic_map"))["items"]
+        await vg.ok("apply_finding", finding_id=found["id"])
+        [kept] = (root / "Maps").iterdir()
+        text = kept.read_text(encoding="utf-8")
+    assert "%%" not in text, text
+    for i in range(6):
+        assert f"- [Odd &#37;&#37; garden/Plant {i}](Odd%20%25%25%20garden/Plant%20{i}.md)" in text, text
