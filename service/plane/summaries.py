@@ -22,7 +22,7 @@ import sqlite3
 from collections import defaultdict
 from typing import Any
 
-from service.plane.digest import FOLDER, free_note, iso
+from service.plane.digest import FOLDER, free_note, inert, iso, link_to
 from service.plane.findings import Finding, still_open
 from service.plane.gateway import GatewayFailed
 from service.plane.job import JobContext, Need
@@ -49,7 +49,7 @@ def cited(answer: str, sent: list[str]) -> list[str]:
         if not numbers or any(not 1 <= n <= len(sent) for n in numbers):
             continue
         text = re.sub(r"\s+([.!?])", r"\1", _CITE.sub("", sentence)).strip()
-        links = "".join(f" [[{sent[n - 1].removesuffix('.md')}]]" for n in dict.fromkeys(numbers))
+        links = "".join(f" {link_to(sent[n - 1])}" for n in dict.fromkeys(numbers))  # a path holding %%: no comment
         if text and text.count("%%") % 2 == 0 and "<!--" not in text:  # none opens a comment hiding the rest
             kept.append(text + links)
     return kept
@@ -95,10 +95,10 @@ class Summaries:
             )
             answer = await ctx.gateway.chat(SYSTEM, f"Notes changed in {folder}:\n\n{prompt}", budget)
             kept = cited(answer, sent)
-            cites.update(p for p in sent if f"[[{p.removesuffix('.md')}]]" in " ".join(kept))
+            cites.update(p for p in sent if link_to(p) in " ".join(kept))
             if kept:
                 written += len(kept)
-                lines += [f"## {folder}", "", *kept, ""]
+                lines += [f"## {inert(folder)}", "", *kept, ""]
             await ctx.pause()
         if not written:
             raise GatewayFailed("the answers held no sentence citing the notes sent")
