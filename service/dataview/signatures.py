@@ -76,6 +76,20 @@ SIGNATURES: dict[str, tuple[Variants, dict[int, tuple[int, ...]]]] = {
     "slice": ((("array",), ("array", "number"), ("array", "number", "number"), ("null",)), {}),
     "firstvalue": ((("array",), ("null",)), {}),
     "meta": ((("link",),), {}),
+    "date": (
+        (("string",), ("date",), ("link",), ("string", "string"), ("null", "string"), ("null",)),
+        {1: (0,)},
+    ),
+    "link": (
+        (("string",), ("link",), ("null",), ("string", "string"), ("string", "string", "boolean"))
+        + (("link", "string"), ("null", "*"), ("*", "null")),
+        {1: (0,), 2: (0, 1)},
+    ),
+    "embed": ((("link",), ("link", "boolean"), ("null",), ("null", "*"), ("*", "null")), {1: (0,), 2: (0, 1)}),
+    "elink": ((("string", "string"), ("string", "null"), ("null", "*"), ("string",), ("null",)), {1: (0,), 2: (0,)}),
+    "hash": ((("string", "number"), ("string", "string"), ("string", "string", "number")), {}),
+    "currencyformat": ((("number", "string"), ("null", "string"), ("number",), ("null",)), {2: (0,)}),
+    "reduce": ((("array", "string"), ("array", "function"), ("null", "*"), ("*", "null")), {2: (1,)}),
 }
 
 

@@ -112,6 +112,14 @@ async def test_a_function_given_types_it_takes_none_of(make_vault: Callable[...,
                 "No implementation of 'padleft' found for arguments: string, string",
             ),
             ('LIST map([1], (x) => round("x"))', "round", "No implementation of 'round' found for arguments: string"),
+            ("TABLE date(5)", "date", "No implementation of 'date' found for arguments: number"),
+            ("TABLE link(5)", "link", "No implementation of 'link' found for arguments: number"),
+            (
+                'TABLE currencyformat("5")',
+                "currencyformat",
+                "No implementation of 'currencyformat' found for arguments: string",
+            ),
+            ("TABLE elink(true)", "elink", "No implementation of 'elink' found for arguments: boolean"),
         ]:
             out = await vg.ok("validate_dql", query=query)
             assert out["valid"] is False and out["error"]["message"] == message, (query, out)
