@@ -405,9 +405,10 @@ def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: Vi
                               "date": to_json(d["date"])},
             paths=lambda d: page_paths(d["row"]), budget=budget,
         )  # fmt: skip
-    if any(can_fail(c.expr) for c in query.columns):  # engine.ts executeCoreExtract: a row whose
-        # column fails is left out; evaluated here to know which, again when a page is rendered
-        values_of: Callable[[Row], Any] = lambda r: [fn(r) for _, fn in cells]  # noqa: E731
+    failing = [fn for (_, fn), c in zip(cells, query.columns, strict=True) if can_fail(c.expr)]
+    if failing:  # engine.ts executeCoreExtract: a row whose column fails is left out; the columns
+        # that can fail are evaluated here to know which, all of them again when a page is rendered
+        values_of: Callable[[Row], Any] = lambda r: [fn(r) for fn in failing]  # noqa: E731
         rows = [r for _, r in evaluated(rows, values_of, Failed("extract", len(rows)))]
     id_name = "Group" if grouped else "File"  # Dataview's default column names
     columns = ([] if query.without_id else [id_name]) + [n for n, _ in cells]
