@@ -189,7 +189,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Suggest links",
         description="Unlinked mentions: where a note (or every note) names another note's file name, title or "
         "alias without linking it, with the line and the wikilink to write; optionally notes sharing linked "
-        "neighbours with it.",
+        "neighbours with it. In text written without spaces (Chinese, Japanese, Thai) a name is matched "
+        "character by character, the longest name winning where names overlap: 京都 is found inside 東京都 "
+        "unless a note named 東京都 or 東京 takes that place (no word segmentation).",
         input_model=SuggestIn,
         output_model=SuggestOut,
         handler=suggest_links,
