@@ -47,6 +47,18 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 MCP_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
+def sample_settings(base: Path, **sections: Any) -> Settings:
+    """Settings of a server on the sample vault written under `base` (its index and state there
+    too), with `sections` (e.g. `http={...}`) on top."""
+    from tests.conftest import DEFAULT_VAULT, settings_for, write_files
+
+    root = base / "vault"
+    root.mkdir()
+    write_files(root, dict(DEFAULT_VAULT))
+    storage = {"cache_dir": str(base / "cache"), "data_dir": str(base / "data")}
+    return settings_for(root, storage=storage, **sections)
+
+
 class ServerThread:
     """vaultgate over HTTP, served from a thread with its own event loop."""
 

@@ -15,8 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import DEFAULT_VAULT, settings_for, write_files
-from tests.reliability.fronts import WAIT, Raw, ServerThread
+from tests.reliability.fronts import WAIT, Raw, ServerThread, sample_settings
 
 CAP = 20
 EXTRA = 10
@@ -24,13 +23,8 @@ EXTRA = 10
 
 @pytest.fixture(scope="module", params=["httptools", "h11"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
-    base = tmp_path_factory.mktemp("cap")
-    root = base / "vault"
-    root.mkdir()
-    write_files(root, dict(DEFAULT_VAULT))
-    configured = settings_for(
-        root,
-        storage={"cache_dir": str(base / "cache"), "data_dir": str(base / "data")},
+    configured = sample_settings(
+        tmp_path_factory.mktemp("cap"),
         # the idle connections stay open for the whole test, however slow the machine
         http={"max_connections": CAP, "parser": request.param, "request_read_seconds": 3600},
     )

@@ -21,8 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import DEFAULT_VAULT, settings_for, write_files
-from tests.reliability.fronts import Raw, Response, ServerThread, jsonrpc_answer, messages
+from tests.reliability.fronts import Raw, Response, ServerThread, jsonrpc_answer, messages, sample_settings
 
 MAX_BODY = 256 * 1024
 MAX_HEAD = 16 * 1024
@@ -34,15 +33,10 @@ ALIVE = {"jsonrpc": "2.0", "id": "alive", "result": {}}
 
 @pytest.fixture(scope="module", params=["fast", "sdk"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
-    base = tmp_path_factory.mktemp(f"framing-{request.param}")
-    root = base / "vault"
-    root.mkdir()
-    write_files(root, dict(DEFAULT_VAULT))
-    configured = settings_for(
-        root,
+    configured = sample_settings(
+        tmp_path_factory.mktemp(f"framing-{request.param}"),
         protocol={"fast_calls": request.param == "fast"},
         http={"max_request_body_bytes": MAX_BODY, "max_header_bytes": MAX_HEAD},
-        storage={"cache_dir": str(base / "cache"), "data_dir": str(base / "data")},
     )
     with ServerThread(configured) as running:
         yield running

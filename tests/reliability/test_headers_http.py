@@ -18,24 +18,18 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import DEFAULT_VAULT, settings_for, write_files
 from tests.keys import SECRET, claims
-from tests.reliability.fronts import INIT, MCP_HEADERS, Raw, ServerThread
+from tests.reliability.fronts import INIT, MCP_HEADERS, Raw, ServerThread, sample_settings
 
 MAX_HEAD = 32 * 1024
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
-    base = tmp_path_factory.mktemp("heads")
-    root = base / "vault"
-    root.mkdir()
-    write_files(root, dict(DEFAULT_VAULT))
-    configured = settings_for(
-        root,
+    configured = sample_settings(
+        tmp_path_factory.mktemp("heads"),
         auth={"mode": "jwt", "jwt_secret": SECRET},
         http={"max_header_bytes": MAX_HEAD, "max_header_count": 50},
-        storage={"cache_dir": str(base / "cache"), "data_dir": str(base / "data")},
     )
     with ServerThread(configured) as running:
         yield running

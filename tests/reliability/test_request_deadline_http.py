@@ -14,22 +14,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import DEFAULT_VAULT, settings_for, write_files
-from tests.reliability.fronts import Raw, ServerThread
+from tests.reliability.fronts import Raw, ServerThread, sample_settings
 
 DEADLINE_S = 1.0
 
 
 @pytest.fixture(scope="module", params=["httptools", "h11"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
-    base = tmp_path_factory.mktemp("deadline")
-    root = base / "vault"
-    root.mkdir()
-    write_files(root, dict(DEFAULT_VAULT))
-    configured = settings_for(
-        root,
-        storage={"cache_dir": str(base / "cache"), "data_dir": str(base / "data")},
-        http={"request_read_seconds": DEADLINE_S, "parser": request.param},
+    configured = sample_settings(
+        tmp_path_factory.mktemp("deadline"), http={"request_read_seconds": DEADLINE_S, "parser": request.param}
     )
     with ServerThread(configured) as running:
         yield running

@@ -13,7 +13,6 @@ import sys
 import termios
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,17 +23,6 @@ from service.protocol.stdio_out import Outbox
 LONG = b'{"jsonrpc":"2.0","id":1,"result":"' + b"x" * 1_000_000 + b'"}\n'
 WAIT_S = 60.0
 FULL = 48_000  # bytes waiting in the pipe: full (64 KB of pages, some part-filled)
-
-
-@pytest.fixture
-def pipe() -> Iterator[tuple[int, Any]]:
-    r, w = os.pipe()
-    out = os.fdopen(w, "wb", buffering=0)
-    try:
-        yield r, out
-    finally:
-        out.close()
-        os.close(r)
 
 
 class _Front:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +15,6 @@ from service.protocol import stdio_out
 from service.protocol.stdio_out import PIPE_BUF, Outbox
 
 LINE = b'{"jsonrpc":"2.0","id":1,"result":"' + b"x" * 8_000 + b'"}\n'
-
-
-@pytest.fixture
-def pipe() -> Iterator[tuple[int, Any]]:
-    r, w = os.pipe()
-    out = os.fdopen(w, "wb", buffering=0)
-    try:
-        yield r, out
-    finally:
-        out.close()
-        os.close(r)
 
 
 def _threads_used(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
