@@ -53,20 +53,32 @@ def not_into_open_block(old: str, content: str) -> None:
     (its LF form, ending in a line break) ends inside a code block or comment it never closes and
     `content`, added after it, does not close it: Obsidian would show the text as code, or hide
     it. Content that closes the block (more code, then the closing fence) is added as given."""
-    if not any(mark in old for mark in _OPENERS):  # nearly every note: no scan
-        return
-    body = fm.fences(old).body_line
-    found = left_open(old.split("\n"), body)
-    if found is None or left_open((old + content).split("\n"), body) != found:
-        return
-    mark, line = found
+    if any(mark in old for mark in _OPENERS):  # nearly every note: no scan
+        body = fm.fences(old).body_line
+        found = left_open(old.split("\n"), body)
+        if found is not None and left_open((old + content).split("\n"), body) == found:
+            raise _left_open(*found)
+
+
+def inserted_outside_open_block(old: str, new: str) -> str:
+    """`new`, patch_note's insert into `old` (LF forms) at a heading or block, unless the lines it
+    adds land inside the code block or comment `old` leaves open at its end (a section that ends
+    in a fence never closed) and do not close it: then `validation_error`, as `not_into_open_block`."""
+    if any(mark in old for mark in _OPENERS):
+        body = fm.fences(old).body_line
+        before, after = old.split("\n"), new.split("\n")
+        found = left_open(before, body)
+        if found is not None and after[: found[1] + 1] == before[: found[1] + 1] and left_open(after, body) == found:
+            raise _left_open(*found)
+    return new
+
+
+def _left_open(mark: str, line: int) -> ValidationFailed:
     code = mark[:1] in "`~"
-    what = (
-        f"a code block ({mark}) opened at line {line + 1}" if code else f"a comment ({mark}) opened at line {line + 1}"
-    )
+    what = f"a code block ({mark})" if code else f"a comment ({mark})"
     closing = mark if code else "%%" if mark == "%%" else "-->"
-    raise ValidationFailed(
-        f"the note ends inside {what} that it never closes: the added text would "
+    return ValidationFailed(
+        f"the note ends inside {what} opened at line {line + 1} that it never closes: the added text would "
         + ("show as code" if code else "be hidden")
         + " in Obsidian",
         details={"field": "content", "reason": "left_open", "open": mark, "line": line + 1},

@@ -23,7 +23,12 @@ from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput
 from service.tools.notes.base_files import base_static_check, checked_base_write
-from service.tools.notes.note_texts import not_into_open_block, refuse_frontmatter_bomb, yaml_block
+from service.tools.notes.note_texts import (
+    inserted_outside_open_block,
+    not_into_open_block,
+    refuse_frontmatter_bomb,
+    yaml_block,
+)
 from service.tools.notes.targets import (
     create_target,
     existing_or_new,
@@ -321,11 +326,12 @@ def patched(args: PatchNoteIn, text: str) -> str:
         content += "\n"
     if args.heading is not None:
         span = sections.find_heading(text, args.heading)
-        return sections.patch_lines(text, span, args.position, content)
+        return inserted_outside_open_block(text, sections.patch_lines(text, span, args.position, content))
     assert args.block is not None
     block_id = args.block.lstrip("^")
     span = sections.find_block(text, block_id)
-    return sections.patch_lines(text, span, args.position, content, keep_block_id=block_id)
+    patched_text = sections.patch_lines(text, span, args.position, content, keep_block_id=block_id)
+    return inserted_outside_open_block(text, patched_text)
 
 
 async def patch_note(ctx: ToolContext, args: PatchNoteIn) -> WriteOut:

@@ -53,3 +53,17 @@ async def test_a_plans_check_finds_the_append_refused(make_vault: Callable[..., 
         checked = await vg.ok("validate_plan", plan=plan)
         assert not checked["valid"], checked
         assert [(p["step"], p["code"]) for p in checked["problems"]] == [("log", "validation_error")], checked
+
+
+async def test_patch_note_inserts_nothing_into_a_block_its_section_leaves_open(make_vault: Callable[..., Path]) -> None:
+    """patch_note appending under (or after) a heading whose section runs on in a fence never
+    closed put the text in the code block too; an insert before the block, or one that closes
+    it, is made as before."""
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        for position in ("append", "after"):
+            err = await vg.err("patch_note", "validation_error", path="Open.md#Log", position=position, content="x")
+            assert (err["details"]["reason"], err["details"]["line"]) == ("left_open", 6), err
+        assert vg.read("Open.md") == OPEN
+        await vg.ok("patch_note", path="Open.md#Log", position="prepend", content="First.")
+        assert vg.read("Open.md") == OPEN.replace("# Log\n", "# Log\nFirst.\n")
