@@ -30,6 +30,7 @@ from service.markdown.parse import note_title
 from service.markdown.periodic_templates import render_periodic
 from service.tools.context import Op, ToolContext
 from service.tools.models import HeadingPath, ToolInput, ToolOutput
+from service.tools.notes.note_texts import inserted_outside_open_block
 from service.tools.notes.write import WriteOut, write_out
 from service.tools.notes.write_out import taken_links, with_taken
 from service.tools.spec import ToolSpec
@@ -228,10 +229,11 @@ def periodic_appended(text: str, content: str, heading: list[str] | None) -> str
     """append_to_periodic_note's edit of the note's LF text (a plan's check foresees it so too)."""
     block = content if content.endswith("\n") else content + "\n"
     if heading:
-        return sections.patch_lines(text, sections.find_heading(text, heading), "append", block)
-    if text and not text.endswith("\n"):
-        text += "\n"
-    return text + block
+        added = sections.patch_lines(text, sections.find_heading(text, heading), "append", block)
+    else:
+        text = text + "\n" if text and not text.endswith("\n") else text
+        added = text + block
+    return inserted_outside_open_block(text, added)  # not into a code block or comment left open
 
 
 async def append_to_periodic_note(ctx: ToolContext, args: AppendPeriodicIn) -> CreatePeriodicOut:

@@ -67,3 +67,14 @@ async def test_patch_note_inserts_nothing_into_a_block_its_section_leaves_open(m
         assert vg.read("Open.md") == OPEN
         await vg.ok("patch_note", path="Open.md#Log", position="prepend", content="First.")
         assert vg.read("Open.md") == OPEN.replace("# Log\n", "# Log\nFirst.\n")
+
+
+async def test_a_periodic_append_goes_into_no_block_left_open(make_vault: Callable[..., Path]) -> None:
+    """append_to_periodic_note, at the end or under a heading, refused the same way."""
+    async with started(make_vault({"2026-11-24.md": OPEN})) as vg:
+        await vg.indexed()
+        for heading in (None, ["Log"]):
+            args = {"date": "2026-11-24", "content": "- met Ann"} | ({"heading": heading} if heading else {})
+            err = await vg.err("append_to_periodic_note", "validation_error", **args)
+            assert (err["details"]["reason"], err["details"]["line"]) == ("left_open", 6), err
+        assert vg.read("2026-11-24.md") == OPEN
