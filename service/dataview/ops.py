@@ -105,8 +105,8 @@ class NoImplementation(QuerySyntaxError):
     or the columns (`execute`); the query fails when every row of one of them does. Raised out of
     a query (an expression evaluated once) it is that query's error."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, details={"reason": "no_implementation"})
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None, hint: str | None = None) -> None:
+        super().__init__(message, details={"reason": "no_implementation", **(details or {})}, hint=hint)
 
 
 def no_operator(op: str, a: Any, b: Any) -> NoImplementation:
