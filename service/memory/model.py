@@ -380,10 +380,7 @@ def not_left_open(note: str) -> None:
     """`validation_error` (reason `left_open`) when the note's body (its frontmatter aside) ends
     inside a code block or a comment it never closes: text appended there would show as code, or
     not at all, in Obsidian (and a block id there names no block)."""
-    code, comments = fences.CodeScanner(), fences.Comments()
-    for line in note[split(note).body_start :].split("\n"):
-        _hidden(line, code, comments)
-    if code._fence is not None or comments.percent or comments.html:  # noqa: SLF001 - as `parse` reads it
+    if fences.left_open(note[split(note).body_start :].split("\n")) is not None:
         raise ValidationFailed(
             "the note ends inside a code block or comment it never closes: text added at its end would not show",
             details={"reason": "left_open"},
