@@ -37,7 +37,7 @@ async def server(make_vault: Callable[..., Path], images: int) -> AsyncIterator[
         yield url
 
 
-@pytest.mark.timeout(300)  # the task's poll may take 150 s under load (Tasks.resolve), plus the server's start
+@pytest.mark.timeout(720)  # the task's poll may take 480 s under load (Tasks.resolve), plus the server's start
 async def test_ocr_bulk_runs_as_a_task_and_ends_with_its_answer(make_vault: Callable[..., Path]) -> None:
     async with server(make_vault, 2) as url:
         tasks = Tasks()
