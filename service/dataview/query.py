@@ -136,22 +136,20 @@ class QueryParser(Parser):
             self.take()
             return ("link", tok.value)
         if tok.kind == "ident" and tok.text.lower() == "outgoing":
-            self.take()
-            self.expect_op("(")
-            link = self.take()
-            if link.kind != "link":
-                raise self.fail("outgoing() takes a [[link]]", link)
-            self.expect_op(")")
-            return ("outgoing", link.value)
+            return self._call_source("outgoing", "link", "outgoing() takes a [[link]]")
         if tok.kind == "ident" and tok.text.lower() == "csv":  # Dataview's csv("path") source (parse.ts)
-            self.take()
-            self.expect_op("(")
-            path = self.take()
-            if path.kind != "str":
-                raise self.fail('csv() takes a "path"', path)
-            self.expect_op(")")
-            return ("csv", path.value)
+            return self._call_source("csv", "str", 'csv() takes a "path"')
         raise self.fail('expected a source (#tag, "folder", [[link]], outgoing([[link]]) or csv("path"))')
+
+    def _call_source(self, name: str, kind: str, message: str) -> Node:
+        """`name(argument)` in FROM, its one argument a token of `kind`: (name, its value)."""
+        self.take()
+        self.expect_op("(")
+        argument = self.take()
+        if argument.kind != kind:
+            raise self.fail(message, argument)
+        self.expect_op(")")
+        return (name, argument.value)
 
     # -- data commands ---------------------------------------------------------------------
     def _command(self) -> tuple[str, Any]:
