@@ -30,12 +30,16 @@ descriptor the server may open, so it could serve no one. A request whose messag
 SSE stream then, a long call) is not bounded by it.
 
 How many connections may be open at once is bounded too (`connection_cap`: `http.max_connections`,
-1000, and at most half the process's file-descriptor limit): a connection opened past it is
-answered **503 Service Unavailable** (the same JSON-RPC error body, `Retry-After: 1`) and closed
-at once, before it is read. Within the 60 s deadline, a client opening idle sockets without end
-used up the server's file descriptors (and their buffers), so neither new clients nor the index
-could open a file (P1 s81). uvicorn's own `limit_concurrency` does not do this: it keeps every
-connection open and answers each request 503 (plain text) while the count is over its limit.
+1000, and at most half the process's file-descriptor limit). A connection opened past it makes
+room by closing the connection idle longest (nothing of a request read since it opened or its
+last answer ended), else the one whose head has been arriving longest (503); one with a request
+in flight is never closed for it, so when every one is, the new connection is answered **503
+Service Unavailable** (the same JSON-RPC error body, `Retry-After: 1`) and closed at once, before
+it is read (`_Over`). Within the 60 s deadline, a client opening idle sockets without end used up
+the server's file descriptors (and their buffers), so neither new clients nor the index could
+open a file (P1 s81); with the cap alone, those sockets kept every real client at 503 until their
+deadline. uvicorn's own `limit_concurrency` does not do this: it keeps every connection open and
+answers each request 503 (plain text) while the count is over its limit.
 """
 
 from __future__ import annotations
@@ -100,23 +104,63 @@ def connection_cap(configured: int) -> int:
 
 
 class _Over:
-    """Connections opened past the cap: each is answered 503 and closed (`refused`); logged once
-    a minute at most (a flood is thousands)."""
+    """The connections open, against the cap. Past it, room is made by closing the connection idle
+    longest (opened or answered, nothing of a next request read since: closed silently, as a
+    keep-alive timeout does), else the one whose request head has been arriving longest (answered
+    503); a connection with a request in flight (its head read: a call, an SSE stream) is never
+    closed for it. When every connection is in flight, the new one is answered 503 and closed.
+    Each logged once a minute at most (a flood is thousands)."""
 
     def __init__(self, cap: int) -> None:
-        self.cap, self.count, self._logged = cap, 0, float("-inf")
+        self.cap, self.count, self.evicted = cap, 0, 0
+        self._idle: dict[Any, None] = {}  # the idle connections, idle longest first
+        self._heads: dict[Any, None] = {}  # the connections whose head is arriving, begun first
+        self._logged, self._evict_logged = float("-inf"), float("-inf")
+
+    def mark(self, protocol: Any, state: str) -> None:
+        """`protocol`'s connection is "idle", reading a "head", or "busy" (or gone); an idle
+        connection marked idle again keeps its place, as a head still arriving does."""
+        if state == "idle":
+            self._heads.pop(protocol, None)
+            self._idle.setdefault(protocol, None)
+        elif state == "head":
+            self._idle.pop(protocol, None)
+            self._heads.setdefault(protocol, None)
+        else:
+            self._idle.pop(protocol, None)
+            self._heads.pop(protocol, None)
 
     def refused(self, protocol: Any) -> bool:
-        """Whether `protocol`'s connection (just made, counted) is past the cap: then answered."""
+        """Whether `protocol`'s connection (just made, counted) is past the cap and no other could
+        make room for it: then answered."""
         if len(protocol.connections) <= self.cap:
+            return False
+        victim = next(iter(self._idle or self._heads), None)
+        if victim is not None:
+            self._make_room(victim, protocol.logger)
             return False
         self.count += 1
         if time.monotonic() - self._logged >= 60:
             self._logged = time.monotonic()
             protocol.logger.warning("%d connections open, the limit: 503 (%d refused so far)", self.cap, self.count)
+        protocol.connections.discard(protocol)  # counted out now, as a connection closed for room
         protocol.transport.write(response_503(self.cap))
         protocol.transport.close()
         return True
+
+    def _make_room(self, victim: Any, logger: logging.Logger) -> None:
+        heading = victim in self._heads
+        self.mark(victim, "gone")
+        victim.connections.discard(victim)  # counted out now: its `connection_lost` comes later
+        if heading:
+            victim.transport.write(response_503(self.cap))
+        victim.transport.close()
+        self.evicted += 1
+        if time.monotonic() - self._evict_logged >= 60:
+            self._evict_logged = time.monotonic()
+            logger.warning(
+                "%d connections open, the limit: closed the one idle longest (%d so far)", self.cap, self.evicted
+            )
 
 
 def response_400() -> bytes:
@@ -193,9 +237,11 @@ def head_limited(
             super().connection_made(transport)  # type: ignore[arg-type]
             if not over.refused(self):
                 self._deadline.arm()
+                over.mark(self, "idle")
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._deadline.disarm()
+            over.mark(self, "gone")
             super().connection_lost(exc)
 
         def _too_slow(self) -> None:
@@ -216,6 +262,8 @@ def head_limited(
             super().on_message_complete()
 
         def on_message_begin(self) -> None:
+            # (a request pipelined behind one still answered: the connection is busy with that)
+            over.mark(self, "head" if self.cycle is None or self.cycle.response_complete else "busy")
             super().on_message_begin()
             self._in_head, self._head_bytes, self._read, self._begun = True, 0, 0, True
             self._headed = False
@@ -237,8 +285,17 @@ def head_limited(
 
         def on_headers_complete(self) -> None:
             self._in_head = False
+            over.mark(self, "busy")
             super().on_headers_complete()
             self._headed = True
+
+        def on_response_complete(self) -> None:
+            pipelined = bool(self.pipeline)  # then the next request's answer begins now
+            super().on_response_complete()
+            if self.transport.is_closing() or pipelined:
+                over.mark(self, "gone" if self.transport.is_closing() else "busy")
+            else:
+                over.mark(self, "head" if self._in_head else "idle")
 
         def data_received(self, data: bytes) -> None:
             self._begun = False
@@ -283,9 +340,11 @@ def _h11_deadlined(read_seconds: float, over: _Over) -> type[asyncio.Protocol]:
             super().connection_made(transport)  # type: ignore[arg-type]
             if not over.refused(self):
                 self._deadline.arm()
+                over.mark(self, "idle")
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._deadline.disarm()
+            over.mark(self, "gone")
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
@@ -298,6 +357,12 @@ def _h11_deadlined(read_seconds: float, over: _Over) -> type[asyncio.Protocol]:
 
         def _follow(self) -> None:
             state = self.conn.their_state
+            if self.transport.is_closing():
+                over.mark(self, "gone")
+            elif state is h11.IDLE and self.conn.our_state is h11.IDLE:  # between requests
+                over.mark(self, "head" if self.conn.trailing_data[0] else "idle")
+            else:
+                over.mark(self, "busy")
             if self.transport.is_closing() or state not in (h11.IDLE, h11.SEND_BODY):
                 self._deadline.disarm()  # whole (DONE), or the connection ends
             elif state is h11.SEND_BODY or self.conn.trailing_data[0]:

@@ -58,7 +58,8 @@ class HttpSettings(Section):
         default=1000,
         ge=1,
         description="Connections open at once (at most half the file-descriptor limit): one opened past "
-        "it is answered 503 and closed at once (service/http/head_limits.py).",
+        "it closes the connection idle longest, or when every one has a request in flight is answered "
+        "503 and closed at once (service/http/head_limits.py).",
     )
     parser: Literal["auto", "httptools", "h11"] = Field(
         default="auto", description="uvicorn's HTTP/1.1 parser; auto: httptools when installed, else h11."

@@ -1,59 +1,136 @@
-"""A flood of idle connections cannot exhaust the server (`http.max_connections`,
-`service.http.head_limits`), on a real uvicorn server driven by raw sockets, with either HTTP
-parser: past the cap, a new connection is answered 503 (the JSON-RPC error body, `Retry-After`)
-and closed at once, before it sends a byte; the connections already open are kept; once one of
-them closes, a new one is served. Before, every connection was kept until its 60 s arrival
-deadline, so a client opening sockets without end used every file descriptor the server may open
-(P1 s81); the excess ones here then waited for an answer that never came."""
+"""A flood of idle connections cannot exhaust the server, nor keep real clients out
+(`http.max_connections`, `service.http.head_limits`), on a real uvicorn server driven by raw
+sockets and the SDK client, with either HTTP parser. At the cap, a new connection makes room by
+closing the connection idle longest (opened and never sent a byte, or answered and waiting for a
+next request); a connection with a request in flight (a body still arriving, an SSE stream) is
+never closed for it; when every connection is in flight, the new one is answered 503 (the JSON-RPC
+error body, `Retry-After`) and closed at once, before it sends a byte.
+
+Before the cap (P1 s81), every connection was kept until its 60 s arrival deadline, so a client
+opening sockets without end used every file descriptor the server may open. With the cap alone
+(920e3409), sockets opened and never used kept every real client at 503 until that deadline.
+Every socket here stays open until the test closes them all, so the server's count is the
+test's: nothing closed by the client is still counted when a new connection arrives."""
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
+import json
 import select
+import socket
 import time
 from collections.abc import Iterator
 
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
-from tests.reliability.fronts import WAIT, Raw, ServerThread, sample_settings
+from tests.reliability.fronts import INIT, INITIALIZED, MCP_HEADERS, WAIT, Raw, ServerThread, sample_settings
 
 CAP = 20
-EXTRA = 10
+ANSWERED = 4  # requests of the full house answered, then idle: room for the SDK client's connections
+BODY = json.dumps(INIT).encode()
 
 
 @pytest.fixture(scope="module", params=["httptools", "h11"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
     configured = sample_settings(
         tmp_path_factory.mktemp("cap"),
-        # the idle connections stay open for the whole test, however slow the machine
+        # the unfinished requests stay unfinished for the whole test, however slow the machine
         http={"max_connections": CAP, "parser": request.param, "request_read_seconds": 3600},
     )
     with ServerThread(configured) as running:
         yield running
 
 
-def test_connections_past_the_cap_are_503_and_closed(server: ServerThread) -> None:
-    idle = [Raw(server.port) for _ in range(CAP)]  # never send a byte
+def closed(sock: socket.socket, wait: float = 0) -> bool:
+    """Whether the server has closed `sock` (within `wait` seconds), reading what it sent before."""
+    deadline = time.monotonic() + wait
+    while select.select([sock], [], [], max(0.0, deadline - time.monotonic()))[0]:
+        try:
+            if not sock.recv(65536):
+                return True
+        except ConnectionError:
+            return True
+    return False
+
+
+def head_read(raw: Raw) -> bytes:
+    """The head of an answer the server has begun on `raw` (its first bytes, to the blank line)."""
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        chunk = raw.sock.recv(1)
+        assert chunk, f"closed after {head!r}"
+        head += chunk
+    return head
+
+
+def in_flight(port: int) -> Raw:
+    """A connection whose request is under way: its head read by the server (it asked for the
+    body: 100 Continue), half of its body sent."""
+    raw = Raw(port)
+    raw.send(raw.head("POST", "/mcp", BODY, {**MCP_HEADERS, "expect": "100-continue"}))
+    assert head_read(raw).startswith(b"HTTP/1.1 100 ")
+    raw.sock.sendall(BODY[: len(BODY) // 2])
+    return raw
+
+
+def streaming(port: int) -> Raw:
+    """A connection holding a session's GET SSE stream open (the session opened on it first)."""
+    raw = Raw(port)
+    raw.post("/mcp", BODY, MCP_HEADERS)
+    opened = raw.response()
+    assert opened.status == 200, opened
+    headers = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+    raw.post("/mcp", json.dumps(INITIALIZED).encode(), headers)
+    assert raw.response().status == 202
+    raw.get("/mcp", {"accept": "text/event-stream", **{k: v for k, v in headers.items() if k != "accept"}})
+    assert b"text/event-stream" in head_read(raw)
+    return raw
+
+
+async def sdk_call(url: str) -> dict[str, object]:
+    async with create_mcp_http_client() as http, Client(streamable_http_client(url, http_client=http)) as client:
+        result = await client.call_tool("read_note", {"path": "Welcome"})
+    assert not result.is_error and result.structured_content is not None, result
+    return result.structured_content
+
+
+def test_idle_connections_make_room_busy_ones_are_never_cut(server: ServerThread) -> None:
+    opened: list[Raw] = []
     try:
-        for _ in range(EXTRA):  # accepted after the idle ones (in order): each one past the cap
+        stream = streaming(server.port)
+        busy = [stream] + [in_flight(server.port) for _ in range(CAP - 1)]
+        opened += busy
+        # every connection has a request in flight: a new one is refused, none of them is cut
+        for _ in range(3):
             with Raw(server.port) as raw:
                 answer = raw.response()
                 assert answer.status == 503 and answer.closed, answer
                 assert answer.json()["error"]["code"] == -32600 and answer.headers["retry-after"] == "1"
-                assert raw.sock.recv(1) == b"", "the connection stays open"
-        readable, _, _ = select.select([raw.sock for raw in idle], [], [], 0)
-        assert readable == [], "a connection within the cap was answered or closed"
-        idle.pop().sock.close()
-        deadline = time.monotonic() + WAIT
-        while True:  # the server sees the close when it reads the end: until then, still 503
-            with Raw(server.port) as raw, contextlib.suppress(ConnectionError):  # a 503's close may reset
-                raw.get("/healthz")
-                if raw.response().status == 200:
-                    break
-            assert time.monotonic() < deadline, "no connection was served after one closed"
-        for raw in idle:  # still served: the cap refuses new connections, it does not cut old ones
-            raw.get("/healthz")
+                assert closed(raw.sock, WAIT), "the refused connection stays open"
+        assert not any(closed(raw.sock) for raw in busy), "a connection with a request in flight was closed"
+
+        # some requests end (answered, then idle): sockets that never send a byte take their place
+        for raw in busy[-ANSWERED:]:
+            raw.sock.sendall(BODY[len(BODY) // 2 :])
+            assert raw.response().status == 200
+        busy, answered = busy[:-ANSWERED], busy[-ANSWERED:]
+        idle = [Raw(server.port) for _ in range(ANSWERED)]
+        opened += idle
+        for raw in answered:  # room made by closing the answered ones (or their keep-alive ended)
+            assert closed(raw.sock, WAIT), "an answered idle connection was kept at the cap"
+        assert not any(closed(raw.sock) for raw in idle), "a connection within the cap was closed"
+
+        # the house is full of idle sockets and unfinished requests: a real client is served
+        assert asyncio.run(sdk_call(server.url))["path"] == "Welcome.md"
+        gone = [closed(raw.sock) for raw in idle]
+        assert gone[0] and gone == sorted(gone, reverse=True), f"not the idle ones, oldest first: {gone}"
+        assert not any(closed(raw.sock) for raw in busy), "a connection with a request in flight was closed"
+        for raw in busy[1:]:  # still served: its body's end is read and answered
+            raw.sock.sendall(BODY[len(BODY) // 2 :])
             assert raw.response().status == 200
     finally:
-        for raw in idle:
+        for raw in opened:
             raw.sock.close()
