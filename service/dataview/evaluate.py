@@ -5,11 +5,12 @@ Names resolve exactly, then by Dataview's simplified key; `this` is the page the
 in, `row` the row itself. Field access on a list maps over it and flattens (Dataview's
 swizzling: `rows.file.name`), on a link it reads the linked page's fields, on a date its parts
 (year ... millisecond, week, weekyear, weekday), on a duration its components. An operator
-or a function given types Dataview has no implementation for raises `ops.NoImplementation`
-(the row fails: `execute` leaves it out); other type mismatches give null, never a Python
-error. Every evaluated call and every row counts against `Budget` (the shared
-`service.budget.Budget` with Dataview's wording), which raises `compute_budget_exceeded` (steps,
-seconds, or a value past `[limits]`).
+or a function given types Dataview has no implementation for, and an index Dataview refuses
+(`index`), raise `ops.NoImplementation` (the row fails: `execute` leaves it out); other type
+mismatches give null, never a Python error. `and`/`or` evaluate both operands (`_boolean`).
+Every evaluated call and every row counts against `Budget` (the shared `service.budget.Budget`
+with Dataview's wording), which raises `compute_budget_exceeded` (steps, seconds, or a value past
+`[limits]`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from service.budget import held_size
 from service.dataview import durations
 from service.dataview.functions import ARITY, FUNCTIONS
 from service.dataview.items import FileFields
-from service.dataview.ops import binary, is_num
+from service.dataview.ops import NoImplementation, binary, is_num
 from service.dataview.rows import Row
 from service.dataview.signatures import SIGNATURES
 from service.dataview.signatures import check as check_arguments
@@ -84,7 +85,12 @@ def get_field(ctx: Context, obj: Any, name: str) -> Any:
     if isinstance(obj, list):
         out: list[Any] = []
         for item in obj:
-            value = lookup(item, name) if isinstance(item, (dict, Row, FileFields)) else get_field(ctx, item, name)
+            if isinstance(item, (dict, Row, FileFields)):
+                value = lookup(item, name)
+            elif isinstance(item, str):  # context.ts: an item that fails is left out of the list
+                continue
+            else:
+                value = get_field(ctx, item, name)
             if isinstance(value, list):
                 out.extend(value)
             else:
@@ -99,8 +105,8 @@ def get_field(ctx: Context, obj: Any, name: str) -> Any:
         return _date_part(obj, name)
     if isinstance(obj, Duration):
         return durations.part(obj, name)
-    if isinstance(obj, str) and name == "length":
-        return len(obj)
+    if isinstance(obj, str):  # `"abc".length` too: a string is indexed by a number only
+        raise NoImplementation("string indexing requires a numeric index (string[index])")
     return None
 
 
@@ -117,15 +123,30 @@ def _date_part(d: dt.datetime, name: str) -> Any:
 
 
 def index(ctx: Context, obj: Any, key: Any) -> Any:
+    """`obj[key]` (and `obj.key`) as context.ts "index" reads it: a key that is neither text, a
+    number nor null, an object or link indexed by a number, a string by text, a date or duration
+    by a number fail the row (`ops.NoImplementation`); a null key, and anything else indexed, are
+    null."""
     if isinstance(key, str):
         return get_field(ctx, obj, key)
-    # context.ts: an index past either end is null (no counting from the end: list[-1] is null)
-    if isinstance(obj, list) and isinstance(key, (int, float)) and not isinstance(key, bool):
-        i = int(key)
-        return obj[i] if 0 <= i < len(obj) else None
-    if isinstance(obj, str) and isinstance(key, int) and not isinstance(key, bool):
-        return obj[key] if 0 <= key < len(obj) else None
+    if key is None:
+        return None
+    if not is_num(key):
+        raise NoImplementation("Can only index with a string or number")
+    if isinstance(obj, (list, str)):  # past either end null (list[-1] too); 1.5 is JavaScript's undefined
+        return obj[int(key)] if 0 <= key < len(obj) and float(key).is_integer() else None
+    for kinds, message in _NUMBER_INDEXED:
+        if isinstance(obj, kinds):
+            raise NoImplementation(message)
     return None
+
+
+_NUMBER_INDEXED: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (Mapping, 'can only index into objects with strings (a.b or a["b"])'),
+    (Link, 'can only index into links with strings (a.b or a["b"])'),
+    (dt.datetime, "date indexing requires a string representing the unit"),
+    (Duration, "duration indexing requires a string representing the unit"),
+)
 
 
 # -- memory held -----------------------------------------------------------------------------
@@ -174,16 +195,21 @@ def per_row(node: Node, ctx: Context, *, kept: bool = False) -> Compiled:
     return run
 
 
-def can_fail(node: Any) -> bool:
-    """Whether evaluating `node` may fail on a row (`ops.NoImplementation`): it holds arithmetic
-    or a call (a function given types it has no implementation for, a lambda's body)."""
+def can_fail(node: Any, safe: frozenset[str] = frozenset()) -> bool:
+    """Whether evaluating `node` may fail on a row (`ops.NoImplementation`): it holds arithmetic,
+    a call (a function given types it has no implementation for, a lambda's body) or an index
+    (`x.y`, `x[0]`: context.ts fails a string read by name, an object by number, ...), but a field
+    of a name in `safe` (`file.name`, where `file` is always the page's file object)."""
     if isinstance(node, list):
-        return any(can_fail(part) for part in node)
+        return any(can_fail(part, safe) for part in node)
     if not isinstance(node, tuple) or not node:
         return False
-    if node[0] == "call" or (node[0] == "bin" and node[1] in ("+", "-", "*", "/", "%")):
+    kind = node[0]
+    if kind == "field" and node[1][0] == "var" and node[1][1] in safe:
+        return False
+    if kind in ("call", "field", "index") or (kind == "bin" and node[1] in ("+", "-", "*", "/", "%")):
         return True
-    return any(can_fail(part) for part in node[1:] if isinstance(part, (tuple, list)))
+    return any(can_fail(part, safe) for part in node[1:] if isinstance(part, (tuple, list)))
 
 
 def _builds(node: Any) -> bool:
@@ -219,12 +245,8 @@ def compile_expr(node: Node, ctx: Context) -> Compiled:
     if kind == "index":
         obj, key = compile_expr(node[1], ctx), compile_expr(node[2], ctx)
         return lambda row: index(ctx, obj(row), key(row))
-    if kind == "and":
-        left, right = compile_expr(node[1], ctx), compile_expr(node[2], ctx)
-        return lambda row: truthy(left(row)) and truthy(right(row))
-    if kind == "or":
-        left, right = compile_expr(node[1], ctx), compile_expr(node[2], ctx)
-        return lambda row: truthy(left(row)) or truthy(right(row))
+    if kind in ("and", "or"):
+        return _boolean(kind, compile_expr(node[1], ctx), compile_expr(node[2], ctx), can_fail(node[2]))
     if kind == "not":
         inner = compile_expr(node[1], ctx)
         return lambda row: not truthy(inner(row))
@@ -249,6 +271,20 @@ def compile_expr(node: Node, ctx: Context) -> Compiled:
     if kind == "call":
         return _call(node, ctx)
     raise ValueError(f"unknown node {kind}")
+
+
+def _boolean(kind: str, left: Compiled, right: Compiled, right_can_fail: bool) -> Compiled:
+    """`and` / `or`: binaryop.ts registers `&` and `|` as operators, so context.ts evaluates both
+    operands first and a right operand that fails fails the row even when the left one decides
+    (`true or x - null`). A right operand that cannot fail is skipped when the left one decides:
+    the same answer, cheaper."""
+    if kind == "and":
+        if not right_can_fail:
+            return lambda row: truthy(left(row)) and truthy(right(row))
+        return lambda row: truthy(right(row)) if truthy(left(row)) else (right(row), False)[1]
+    if not right_can_fail:
+        return lambda row: truthy(left(row)) or truthy(right(row))
+    return lambda row: (right(row), True)[1] if truthy(left(row)) else truthy(right(row))
 
 
 def _equals_literal(left: Compiled, literal: Any, positive: bool) -> Compiled:

@@ -405,7 +405,10 @@ def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: Vi
                               "date": to_json(d["date"])},
             paths=lambda d: page_paths(d["row"]), budget=budget,
         )  # fmt: skip
-    failing = [fn for (_, fn), c in zip(cells, query.columns, strict=True) if can_fail(c.expr)]
+    # `file.x`, `this.x`, `row.x` never fail, unless a GROUP BY or FLATTEN names its value `file`
+    bound = {arg.name for name, arg in query.commands if name in ("GROUP", "FLATTEN")}
+    safe = frozenset({"this", "row"} if "file" in bound else {"file", "this", "row"})
+    failing = [fn for (_, fn), c in zip(cells, query.columns, strict=True) if can_fail(c.expr, safe)]
     if failing:  # engine.ts executeCoreExtract: a row whose column fails is left out; the columns
         # that can fail are evaluated here to know which, all of them again when a page is rendered
         values_of: Callable[[Row], Any] = lambda r: [fn(r) for fn in failing]  # noqa: E731
