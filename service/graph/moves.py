@@ -43,6 +43,7 @@ from service.graph.rewrite import LineChange, link_names, rewrite_note
 from service.graph.workspace_paths import workspace_edits, write_lenient
 from service.vault import dirfd
 from service.vault.commit import Action, Steps, Undo, commit, prepare_step
+from service.vault.decoding import UTF8, encode_edit
 from service.vault.files import NoteFile
 from service.vault.readonly import refuse_read_only
 from service.vault.vault import Vault
@@ -50,19 +51,30 @@ from service.vault.vault import Vault
 
 class FileEdit:
     """One note's rewrite: where it is now (`path`) and after the move (`new_path`), the etag it was
-    read at, its text before (`original`, what an undo writes back) and after, the changed lines.
+    read at, its text before (`original`, what an undo writes back) and after, the changed lines,
+    and the encoding the note was read in, which its write keeps (`decoding.encode_edit`: a text
+    that encoding cannot hold is refused here, as the edit is planned, before anything is written).
 
     The two texts are held compressed (zlib's fastest level, ~4x smaller for Markdown) and unpacked
     when read: an applied rename of a hub note holds every note it rewrites until the last is
     written (9,281 notes, ~200 MB of text both ways at 100k notes), while each text is read once
     (its write) or twice (an undo)."""
 
-    __slots__ = ("_original", "_text", "changes", "etag", "new_path", "path")
+    __slots__ = ("_original", "_text", "changes", "encoding", "etag", "new_path", "path")
 
     def __init__(
-        self, path: str, new_path: str, etag: str, original: str, text: str, changes: Collection[LineChange]
+        self,
+        path: str,
+        new_path: str,
+        etag: str,
+        original: str,
+        text: str,
+        changes: Collection[LineChange],
+        encoding: str = UTF8,
     ) -> None:
-        self.path, self.new_path, self.etag, self.changes = path, new_path, etag, changes
+        if encoding != UTF8:
+            encode_edit(text, encoding, path)
+        self.path, self.new_path, self.etag, self.changes, self.encoding = path, new_path, etag, changes, encoding
         self._original, self._text = _packed(original), _packed(text)
 
     @property
@@ -263,7 +275,7 @@ async def plan_move(
             result = rewrite_canvas(result, moves)
         if not result.changed or (admit is not None and not admit(path)):
             return None
-        return FileEdit(path, new_path, note.etag, note.content, result.text, result.changes)
+        return FileEdit(path, new_path, note.etag, note.content, result.text, result.changes, note.encoding)
 
     if walked is None or page is None or not await scan_page(plan, walked, edit_of, page, steps):
         linking = set(await queries.sources_of_names(vault.id, sorted(names)))
@@ -350,10 +362,13 @@ async def _move(vault: Vault, old: str, new: str) -> Undo:
 
 async def _write(vault: Vault, edit: FileEdit) -> Undo:
     target = vault.paths.resolve(edit.new_path)
-    written = await vault.files.write(target, edit.text, expected_etag=edit.etag, must_exist=True)
+    written = await vault.files.write(
+        target, edit.text, expected_etag=edit.etag, must_exist=True, encoding=edit.encoding
+    )
 
     async def undo() -> None:  # only over our own bytes: an edit made since is a conflict, kept
-        await vault.files.write(vault.paths.resolve(edit.new_path), edit.original, expected_etag=written.etag)
+        back = vault.paths.resolve(edit.new_path)
+        await vault.files.write(back, edit.original, expected_etag=written.etag, encoding=edit.encoding)
 
     return undo
 

@@ -14,13 +14,16 @@ read nor the index: its text goes to SQLite and to JSON, and both refuse the lon
   bytes use one of the five values cp1252 leaves undefined.
 
 `Decoded.encoding` names what was used; anything but "utf-8" means the text is not the file's
-bytes exactly, and a write of the text saves it as UTF-8.
+bytes exactly. An edit of such a note writes it back in that encoding (`encode_edit`), a
+UTF-16/32 byte-order mark included; a new note (and a whole note written over) is UTF-8.
 """
 
 from __future__ import annotations
 
 import codecs
 from typing import BinaryIO, NamedTuple
+
+from service.errors import ValidationFailed
 
 UTF8 = "utf-8"
 _BOMS = (
@@ -63,14 +66,45 @@ def encode_note(text: str, encoding: str) -> bytes:
     byte-order mark put back (UTF-16/32): a copy of a cp1252 or UTF-16 note whose text changed
     stays in that encoding. UTF-8 for a note read as UTF-8 (or with broken sequences replaced),
     and where the encoding lacks one of the text's characters (a link rewritten to a name cp1252
-    cannot spell): the whole file then reads back as UTF-8."""
-    if encoding in (UTF8, "utf-8-replaced"):
-        return text.encode(UTF8, errors="surrogateescape")
+    cannot spell): the whole file — a new one, the copy — then reads back as UTF-8."""
     try:
-        data = text.encode(encoding)
+        return _encoded(text, encoding)
     except UnicodeEncodeError:
         return text.encode(UTF8, errors="surrogateescape")
-    return next((bom for bom, named in _BOMS if named == encoding), b"") + data
+
+
+def encode_edit(text: str, encoding: str, rel: str) -> bytes:
+    """An edited note's bytes (`text`, the note's text read as `encoding` and changed) in the
+    encoding it was read with, byte-order mark included: an edit never changes a cp1252 or
+    UTF-16 note's encoding. One that encoding cannot hold (an emoji into a cp1252 note) is
+    refused (`validation_error`, reason `unrepresentable`, naming the encoding and the first
+    character): saving the whole note as UTF-8 instead would change the bytes of every other
+    non-ASCII character in it under the program that wrote it, a change no one asked for."""
+    try:
+        return _encoded(text, encoding)
+    except UnicodeEncodeError as exc:
+        char = str(exc.object[exc.start])
+        code = f"U+{ord(char):04X}"
+        raise ValidationFailed(
+            f"{rel!r} is saved as {encoding}, which cannot hold {char!r} ({code}): nothing was written",
+            details={
+                "path": rel,
+                "reason": "unrepresentable",
+                "encoding": encoding,
+                "character": char,
+                "codepoint": code,
+            },
+            hint=f"Leave out the characters {encoding} lacks, or replace the whole note with write_note "
+            "(mode='overwrite'), which saves it as UTF-8.",
+        ) from None
+
+
+def _encoded(text: str, encoding: str) -> bytes:
+    """`text` in `encoding` (`decode_note`'s name), its byte-order mark put back; UnicodeEncodeError
+    where that encoding lacks a character (never for UTF-8: a lone surrogate is the byte it escaped)."""
+    if encoding in (UTF8, "utf-8-replaced"):
+        return text.encode(UTF8, errors="surrogateescape")
+    return next((bom for bom, named in _BOMS if named == encoding), b"") + text.encode(encoding)
 
 
 def decode_start(f: BinaryIO, size: int) -> str:

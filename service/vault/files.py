@@ -194,10 +194,12 @@ class VaultFiles:
         create_only: bool = False,
         must_exist: bool = False,
         publish: bool = True,
+        encoding: str = "utf-8",
     ) -> WriteResult:
         """`publish=False` for Obsidian's own settings files (`.obsidian/…`), which are not vault
-        content: the index and resource subscribers never hear of them."""
-        data = encode(content)
+        content: the index and resource subscribers never hear of them. `encoding`: an edit's, the note's
+        as read (`notefile.encode`: kept; a text it cannot hold is refused)."""
+        data = encode(content, encoding, vp.rel)
         key, dest = self._real(vp)
         async with self.lock(key), self.creating(vp.rel), self._writes:
             existed = await offloop.sized(offloop.size_of(vp), self.check_etag, vp, expected_etag)

@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.vault.decoding import UTF8, decode_note
+from service.vault.decoding import UTF8, decode_note, encode_edit
 from service.vault.etags import etag_of, stale_etag
 from service.vault.paths import VaultPath
 
@@ -25,7 +25,7 @@ class NoteFile:
     etag: str
     stat: FileStat
     # What the bytes were read as (`service.vault.decoding`): anything but "utf-8" means `content`
-    # is not the bytes exactly, and a write of it saves UTF-8.
+    # is not the bytes exactly; an edit writes it back so (`encode`).
     encoding: str = UTF8
 
 
@@ -46,8 +46,10 @@ def note_file(vp: VaultPath, data: bytes, st: os.stat_result) -> NoteFile:
     return NoteFile(path=vp, content=text, etag=etag_of(data), stat=file_stat(st), encoding=encoding)
 
 
-def encode(text: str) -> bytes:
-    return text.encode("utf-8", errors="surrogateescape")
+def encode(text: str, encoding: str = UTF8, rel: str = "") -> bytes:
+    """A note's new bytes: UTF-8, or an edited note's text in the encoding it was read with
+    (`decoding.encode_edit`: refused where that encoding lacks a character)."""
+    return encode_edit(text, encoding, rel)
 
 
 def changed_note(
@@ -57,4 +59,4 @@ def changed_note(
     note = note_file(vp, data, st)
     if etag is not None and note.etag != etag:
         raise stale_etag(vp.rel, etag, note.etag)
-    return note, encode(change(note.content))
+    return note, encode(change(note.content), note.encoding, vp.rel)

@@ -1,7 +1,8 @@
 """E2E (both eras, SDK client over real HTTP): a note copied into another folder keeps its links
 naming the files the original's name (tests/tools/notes/test_copy_keeps_relative_links.py) and its
 encoding (test_copy_keeps_encoding.py); on the same server, an append into a code block a note
-leaves open is refused (test_append_into_open_block.py); and
+leaves open is refused (test_append_into_open_block.py), and an append to a cp1252 note keeps
+its encoding or, for a character cp1252 lacks, is refused (test_edits_keep_encoding.py); and
 a note made by apply_template or process_capture lists the links it takes from another note of
 its name (tests/tools/notes/test_made_notes_take_links.py)."""
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from mcp import Client
 
 from tests.conftest import e2e
+from tests.e2e.calls import error as error_of
 from tests.e2e.calls import ok
 from tests.tools.notes import test_append_into_open_block as appending
 from tests.tools.notes import test_copy_keeps_encoding as encoded
@@ -41,6 +43,15 @@ async def test_a_copy_keeps_its_links_to_the_same_files(make_vault: Callable[...
                 6,
             )
             assert harness.read("Open.md") == appending.OPEN
+            await ok(client, "append_note", {"path": "A/B/Latin.md", "content": "Thé"})  # its encoding kept
+            assert (harness.root / "A/B/Latin.md").read_bytes() == (encoded.TEXT + "Thé").encode("cp1252")
+            lacking = await error_of(client, "append_note", {"path": "A/B/Latin.md", "content": "🎉"})
+            assert (lacking["code"], lacking["details"]["encoding"], lacking["details"]["codepoint"]) == (
+                "validation_error",
+                "cp1252",
+                "U+1F389",
+            )
+            assert (harness.root / "A/B/Latin.md").read_bytes() == (encoded.TEXT + "Thé").encode("cp1252")
 
 
 async def test_a_templated_note_lists_the_links_it_takes(make_vault: Callable[..., Path], mode: str) -> None:

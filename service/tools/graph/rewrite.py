@@ -180,7 +180,7 @@ async def plan_rewrite(
         ctx.resolve(path, "write")
         if admit is not None and not admit(path):
             return None
-        return FileEdit(path, path, note.etag, note.content, result.text, result.changes)
+        return FileEdit(path, path, note.etag, note.content, result.text, result.changes, note.encoding)
 
     if walked is not None and page is not None and await scan_page(plan, walked, edit_of, page, steps):
         return plan

@@ -293,7 +293,7 @@ async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
                 continue
             # the lines as the note shows them: a lone CR ends one too (the runs count them so)
             changes = _changes(line_ends.lf(note.content), line_ends.lf(text), runs, keep)
-            plan.edits.append(FileEdit(rel, rel, note.etag, note.content, text, changes))
+            plan.edits.append(FileEdit(rel, rel, note.etag, note.content, text, changes, note.encoding))
             plan.replacements += count
         return plan
 

@@ -119,7 +119,7 @@ async def _rename_plan(ctx: ToolContext, args: RenameTagIn, steps: Steps | None 
         if text != note.content:
             ctx.resolve(path, "write")
             changes = diff_lines(note.content, text, keep=kept_changes(ctx))  # those listed, the others counted
-            plan.edits.append(FileEdit(path, path, note.etag, note.content, text, changes))
+            plan.edits.append(FileEdit(path, path, note.etag, note.content, text, changes, note.encoding))
     return plan
 
 
