@@ -50,6 +50,7 @@ def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
             http.max_header_bytes,
             http.request_read_seconds,
             connection_cap(http.max_connections),
+            http.unread_seconds,
         ),
         ws="none",  # MCP needs no websockets; "auto" imported a websocket stack at every start (~14 ms)
         lifespan="on",

@@ -39,13 +39,18 @@ it is read (`_Over`). Within the 60 s deadline, a client opening idle sockets wi
 the server's file descriptors (and their buffers), so neither new clients nor the index could
 open a file (P1 s81); with the cap alone, those sockets kept every real client at 503 until their
 deadline. uvicorn's own `limit_concurrency` does not do this: it keeps every connection open and
-answers each request 503 (plain text) while the count is over its limit.
+answers each request 503 (plain text) while the count is over its limit. An answer the client
+stops reading is bounded too (`_Unread`, `http.unread_seconds`, 30 s): while uvicorn waits to write
+more of it, no byte of it taken for that long aborts the connection (stdio's rule, 3a62f635).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import socket
+import struct
 import time
 from collections.abc import Callable
 from typing import Any
@@ -207,15 +212,46 @@ class _Deadline:
         transport.close()
 
 
+class _Unread:
+    """An answer waiting on its client (`pause_writing`: the answer's `send` waits) is checked every
+    `seconds`: no byte taken since, the connection is reset. Before, a client that stopped reading an
+    SSE stream or a long answer held it, the answer's bytes and (GET) its session for good."""
+
+    def __init__(self, protocol: Any, seconds: float) -> None:
+        self._protocol, self._held = protocol, 0
+        self._deadline = _Deadline(protocol.loop, seconds, self._check)
+
+    def paused(self) -> None:
+        self._held = self._protocol.transport.get_write_buffer_size()
+        self._deadline.arm()
+
+    def resumed(self) -> None:
+        self._deadline.disarm()
+
+    def _check(self) -> None:
+        if (transport := self._protocol.transport).is_closing():
+            return
+        held = transport.get_write_buffer_size()
+        if held < self._held:  # the client took some: still there
+            self._held = held
+            self._deadline.arm()
+            return
+        self._protocol.logger.warning("no byte of an answer read for %g s: closed", self._deadline.seconds)
+        with contextlib.suppress(AttributeError, OSError):  # SO_LINGER 0 s: a reset, the kernel keeps nothing
+            transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        transport.abort()
+
+
 def head_limited(
-    impl: str, max_bytes: int, read_seconds: float, max_connections: int | None = None
+    impl: str, max_bytes: int, read_seconds: float, max_connections: int | None = None, unread_seconds: float = 30.0
 ) -> type[asyncio.Protocol]:
     """The uvicorn `http` option for `impl` ("httptools" or "h11"): heads bounded to `max_bytes`
-    (h11's bound is an option, see `uvicorn_options`), requests to arrive within `read_seconds`
-    and at most `max_connections` connections open (None: no bound)."""
+    (h11's bound is an option, see `uvicorn_options`), requests to arrive within `read_seconds`,
+    at most `max_connections` connections open (None: no bound) and an answer the client stops
+    reading closed after `unread_seconds` (`_Unread`)."""
     over = _Over(max_connections if max_connections is not None else 2**62)
     if impl == "h11":
-        return _h11_deadlined(read_seconds, over)
+        return _h11_deadlined(read_seconds, over, unread_seconds)
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class HeadLimitedHttpTools(HttpToolsProtocol):
@@ -232,6 +268,15 @@ def head_limited(
                 self.loop, read_seconds, self._too_slow
             )  # the message being read is whole by then
             self._headed = False  # the message being read has its head: `self.cycle` is its own
+            self._unread = _Unread(self, unread_seconds)
+
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            self._unread.paused()
+
+        def resume_writing(self) -> None:
+            self._unread.resumed()
+            super().resume_writing()
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)  # type: ignore[arg-type]
@@ -241,6 +286,7 @@ def head_limited(
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._deadline.disarm()
+            self._unread.resumed()
             over.mark(self, "gone")
             super().connection_lost(exc)
 
@@ -322,7 +368,7 @@ def head_limited(
     return HeadLimitedHttpTools
 
 
-def _h11_deadlined(read_seconds: float, over: _Over) -> type[asyncio.Protocol]:
+def _h11_deadlined(read_seconds: float, over: _Over, unread_seconds: float) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol with the same arrival deadline as the httptools one. h11 reports a
     request only once its head is whole, so the deadline follows h11's state of the client's side:
     armed when the connection opens and when bytes of a message arrive that do not complete it
@@ -335,6 +381,15 @@ def _h11_deadlined(read_seconds: float, over: _Over) -> type[asyncio.Protocol]:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._deadline = _Deadline(self.loop, read_seconds, self._too_slow)
+            self._unread = _Unread(self, unread_seconds)
+
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            self._unread.paused()
+
+        def resume_writing(self) -> None:
+            self._unread.resumed()
+            super().resume_writing()
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)  # type: ignore[arg-type]
@@ -344,6 +399,7 @@ def _h11_deadlined(read_seconds: float, over: _Over) -> type[asyncio.Protocol]:
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._deadline.disarm()
+            self._unread.resumed()
             over.mark(self, "gone")
             super().connection_lost(exc)
 
@@ -383,11 +439,12 @@ def _h11_deadlined(read_seconds: float, over: _Over) -> type[asyncio.Protocol]:
 
 
 def uvicorn_options(
-    impl: str, max_bytes: int, read_seconds: float, max_connections: int | None = None
+    impl: str, max_bytes: int, read_seconds: float, max_connections: int | None = None, unread_seconds: float = 30.0
 ) -> dict[str, Any]:
-    """The `uvicorn.Config` options that bound a request's head, its arrival time and the
-    connections open for `impl` (`max_connections`: `connection_cap` of the setting)."""
+    """The `uvicorn.Config` options that bound a request's head, its arrival time, the
+    connections open for `impl` (`max_connections`: `connection_cap` of the setting) and how long
+    an answer may wait on a client that reads none of it."""
     return {
-        "http": head_limited(impl, max_bytes, read_seconds, max_connections),
+        "http": head_limited(impl, max_bytes, read_seconds, max_connections, unread_seconds),
         "h11_max_incomplete_event_size": max_bytes,
     }

@@ -54,6 +54,13 @@ class HttpSettings(Section):
         description="A request's head and body must arrive whole within this many seconds of its first byte "
         "(of the connection's opening, for its first request): else 408 and the connection closed.",
     )
+    unread_seconds: float = Field(
+        default=30.0,
+        ge=1,
+        le=3600,
+        description="An answer (an SSE stream, a long body) the client has not read a byte of for this many "
+        "seconds while the server waits to write more: the connection is closed (service/http/head_limits.py).",
+    )
     max_connections: int = Field(
         default=1000,
         ge=1,

@@ -9,8 +9,12 @@ error body, `Retry-After`) and closed at once, before it sends a byte.
 Before the cap (P1 s81), every connection was kept until its 60 s arrival deadline, so a client
 opening sockets without end used every file descriptor the server may open. With the cap alone
 (920e3409), sockets opened and never used kept every real client at 503 until that deadline.
-Every socket here stays open until the test closes them all, so the server's count is the
-test's: nothing closed by the client is still counted when a new connection arrives."""
+Every socket of the cap's test stays open until it closes them all, so the server's count is the
+test's: nothing closed by the client is still counted when a new connection arrives (the test
+before it leaves only idle connections, which make room first).
+
+The same server also closes a connection whose answer its client stops reading
+(`http.unread_seconds`, 2 s here)."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import asyncio
 import json
 import select
 import socket
+import struct
 import time
 from collections.abc import Iterator
 
@@ -31,15 +36,18 @@ from tests.reliability.fronts import INIT, INITIALIZED, MCP_HEADERS, WAIT, Raw, 
 CAP = 20
 ANSWERED = 4  # requests of the full house answered, then idle: room for the SDK client's connections
 BODY = json.dumps(INIT).encode()
+TCP_CLOSE = 7  # tcp_info.tcpi_state once the server reset the connection (linux/tcp_states.h)
 
 
 @pytest.fixture(scope="module", params=["httptools", "h11"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
+    base = tmp_path_factory.mktemp("cap")
     configured = sample_settings(
-        tmp_path_factory.mktemp("cap"),
+        base,
         # the unfinished requests stay unfinished for the whole test, however slow the machine
-        http={"max_connections": CAP, "parser": request.param, "request_read_seconds": 3600},
+        http={"max_connections": CAP, "parser": request.param, "request_read_seconds": 3600, "unread_seconds": 2},
     )
+    (base / "vault" / "Big.md").write_text("# Big\n\n" + "unread words here\n" * 20_000)  # 360 KB
     with ServerThread(configured) as running:
         yield running
 
@@ -95,6 +103,34 @@ async def sdk_call(url: str) -> dict[str, object]:
         result = await client.call_tool("read_note", {"path": "Welcome"})
     assert not result.is_error and result.structured_content is not None, result
     return result.structured_content
+
+
+def test_an_answer_the_client_stops_reading_closes_its_connection(server: ServerThread) -> None:
+    """A client that reads none of its answers (here 16 pipelined read_note answers of ~0.4 MB,
+    more than the socket buffers hold): the connection is aborted once no byte was taken for
+    `http.unread_seconds`. Before, it was held, with the answers' bytes, while the socket lasted."""
+    headers = server.session()
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", server.port))
+    try:
+        for n in range(16):
+            call = {
+                "jsonrpc": "2.0",
+                "id": n,
+                "method": "tools/call",
+                "params": {"name": "read_note", "arguments": {"path": "Big"}},
+            }
+            body = json.dumps(call).encode()
+            head = ["POST /mcp HTTP/1.1", f"host: 127.0.0.1:{server.port}", f"content-length: {len(body)}"]
+            sock.sendall(("\r\n".join(head + [f"{k}: {v}" for k, v in headers.items()]) + "\r\n\r\n").encode() + body)
+        deadline = time.monotonic() + WAIT
+        while struct.unpack("B", sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1))[0] != TCP_CLOSE:
+            assert time.monotonic() < deadline, "a connection whose answers are never read is kept"
+            time.sleep(0.05)
+        assert server.alive()
+    finally:
+        sock.close()
 
 
 def test_idle_connections_make_room_busy_ones_are_never_cut(server: ServerThread) -> None:
