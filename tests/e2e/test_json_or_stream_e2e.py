@@ -30,6 +30,9 @@ from tests.conftest import Harness, settings_for, write_files
 from tests.long_changes import Hold, hub_files
 
 JSON, SSE = "application/json", "text/event-stream"
+# what a call asserted answered with JSON may take on a loaded machine: above it, the grace period
+# opened a stream (a full reindex of the hub vault at load ~20 took more than the default 1 s)
+SLOW_MACHINE = 90.0
 VAULT = {"A.md": "# A\n\nalpha text\n", "B.md": "# B\n\nbeta [[A]]\n"}
 
 
@@ -76,7 +79,7 @@ async def server(root: Path, hold: Hold | None = None, fast: bool = True, **http
 
 async def test_a_plain_call_is_answered_with_json(make_vault: Callable[..., Path], mode: str) -> None:
     answers = Answers()
-    async with server(make_vault(VAULT)) as url, client(url, answers, mode) as c:
+    async with server(make_vault(VAULT), sse_grace_seconds=SLOW_MACHINE) as url, client(url, answers, mode) as c:
         read = await c.call_tool("read_note", {"path": "A"})
         assert not read.is_error and "alpha text" in str(read.structured_content)
         missing = await c.call_tool("read_note", {"path": "Nope"})
@@ -95,7 +98,7 @@ async def test_progress_opens_a_stream(tmp_path: Path, mode: str) -> None:
     async def on_progress(done: float, total: float | None, message: str | None) -> None:
         seen.append(done)
 
-    async with server(root) as url, client(url, answers, mode) as c:
+    async with server(root, sse_grace_seconds=SLOW_MACHINE) as url, client(url, answers, mode) as c:
         done = await c.call_tool("reindex", {"mode": "full"}, progress_callback=on_progress)
         assert not done.is_error, done.structured_content
         assert seen, "no progress notification arrived"
@@ -132,7 +135,10 @@ async def test_elicitation_opens_a_stream_in_the_2025_era(make_vault: Callable[.
         return types.ElicitResult(action="accept", content={"confirm": True})
 
     root = make_vault(VAULT)
-    async with server(root) as url, client(url, answers, "legacy", elicitation_callback=yes) as c:
+    async with (
+        server(root, sse_grace_seconds=SLOW_MACHINE) as url,
+        client(url, answers, "legacy", elicitation_callback=yes) as c,
+    ):
         out = await c.call_tool("delete_note", {"path": "A", "permanent": True})
         assert not out.is_error, out.structured_content
         plain = await c.call_tool("read_note", {"path": "B"})
