@@ -65,13 +65,26 @@ def inert(text: str) -> str:
     return " ".join(text.split()).replace("%%", "&#37;&#37;").replace("<!--", "&lt;!--")
 
 
+# What a wikilink's target cannot hold: `%%` and `<!--` open a comment; `|` starts its shown
+# text, `#` and `^` a heading or block, `[` and `]` end or open it (a file name made by hand on
+# Linux may hold any of them; Obsidian's own names hold none of `#^[]|`).
+_NOT_IN_WIKILINKS = ("%%", "<!--", "|", "#", "^", "[", "]")
+
+
 def link_to(path: str, title: str | None = None) -> str:
     """A link to the note (shown as `title`, else as its path): a wikilink; a Markdown link with its
-    path percent-encoded when the path holds `%%` or `<!--` (a folder or file name made by hand),
-    which no wikilink can hold without opening a comment."""
-    if "%%" not in path and "<!--" not in path:
+    path percent-encoded when the path holds what a wikilink cannot (`_NOT_IN_WIKILINKS`: a folder
+    or file name made by hand), which the index resolves to that file. A path holding `#` has no
+    link that names it — a Markdown link's target is read decoded, then cut at its `#` into a
+    note and a heading, as a wikilink's is — so it is written as code, not as a link to another
+    note (nor as a `#tag`). Brackets in the shown text are HTML entities: Obsidian shows them, and
+    the index reads a Markdown link's text up to its first `]`, escaped (`\\]`) or not."""
+    if not any(mark in path for mark in _NOT_IN_WIKILINKS):
         return f"[[{path.removesuffix('.md')}" + (f"|{title}]]" if title is not None else "]]")
-    text = inert(path.removesuffix(".md") if title is None else title).replace("[", "\\[").replace("]", "\\]")
+    if "#" in path:
+        fence = "`" * (max((len(run) for run in re.findall("`+", path)), default=0) + 1)
+        return f"{fence} {inert(path)} {fence}"
+    text = inert(path.removesuffix(".md") if title is None else title).replace("[", "&#91;").replace("]", "&#93;")
     return f"[{text}]({quote(path)})"
 
 

@@ -76,6 +76,7 @@ async def test_odd_names_open_no_comment_in_the_kept_digest(make_vault: Callable
             "Memory/Odd.md": f'---\nname: "Odd %% name"\nupdated: {now}\n---\n# Odd\n',
             "Odd %% folder/Inside.md": "Text of a note in an odd folder.\n",
             "Plain.md": "Text of a plain note.\n",
+            "Pipe|name.md": "Text of a note whose name holds a pipe.\n",  # and one a wikilink cannot name (s82)
         }
     )
     async with e2e(root) as (url, h):
@@ -86,6 +87,9 @@ async def test_odd_names_open_no_comment_in_the_kept_digest(make_vault: Callable
             await ok(c, "apply_finding", finding_id=digest["id"])
             [kept] = (root / "Digests").iterdir()
             outline = await ok(c, "get_outline", path=f"Digests/{kept.name}")
+            await h.indexed()
+            links = (await ok(c, "get_outlinks", path=f"Digests/{kept.name}"))["items"]
+    assert ("Pipe|name.md", True) in [(i["path"], i["resolved"]) for i in links], links  # it names that note
     text = kept.read_text(encoding="utf-8")
     assert "%%" not in text and "- Odd &#37;&#37; name" in text, text
     assert "[Inside](Odd%20%25%25%20folder/Inside.md)" in text and "[[Plain|Plain]]" in text, text
