@@ -2,9 +2,10 @@
 
 A row is a mapping of field names to values (`pages.Page.row`, a task row, a group row).
 Names resolve exactly, then by Dataview's simplified key; `this` is the page the query runs
-in, `row` the row itself. Field access on a list maps over it and flattens (Dataview's
-swizzling: `rows.file.name`), on a link it reads the linked page's fields, on a date its parts
-(year ... millisecond, week, weekyear, weekday), on a duration its components. An operator
+in, `row` the row itself. Field access on a list maps over it, one value per item, nested
+lists kept (context.ts; `rows.file.outlinks` is a list of lists), on a link it reads the
+linked page's fields, on a date its parts (year ... millisecond, week, weekyear, weekday), on a
+duration its components. An operator
 or a function given types Dataview has no implementation for, and an index Dataview refuses
 (`index`), raise `ops.NoImplementation` (the row fails: `execute` leaves it out); other type
 mismatches give null, never a Python error. `and`/`or` evaluate both operands (`_boolean`).
@@ -91,10 +92,7 @@ def get_field(ctx: Context, obj: Any, name: str) -> Any:
                 continue
             else:
                 value = get_field(ctx, item, name)
-            if isinstance(value, list):
-                out.extend(value)
-            else:
-                out.append(value)
+            out.append(value)
         return out
     if isinstance(obj, Mapping):
         return lookup(obj, name)

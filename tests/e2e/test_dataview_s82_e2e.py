@@ -16,7 +16,7 @@ async def test_and_or_and_index_fail_rows_as_dataview(make_vault: Callable[..., 
     """`and`/`or` evaluate both operands (binaryop.ts `&`, `|`): `true or n - 1` leaves out a row
     whose n is text, where the server kept it; `s.length` on a string fails the row (context.ts:
     a string is indexed by a number only), where the server answered 3; a list indexed by a
-    non-integer is null."""
+    non-integer is null; `rows.l` is one value per row, not flattened (context.ts)."""
     files = {"A.md": "---\ns: abc\nl: [10, 20]\n---\nn:: 2\n", "B.md": "n:: text\n"}
     async with e2e(make_vault(files)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
         await harness.indexed()
@@ -29,3 +29,5 @@ async def test_and_or_and_index_fail_rows_as_dataview(make_vault: Callable[..., 
         assert failed["details"]["errors"] == ["string indexing requires a numeric index (string[index])"]
         out = await ok(client, "search_dql", query='TABLE WITHOUT ID l[1], l[1.5] FROM "A"')
         assert [c["value"] for c in out["rows"][0]["cells"]] == [20, None]
+        out = await ok(client, "search_dql", query="TABLE WITHOUT ID rows.l GROUP BY true")  # one value per row
+        assert out["rows"][0]["cells"][0]["value"] == [[10, 20], None]

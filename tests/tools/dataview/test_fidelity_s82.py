@@ -96,3 +96,17 @@ async def test_index_access_fails_where_dataview_fails(make_vault: Callable[...,
         flat = await vg.ok("search_dql", query="TABLE file.name FLATTEN s AS file")  # A's "abc".name fails
         assert flat["total"] == 1 and flat["rows"][0]["cells"] == [{"type": "null", "value": None}]
         assert await _paths(vg, "TABLE file.name, this.file.name, row.s") == ["A.md", "B.md"]
+
+
+async def test_field_access_on_a_list_keeps_each_items_value(make_vault: Callable[..., Path]) -> None:
+    """context.ts: a list indexed by text pushes each item's value, a list too (no flattening;
+    Dataview's functions.md: `flat(rows.file.outlinks)` puts "all the file outlinks at first
+    level"). The server flattened: `rows.l` was [10, 20, 30, null]."""
+    async with started(make_vault(INDEXED)) as vg:
+        await vg.indexed()
+        out = await vg.ok(
+            "search_dql", query="TABLE WITHOUT ID rows.l AS l, flat(rows.l) AS f, rows.file.name GROUP BY true"
+        )
+        assert [_value(c) for c in out["rows"][0]["cells"]] == [[[10, 20, 30], None], [10, 20, 30, None], ["A", "B"]]
+        out = await vg.ok("search_dql", query='TABLE WITHOUT ID [l, w].x AS x FROM "A"')
+        assert [_value(c) for c in out["rows"][0]["cells"]] == [[[None, None, None], []]]

@@ -252,7 +252,8 @@ def test_documented_example(source: str, expected: Any) -> None:
 def test_swizzling_over_lists_and_grouped_rows() -> None:
     rows = {"rows": [{"file": {"name": "a", "tags": ["#x"]}}, {"file": {"name": "b", "tags": ["#y", "#z"]}}]}
     assert ev("rows.file.name", rows) == ["a", "b"]
-    assert ev("rows.file.tags", rows) == ["#x", "#y", "#z"]
+    assert ev("rows.file.tags", rows) == [["#x"], ["#y", "#z"]]  # context.ts: one value per row, not flattened
+    assert ev("flat(rows.file.tags)", rows) == ["#x", "#y", "#z"]
     assert ev("length(rows)", rows) == 2
 
 
