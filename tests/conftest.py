@@ -39,6 +39,7 @@ from service.settings import Settings, load_settings
 from service.storage.db import Database
 from service.storage.migrate import migrate
 from service.types import Principal
+from tests import model_share
 
 DEFAULT_VAULT: dict[str, str] = {
     "Welcome.md": (
@@ -110,6 +111,10 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         pytest.fail(f"covers declares {wanted}, but the test never produced it (seen: {observed})", pytrace=False)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    model_share.install()
+
+
 BASETEMPS: set[Path] = set()  # pytest's base temp folders: every test's tmp_path, the xdg homes and models
 
 
@@ -118,12 +123,16 @@ def _xdg_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     """The platform cache and data folders (the index and state.db by default) point at a fresh
     temp folder beside — not inside — each test's tmp_path: no test touches the real home, and
     vault snapshots do not see the databases. Subprocesses inherit the variables. The built-in
-    model's derived int8 file is made once per test session (a shared models folder)."""
-    BASETEMPS.add(tmp_path_factory.getbasetemp())
+    model's derived int8 file is made once per test run (a models folder the run's xdist workers
+    share, where they take turns to derive it: tests/model_share.py)."""
+    base = tmp_path_factory.getbasetemp()
+    BASETEMPS.add(base)
     homes = tmp_path_factory.mktemp("xdg")
     monkeypatch.setenv("XDG_CACHE_HOME", str(homes / "cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(homes / "data"))
-    monkeypatch.setenv("VAULTGATE_MODEL_CACHE", str(tmp_path_factory.getbasetemp() / "models"))
+    # An xdist worker's base temp is popen-gwN inside the run's: the run's folder holds the models.
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    monkeypatch.setenv("VAULTGATE_MODEL_CACHE", str(shared / "models"))
     # The SDK's stdio client passes a server only a few variables (HOME, PATH, …) unless a test
     # gives `env`: these three must reach it too, or its index lands in the real ~/.cache.
     # `VAULTGATE_PROTOCOL__FAST_CALLS=false` runs the suite with every call through the SDK.

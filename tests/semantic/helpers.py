@@ -49,8 +49,9 @@ _derived: list[str] = []
 
 
 async def model_ready() -> None:
-    """Derive the built-in model's int8 file (once per test session, in its shared models folder)
-    before a server needs it, so that a test's wait for its embedding job does not include it."""
+    """Derive the built-in model's int8 file (once per test run, in the models folder the run's
+    xdist workers share: tests/model_share.py) before a server needs it, so that a test's wait for
+    its embedding job does not include it."""
     if not _derived:
         _derived.append((await asyncio.to_thread(builtin.model_path))[0])
 
