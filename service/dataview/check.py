@@ -3,7 +3,8 @@ errors `search_dql` raises before it reads a row.
 
 Every expression compiles (`evaluate.compile_expr`: each function called by name exists and is
 given a number of arguments it takes; lambdas' bodies included), no function is called with
-literals of types it has no variant for (`length(5)`: every row would fail), and a LIMIT written
+literals of types it has no variant for (`length(5)`: every row would fail), no literal is indexed
+in a way Dataview refuses (`"abc".length`), and a LIMIT written
 as a literal is a non-negative number. The error is `QuerySyntaxError`, as when the query runs, with the
 place of the first call of the function named when it can be found in the text. Touches nothing
 outside itself.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from service.dataview.evaluate import Budget, Context, compile_expr
+from service.dataview.evaluate import Budget, Context, compile_expr, index
 from service.dataview.query import Column, Query
 from service.dataview.signatures import wrong
 from service.dataview.syntax import Node
@@ -29,7 +30,7 @@ def check(query: Query, source: str) -> None:
     try:
         for node in _expressions(query):
             compile_expr(node, ctx)
-            _literal_calls(node)
+            _literal_calls(node, ctx)
     except QuerySyntaxError as e:
         name = e.details.get("function")
         if isinstance(name, str):
@@ -45,15 +46,21 @@ def check(query: Query, source: str) -> None:
             raise QuerySyntaxError("LIMIT takes a non-negative number", details={"limit": written})
 
 
-def _literal_calls(node: Any) -> None:
+def _literal_calls(node: Any, ctx: Context) -> None:
     """Raise for the first call of a function whose arguments are all literals of types it has no
-    variant for (`length(5)`, `lower(3)`: `signatures.wrong`), which would fail every row."""
+    variant for (`length(5)`, `lower(3)`: `signatures.wrong`), or index of a literal by a literal
+    that context.ts refuses (`"abc".length`, `"abc"[true]`: `evaluate.index`), which would fail
+    every row."""
     if isinstance(node, list):
         for part in node:
-            _literal_calls(part)
+            _literal_calls(part, ctx)
         return
     if not isinstance(node, tuple) or not node:
         return
+    if node[0] in ("field", "index") and len(node) == 3:
+        obj, key = _literal(node[1]), node[2] if node[0] == "field" else _literal(node[2])
+        if obj is not _NOT_LITERAL and key is not _NOT_LITERAL:
+            index(ctx, obj, key)  # a scalar by a scalar: raises `ops.NoImplementation` or answers
     if node[0] == "call" and len(node) == 3 and isinstance(node[1], tuple) and node[1][0] == "var":
         values = [_literal(arg) for arg in node[2]]
         message = None if _NOT_LITERAL in values else wrong(node[1][1].lower(), values)
@@ -65,7 +72,7 @@ def _literal_calls(node: Any) -> None:
             )
     for part in node[1:]:
         if isinstance(part, (tuple, list)):
-            _literal_calls(part)
+            _literal_calls(part, ctx)
 
 
 def _as_written(link: Link) -> Link:

@@ -110,3 +110,23 @@ async def test_field_access_on_a_list_keeps_each_items_value(make_vault: Callabl
         assert [_value(c) for c in out["rows"][0]["cells"]] == [[[10, 20, 30], None], [10, 20, 30, None], ["A", "B"]]
         out = await vg.ok("search_dql", query='TABLE WITHOUT ID [l, w].x AS x FROM "A"')
         assert [_value(c) for c in out["rows"][0]["cells"]] == [[[None, None, None], []]]
+
+
+async def test_validate_refuses_a_literal_indexed_as_dataview_refuses(make_vault: Callable[..., Path]) -> None:
+    """A literal indexed by a literal in a way context.ts refuses fails every row: validate_dql says
+    valid: false (as for `length(5)`), search_dql refuses it before any row. Before: valid, and
+    search_dql answered `"abc".length` with 3."""
+    async with started(make_vault(INDEXED)) as vg:
+        await vg.indexed()
+        for query, message in [
+            ('TABLE "abc".length', "string indexing requires a numeric index (string[index])"),
+            ('LIST WHERE "abc"[true]', "Can only index with a string or number"),
+            ('LIST map([1], (x) => "abc"["x"])', "string indexing requires a numeric index (string[index])"),
+        ]:
+            out = await vg.ok("validate_dql", query=query)
+            assert out["valid"] is False and out["error"]["message"] == message, (query, out)
+            assert out["error"]["reason"] == "no_implementation"
+            err = await vg.err("search_dql", "query_syntax_error", query=query)  # before any row
+            assert err["message"] == message, query
+        for query in ['TABLE "abc"[0], 5.x, null.x, "abc"[null]', "TABLE s.length"]:
+            assert (await vg.ok("validate_dql", query=query))["valid"] is True, query
