@@ -11,9 +11,11 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
+
+from tests.conftest import DEFAULT_VAULT, write_files
 
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
 
@@ -40,9 +42,10 @@ def _ask(proc: subprocess.Popen[bytes], msg_id: int, method: str, params: dict[s
             return answer
 
 
-def _stdio(root: Path, *options: str, **streams: Any) -> subprocess.Popen[Any]:
-    """`vaultgate stdio ROOT` without an embedding model, stdin a pipe (`options`: the interpreter's)."""
-    env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
+def _stdio(root: Path, *options: str, homes: dict[str, str] | None = None, **streams: Any) -> subprocess.Popen[Any]:
+    """`vaultgate stdio ROOT` without an embedding model, stdin a pipe (`options`: the interpreter's;
+    `homes`: variables over the test's, such as its own XDG folders)."""
+    env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none", **(homes or {})}
     return subprocess.Popen(
         [sys.executable, *options, "-m", "service", "stdio", str(root)], env=env, stdin=subprocess.PIPE, **streams
     )
@@ -53,23 +56,9 @@ def _stdio(root: Path, *options: str, **streams: Any) -> subprocess.Popen[Any]:
 NEVER_IMPORTED = ("mcp.client", "mcp.client.session", "mcp.server.mcpserver")
 
 
-def test_a_stdio_session_never_imports_the_sdk_client_nor_mcpserver(
-    make_vault: Callable[..., Path], tmp_path: Path
-) -> None:
-    root = make_vault()
-    for start in range(2):  # the first start answers through the SDK, the second from stored answers
-        log = tmp_path / f"imports-{start}.txt"  # a file, not a pipe: nobody reads it while the server runs
-        with log.open("wb") as err, _stdio(root, "-X", "importtime", stdout=subprocess.PIPE, stderr=err) as proc:
-            assert "result" in _ask(proc, 1, "initialize", INIT)
-            assert proc.stdin is not None
-            proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-            _ask(proc, 2, "tools/list", {})
-            read = _ask(proc, 3, "tools/call", {"name": "read_note", "arguments": {"path": "Welcome"}})
-            assert not read["result"].get("isError"), read  # type: ignore[union-attr]
-            proc.stdin.close()  # end of input: the server exits
-            assert proc.wait(timeout=60) == 0
-        lines = log.read_text(errors="replace").splitlines()
-        imported = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+def test_a_stdio_session_never_imports_the_sdk_client_nor_mcpserver(read_sessions: ReadSessions) -> None:
+    for log in (read_sessions.first, read_sessions.warm):  # answered through the SDK, then from stored answers
+        imported = _imported(log)
         assert "mcp.server.lowlevel.server" in imported  # the probe sees the SDK's imports
         assert sorted(imported & set(NEVER_IMPORTED)) == []
 
@@ -112,10 +101,15 @@ def test_vaultgate_stdio_freezes_its_start_up_heap(make_vault: Callable[..., Pat
     assert any("start-up objects frozen" in line for line in seen), seen
 
 
-def _imports_of_a_session(root: Path, log: Path, calls: list[tuple[str, dict[str, object]]]) -> set[str]:
+def _imports_of_a_session(
+    root: Path, log: Path, calls: list[tuple[str, dict[str, object]]], homes: dict[str, str] | None = None
+) -> set[str]:
     """The modules a stdio session imports (`-X importtime`) while answering `initialize`,
     `tools/list` and `calls`, in order; each call must succeed."""
-    with log.open("wb") as err, _stdio(root, "-X", "importtime", stdout=subprocess.PIPE, stderr=err) as proc:
+    with (
+        log.open("wb") as err,
+        _stdio(root, "-X", "importtime", homes=homes, stdout=subprocess.PIPE, stderr=err) as proc,
+    ):
         assert "result" in _ask(proc, 1, "initialize", INIT)
         assert proc.stdin is not None
         proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
@@ -125,8 +119,34 @@ def _imports_of_a_session(root: Path, log: Path, calls: list[tuple[str, dict[str
             assert not answer["result"].get("isError"), answer  # type: ignore[union-attr]
         proc.stdin.close()
         assert proc.wait(timeout=60) == 0
+    return _imported(log)
+
+
+def _imported(log: Path) -> set[str]:
     lines = log.read_text(errors="replace").splitlines()
     return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+
+
+class ReadSessions(NamedTuple):
+    root: Path
+    homes: dict[str, str]  # its own XDG folders: the module's fixture runs before a test's
+    first: Path  # `-X importtime` of the first session (an empty cache folder)
+    warm: Path  # ...and of the second (stored answers and tool index)
+
+
+@pytest.fixture(scope="module")
+def read_sessions(tmp_path_factory: pytest.TempPathFactory) -> ReadSessions:
+    """One vault's first and warm stdio sessions (initialize, tools/list, a read_note each), whose
+    imports four tests read: two server starts under `-X importtime` instead of eight."""
+    base = tmp_path_factory.mktemp("read-sessions")
+    root = base / "vault"
+    root.mkdir()
+    write_files(root, dict(DEFAULT_VAULT))
+    homes = {"XDG_CACHE_HOME": str(base / "cache"), "XDG_DATA_HOME": str(base / "data")}
+    read = [("read_note", {"path": "Welcome"})]
+    _imports_of_a_session(root, base / "first.txt", read, homes)
+    _imports_of_a_session(root, base / "warm.txt", read, homes)
+    return ReadSessions(root, homes, base / "first.txt", base / "warm.txt")
 
 
 # Domain packages a `read_note` has no use for: a warm start must not import them before (or
@@ -141,36 +161,33 @@ def _domains(imported: set[str], names: tuple[str, ...]) -> list[str]:
 
 
 def test_a_stdio_start_imports_only_the_domain_of_the_tool_it_calls(
-    make_vault: Callable[..., Path], tmp_path: Path
+    read_sessions: ReadSessions, tmp_path: Path
 ) -> None:
-    root = make_vault()
     read = [("read_note", {"path": "Welcome"})]
     # an empty cache folder too: the tool list is the package's (service/protocol/shipped_tools_list.py)
-    first = _imports_of_a_session(root, tmp_path / "first.txt", read)
+    first = _imported(read_sessions.first)
     assert _domains(first, ("notes",)) == ["notes"]
     assert _domains(first, NOT_CALLED) == []
-    warm = _imports_of_a_session(root, tmp_path / "warm.txt", read)
+    warm = _imported(read_sessions.warm)
     assert _domains(warm, ("notes",)) == ["notes"]
     assert _domains(warm, NOT_CALLED) == []
     # a tool of another domain, called later, is found: its package is imported then
-    later = _imports_of_a_session(root, tmp_path / "later.txt", [*read, ("get_backlinks", {"path": "Welcome"})])
+    calls = [*read, ("get_backlinks", {"path": "Welcome"})]
+    later = _imports_of_a_session(read_sessions.root, tmp_path / "later.txt", calls, read_sessions.homes)
     assert _domains(later, ("graph", "obsidian", "tasks", "admin", "facade")) == ["graph"]
 
 
-def _warm_read_imports(root: Path, tmp_path: Path) -> list[str]:
-    """The modules a warm stdio start on `root` imports, in the order their imports end, in a
-    session whose one call is a `read_note` (a first session stores the answers and tool index)."""
-    read = [("read_note", {"path": "Welcome"})]
-    _imports_of_a_session(root, tmp_path / "first.txt", read)
-    log = tmp_path / "warm.txt"
-    _imports_of_a_session(root, log, read)
-    return [line.rsplit("|", 1)[1].strip() for line in log.read_text(errors="replace").splitlines() if "|" in line]
+def _warm_read_imports(read_sessions: ReadSessions) -> list[str]:
+    """The modules a warm stdio start imports, in the order their imports end, in a session whose
+    one call is a `read_note` (the first session stored the answers and tool index)."""
+    lines = read_sessions.warm.read_text(errors="replace").splitlines()
+    return [line.rsplit("|", 1)[1].strip() for line in lines if "|" in line]
 
 
 def test_a_warm_stdio_start_answers_its_first_call_before_loading_the_sdk_server(
-    make_vault: Callable[..., Path], tmp_path: Path
+    read_sessions: ReadSessions,
 ) -> None:
-    order = _warm_read_imports(make_vault(), tmp_path)
+    order = _warm_read_imports(read_sessions)
     # `-X importtime` prints a module when its import ends: read_note's module is done before the
     # SDK's server side starts loading (service/app.py, run_stdio_session), and neither uvicorn
     # nor the HTTP tier is imported before the call either (service/serve_stdio.py), nor the SDK's
@@ -200,8 +217,8 @@ LOADED_AT_FIRST_USE = (
 
 
 def test_a_warm_stdio_start_answers_read_note_before_loading_what_it_does_not_use(
-    make_vault: Callable[..., Path], tmp_path: Path
+    read_sessions: ReadSessions,
 ) -> None:
-    order = _warm_read_imports(make_vault(), tmp_path)
+    order = _warm_read_imports(read_sessions)
     first_call = order.index("service.tools.notes.read")
     assert not set(LOADED_AT_FIRST_USE) & set(order[:first_call])
