@@ -80,12 +80,14 @@ class Address:
 def parse_address(raw: str, names_a_path: Callable[[str], str | None] | None = None) -> Address:
     """Split an address (a path or a wikilink's inside, brackets optional) into its parts.
 
-    `names_a_path`, given a text of an unbracketed address holding '#', says what it names on
-    disk: "note" (an existing `Plan#2.md`), "folder" (`Home#Contribute/`), "new" (a new note in
-    such a folder) or None, so names made before '#' was refused in new names stay usable. The
-    whole text is that path when it is a note or a folder; else the longest text before a later
-    '#' that is a note is the note and the rest its section (`Home#Contribute/Guide#Setup`,
-    `Plan#2#Intro`); else a new note in a '#' folder is that path; else the first '#' splits."""
+    `names_a_path`, given a text of an unbracketed address holding '#' or '|', says what it
+    names on disk: "note" (an existing `Plan#2.md`), "folder" (`Home#Contribute/`), "new" (a new
+    note in such a folder) or None, so names made before '#' was refused in new names stay usable,
+    and names another program made with '|' (`Odd|pipe.md`, on Linux or macOS) can be named. An
+    unbracketed text naming a note or a folder as a whole is not split at '|'. Then the whole text
+    is that path when it is a note or a folder; else the longest text before a later '#' that is
+    a note is the note and the rest its section (`Home#Contribute/Guide#Setup`, `Plan#2#Intro`);
+    else a new note in a '#' folder is that path; else the first '#' splits."""
     text = raw.strip()
     bracketed = False
     if text.startswith("![[") and text.endswith("]]"):
@@ -94,7 +96,7 @@ def parse_address(raw: str, names_a_path: Callable[[str], str | None] | None = N
         text, bracketed = text[2:-2], True
     display: str | None = None
     for pipe in ("\\|", "|"):  # '\|' is the pipe as escaped inside a Markdown table
-        if pipe in text:
+        if pipe in text and not (pipe == "|" and _whole(text, bracketed, names_a_path)):
             text, display = text.split(pipe, 1)
             display = display.strip() or None
             break
@@ -112,6 +114,13 @@ def parse_address(raw: str, names_a_path: Callable[[str], str | None] | None = N
 
 
 _LATER_CUTS = 8
+
+
+def _whole(text: str, bracketed: bool, names_a_path: Callable[[str], str | None] | None) -> bool:
+    """Whether the unbracketed `text` (holding '|') names a note or a folder on disk as a whole."""
+    if bracketed or names_a_path is None:
+        return False
+    return names_a_path(unicodedata.normalize("NFC", text.strip())) in ("note", "folder", "new")
 
 
 def _section_cut(text: str, names_a_path: Callable[[str], str | None]) -> int:

@@ -171,7 +171,9 @@ class ToolContext:
         self._not_a_note(addr.target)
         if missing_ok:
             if addr.display is not None:  # no 'Q' for 'Q|A': the new path is the text as written ('|': path_invalid)
-                self.resolve_note(address, op)
+                made = self.resolve_note(address, op)
+                for segment in (s for s in made.rel.split("/") if "|" in s):
+                    self.vault.paths.check_new_name(made.rel, segment)
             return FoundNote(literal, kept, addr)
         if names_a_file(addr.target):  # 'Trip board.canvas': not_a_note naming the canvas, if one is there
             await self._no_note_file(addr.target)
@@ -270,9 +272,9 @@ class ToolContext:
         return files
 
     def _names_a_path(self, text: str) -> str | None:
-        """What an address holding '#' names, as a whole, of what the caller may read on disk:
-        "note" (`.md` optional), "folder" (named with '#'), "new" (a new note in such a folder),
-        or None. See `parse_address` for which wins."""
+        """What an address holding '#' or '|' names, as a whole, of what the caller may read on disk:
+        "note" (`.md` optional), "folder" (named with '#' or '|'), "new" (a new note in such a
+        folder), or None. See `parse_address` for which wins."""
         from service.errors import AclDenied, PathInvalid
         from service.vault.paths import normalize
 
@@ -282,7 +284,7 @@ class ToolContext:
                 return "note"
             if self.resolve(normalize(text), "read").abs.is_dir():
                 return "folder"
-            if "#" in note.rel.rpartition("/")[0] and note.abs.parent.is_dir():
+            if ("#" in (folder := note.rel.rpartition("/")[0]) or "|" in folder) and note.abs.parent.is_dir():
                 return "new"
         except (AclDenied, PathInvalid):
             pass

@@ -50,12 +50,13 @@ from service.vault.spelling import on_disk
 # the vault's root (`Book: Title.md`), never a URL nor a drive path (on Windows ':' is refused anyway).
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:(?! )")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 (U+0085 is a line break to some)
-# Refused in every path: `|` (a wikilink's display part), and on Windows `:` (a drive or an NTFS
-# stream there). Elsewhere `:` is an ordinary character of a file name, and notes synced from Linux
-# or macOS hold it (`Themes/RedShift: OLED Blue Light Filter.md` in the Obsidian Hub vault): they are
-# read, edited, moved away from and deleted; a new name with it is refused (`check_new_name`), as
-# Obsidian refuses it. A path starting like a URL scheme or a drive (`C:`, `https:`) stays refused.
-_RESERVED_CHARS = frozenset(":|") if os.name == "nt" else frozenset("|")
+# Refused in every path on Windows: `:` (a drive or an NTFS stream there) and `|`. Elsewhere both
+# are ordinary characters of a file name, and notes synced from Linux or macOS hold them
+# (`Themes/RedShift: OLED Blue Light Filter.md` in the Obsidian Hub vault; `Odd|pipe.md` made by
+# another program): they are read, edited, moved away from and deleted; a new name with one is
+# refused (`check_new_name`), as Obsidian refuses them (`|` is a wikilink's display part). A path
+# starting like a URL scheme or a drive (`C:`, `https:`) stays refused.
+_RESERVED_CHARS = frozenset(":|") if os.name == "nt" else frozenset()
 _NEW_NAME_RESERVED = frozenset(":|")
 # The other characters Windows reserves in names: notes synced from Linux or macOS hold them
 # (`A* Pathfinding.md`, `Racket equal?.md`), and are read, edited, moved away from and deleted;

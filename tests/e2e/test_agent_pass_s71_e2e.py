@@ -17,10 +17,13 @@ async def test_a_note_named_with_a_windows_reserved_character_is_read_and_retagg
     make_vault: Callable[..., Path], mode: str
 ) -> None:
     """`A* Pathfinding.md` (a real vault kept on Linux): search_text listed it, read_note refused
-    it as 'reserved character', and rename_tag over the vault failed on it whole."""
+    it as 'reserved character', and rename_tag over the vault failed on it whole. The same for a
+    name another program made with '|' (`Odd|pipe.md`, s82): read_note took 'Odd' for the note and
+    'pipe' for the text shown, every other tool refused the path."""
     files = {
         "Programming/A* Pathfinding.md": "---\ntags:\n  - graphs\n---\nSearch with a heuristic.\n",
         "Programming/Dijkstra.md": "---\ntags:\n  - graphs\n---\nSee [[A* Pathfinding]].\n",
+        "Programming/Odd|pipe.md": "---\ntags:\n  - graphs\n---\nA name with a bar.\n",
     }
     async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
         await h.indexed()
@@ -28,8 +31,15 @@ async def test_a_note_named_with_a_windows_reserved_character_is_read_and_retagg
         assert (await _ok(c, "read_note", path=hit["path"]))["content"].endswith("heuristic.\n")
         args = {"old": "graphs", "new": "cs/graphs", "dry_run": False}
         token = await h.token_for("rename_tag", **args)
-        assert (await _ok(c, "rename_tag", {**args, "elicit_token": token}))["files_changed"] == 2
+        assert (await _ok(c, "rename_tag", {**args, "elicit_token": token}))["files_changed"] == 3
         assert h.read("Programming/A* Pathfinding.md").startswith("---\ntags:\n  - cs/graphs\n")
+        assert h.read("Programming/Odd|pipe.md").startswith("---\ntags:\n  - cs/graphs\n")
+        bar = (await _ok(c, "search_text", query="bar"))["items"][0]["path"]
+        assert bar == "Programming/Odd|pipe.md"
+        assert (await _ok(c, "read_note", path=bar))["content"].endswith("A name with a bar.\n")
+        assert (await _ok(c, "read_note", path="Programming/Odd|pipe"))["path"] == bar
+        pipe = await _error(c, "create_note", path="Programming/Draft|final", content="x")
+        assert pipe["details"]["reason"] == "reserved character" and "pick a name" in pipe["hint"]
         refused = await _error(c, "create_note", path="Programming/A* Variant", content="x")
         assert refused["details"]["reason"] == "reserved character" and "pick a name" in refused["hint"]
         colon = await _error(c, "create_note", path="Programming/Time: 10", content="x")
