@@ -38,9 +38,11 @@ def held(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     most: dict[str, int] = {}
     init = FileEdit.__init__
 
-    def counted(self: FileEdit, path: str, new_path: str, etag: str, original: str, text: str, changes: Any) -> None:
+    def counted(
+        self: FileEdit, path: str, new_path: str, etag: str, original: str, text: str, changes: Any, *rest: Any
+    ) -> None:
         most[path] = max(most.get(path, 0), sum(1 for _ in changes))
-        init(self, path, new_path, etag, original, text, changes)
+        init(self, path, new_path, etag, original, text, changes, *rest)  # `rest`: the note's encoding (c68096aa)
 
     monkeypatch.setattr(FileEdit, "__init__", counted)
     return most

@@ -253,14 +253,15 @@ async def test_a_caller_some_path_rule_restricts_sees_no_counts_and_only_readabl
         assert [e["path"] for e in warnings["examples"]] == ["Notes/Cafe.md"]
 
 
-async def test_editing_a_latin1_note_saves_it_as_utf8_with_its_text_kept(vg_latin: Harness) -> None:
+async def test_editing_a_latin1_note_keeps_its_encoding_and_its_text(vg_latin: Harness) -> None:
+    """Edits keep a cp1252 note's encoding since c68096aa (they saved it as UTF-8 before)."""
     vg = vg_latin
     await vg.ok("append_note", path="Cafe", content="ajouté\n")
-    assert (vg.root / "Cafe.md").read_bytes() == "# Café\n\nnaïve résumé latinword\najouté\n".encode()
+    assert (vg.root / "Cafe.md").read_bytes() == "# Café\n\nnaïve résumé latinword\najouté\n".encode("cp1252")
     note = await vg.ok("read_note", path="Cafe")
-    assert note.get("encoding") is None and note["content"].endswith("ajouté\n")
+    assert note["encoding"] == "cp1252" and note["content"].endswith("ajouté\n")
     await vg.settled()
-    assert (await vg.ok("index_status"))["file_warnings"]["fallback_encoding"] == 1  # only Wide.md now
+    assert (await vg.ok("index_status"))["file_warnings"]["fallback_encoding"] == 2  # still Cafe.md and Wide.md
 
 
 async def test_undoing_an_edit_of_a_latin1_note_puts_its_bytes_back_exactly(vg_latin: Harness) -> None:
