@@ -36,7 +36,7 @@ async def test_the_kept_digest_links_odd_paths_so_that_they_resolve(make_vault: 
         assert "- ` Folder #1/C#1.md ` (new)" in text, text  # no link names it: code, no wrong link, no tag
         links = (await vg.ok("get_outlinks", path=rel))["items"]
         assert sorted((i["path"], i["resolved"]) for i in links) == sorted((p, True) for p in (*LINKED, "Plain.md"))
-        for path in LINKED[1:]:  # a path holding '|' is no tool's address ('|' starts a link's text)
+        for path in LINKED[1:]:  # the '|' path too is an address since 88499356; checked here: the others
             found = await vg.ok("get_backlinks", path=path)
             assert rel in [i["path"] for i in found["items"]], (path, found, text)
         assert (await vg.ok("get_backlinks", path="Folder #1/C#1.md"))["items"] == []
