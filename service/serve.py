@@ -30,7 +30,8 @@ from service.app import VaultgateApp
 from service.errors import ConfigError
 from service.gcpause import paused
 from service.http.asgi import http_app
-from service.http.head_limits import connection_cap, uvicorn_options
+from service.http.connections import connection_cap
+from service.http.head_limits import uvicorn_options
 from service.http.stops import Stops
 from service.obs.logging import setup_logging
 from service.settings import Settings

@@ -59,14 +59,14 @@ class HttpSettings(Section):
         ge=1,
         le=3600,
         description="An answer (an SSE stream, a long body) the client has not read a byte of for this many "
-        "seconds while the server waits to write more: the connection is closed (service/http/head_limits.py).",
+        "seconds while the server waits to write more: the connection is closed (service/http/connections.py).",
     )
     max_connections: int = Field(
         default=1000,
         ge=1,
         description="Connections open at once (at most half the file-descriptor limit): one opened past "
         "it closes the connection idle longest, or when every one has a request in flight is answered "
-        "503 and closed at once (service/http/head_limits.py).",
+        "503 and closed at once (service/http/connections.py).",
     )
     parser: Literal["auto", "httptools", "h11"] = Field(
         default="auto", description="uvicorn's HTTP/1.1 parser; auto: httptools when installed, else h11."

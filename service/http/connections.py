@@ -1,0 +1,233 @@
+"""What each connection of the HTTP front is held to, whichever parser reads it (the protocol
+classes of `service.http.head_limits` take it as the mixin `Held`): how many may be open at once
+(`_Over`), how long its request may take to arrive (`_Deadline`, armed by the protocol class) and
+how long an answer may wait on a client that reads none of it (`_Unread`).
+
+How many connections may be open at once is bounded (`connection_cap`: `http.max_connections`,
+1000, and at most half the process's file-descriptor limit). A connection opened past it makes
+room by closing the connection idle longest (nothing of a request read since it opened or its
+last answer ended), else the one whose head has been arriving longest (503); one with a request
+in flight is never closed for it, so when every one is, the new connection is answered **503
+Service Unavailable** (the same JSON-RPC error body, `Retry-After: 1`) and closed at once, before
+it is read (`_Over`). Within the 60 s deadline, a client opening idle sockets without end used up
+the server's file descriptors (and their buffers), so neither new clients nor the index could
+open a file (P1 s81); with the cap alone, those sockets kept every real client at 503 until their
+deadline. uvicorn's own `limit_concurrency` does not do this: it keeps every connection open and
+answers each request 503 (plain text) while the count is over its limit. An answer the client
+stops reading is bounded too (`_Unread`, `http.unread_seconds`, 30 s): while uvicorn waits to write
+more of it, no byte of it taken for that long aborts the connection (stdio's rule, 3a62f635).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import struct
+import time
+from collections.abc import Callable
+from typing import Any
+
+from service.protocol.framing import INVALID_REQUEST, Refused
+
+
+def closing(refused: Refused, reason: str, extra: str = "") -> bytes:
+    """A complete HTTP/1.1 response of `refused` (its JSON-RPC error body) that closes the
+    connection (`extra`: more header lines, each ending in CRLF)."""
+    body = refused.body()
+    head = (
+        f"HTTP/1.1 {refused.status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+        f"connection: close\r\n{extra}\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+def response_408(read_seconds: float) -> bytes:
+    """A complete HTTP/1.1 408 response that closes the connection."""
+    refused = Refused(INVALID_REQUEST, f"the request did not arrive whole within {read_seconds:g} seconds", 408)
+    return closing(refused, "Request Timeout")
+
+
+def response_503(cap: int) -> bytes:
+    """A complete HTTP/1.1 503 response, sent to a connection opened past `cap`, that closes it."""
+    refused = Refused(INVALID_REQUEST, f"the server holds {cap} connections, its limit: try again shortly", 503)
+    return closing(refused, "Service Unavailable", "retry-after: 1\r\n")
+
+
+def connection_cap(configured: int) -> int:
+    """The connections the server keeps open at once: `configured`, at most half the file
+    descriptors the process may open (the rest: the index, the vault's files, the watchers)."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return configured
+    return configured if soft == resource.RLIM_INFINITY else max(1, min(configured, soft // 2))
+
+
+class _Over:
+    """The connections open, against the cap. Past it, room is made by closing the connection idle
+    longest (opened or answered, nothing of a next request read since: closed silently, as a
+    keep-alive timeout does), else the one whose request head has been arriving longest (answered
+    503); a connection with a request in flight (its head read: a call, an SSE stream) is never
+    closed for it. When every connection is in flight, the new one is answered 503 and closed.
+    Each logged once a minute at most (a flood is thousands)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap, self.count, self.evicted = cap, 0, 0
+        self._idle: dict[Any, None] = {}  # the idle connections, idle longest first
+        self._heads: dict[Any, None] = {}  # the connections whose head is arriving, begun first
+        self._logged, self._evict_logged = float("-inf"), float("-inf")
+
+    def mark(self, protocol: Any, state: str) -> None:
+        """`protocol`'s connection is "idle", reading a "head", or "busy" (or gone); an idle
+        connection marked idle again keeps its place, as a head still arriving does."""
+        if state == "idle":
+            self._heads.pop(protocol, None)
+            self._idle.setdefault(protocol, None)
+        elif state == "head":
+            self._idle.pop(protocol, None)
+            self._heads.setdefault(protocol, None)
+        else:
+            self._idle.pop(protocol, None)
+            self._heads.pop(protocol, None)
+
+    def refused(self, protocol: Any) -> bool:
+        """Whether `protocol`'s connection (just made, counted) is past the cap and no other could
+        make room for it: then answered."""
+        if len(protocol.connections) <= self.cap:
+            return False
+        victim = next(iter(self._idle or self._heads), None)
+        if victim is not None:
+            self._make_room(victim, protocol.logger)
+            return False
+        self.count += 1
+        if time.monotonic() - self._logged >= 60:
+            self._logged = time.monotonic()
+            protocol.logger.warning("%d connections open, the limit: 503 (%d refused so far)", self.cap, self.count)
+        protocol.connections.discard(protocol)  # counted out now, as a connection closed for room
+        protocol.transport.write(response_503(self.cap))
+        protocol.transport.close()
+        return True
+
+    def _make_room(self, victim: Any, logger: logging.Logger) -> None:
+        heading = victim in self._heads
+        self.mark(victim, "gone")
+        victim.connections.discard(victim)  # counted out now: its `connection_lost` comes later
+        if heading:
+            victim.transport.write(response_503(self.cap))
+        victim.transport.close()
+        self.evicted += 1
+        if time.monotonic() - self._evict_logged >= 60:
+            self._evict_logged = time.monotonic()
+            logger.warning(
+                "%d connections open, the limit: closed the one idle longest (%d so far)", self.cap, self.evicted
+            )
+
+
+class _Deadline:
+    """A connection's arrival deadline: `expired` is called `seconds` after `arm` unless `disarm`
+    came first; arming an armed deadline keeps the time it was armed at."""
+
+    __slots__ = ("_expired", "_handle", "_loop", "seconds")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, seconds: float, expired: Callable[[], None]) -> None:
+        self._loop, self.seconds, self._expired = loop, seconds, expired
+        self._handle: asyncio.TimerHandle | None = None
+
+    @property
+    def armed(self) -> bool:
+        return self._handle is not None
+
+    def arm(self) -> None:
+        if self._handle is None:
+            self._handle = self._loop.call_later(self.seconds, self._fire)
+
+    def disarm(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def _fire(self) -> None:
+        self._handle = None
+        self._expired()
+
+    def close(self, transport: asyncio.Transport, logger: logging.Logger, answered: bool) -> None:
+        """Close a connection whose request did not arrive in time: 408 first, unless its
+        response has begun (then the connection just closes)."""
+        logger.warning("request not whole within %g s: 408", self.seconds)
+        if not answered:
+            transport.write(response_408(self.seconds))
+        transport.close()
+
+
+class _Unread:
+    """An answer waiting on its client (`pause_writing`: the answer's `send` waits) is checked every
+    `seconds`: no byte taken since, the connection is reset. Before, a client that stopped reading an
+    SSE stream or a long answer held it, the answer's bytes and (GET) its session for good."""
+
+    def __init__(self, protocol: Any, seconds: float) -> None:
+        self._protocol, self._held = protocol, 0
+        self._deadline = _Deadline(protocol.loop, seconds, self._check)
+
+    def paused(self) -> None:
+        self._held = self._protocol.transport.get_write_buffer_size()
+        self._deadline.arm()
+
+    def resumed(self) -> None:
+        self._deadline.disarm()
+
+    def _check(self) -> None:
+        if (transport := self._protocol.transport).is_closing():
+            return
+        held = transport.get_write_buffer_size()
+        if held < self._held:  # the client took some: still there
+            self._held = held
+            self._deadline.arm()
+            return
+        self._protocol.logger.warning("no byte of an answer read for %g s: closed", self._deadline.seconds)
+        with contextlib.suppress(AttributeError, OSError):  # SO_LINGER 0 s: a reset, the kernel keeps nothing
+            transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        transport.abort()
+
+
+class Held(asyncio.Protocol):
+    """The overrides both protocol classes share, before uvicorn's own protocol in their bases: the
+    connection counted against the cap (`_cap`) when it opens and its arrival deadline armed
+    (`_read_seconds`, expiring in `_too_slow`), both let go when it closes; an answer it stops
+    reading watched (`_unread_seconds`). The class made by `head_limited` sets the three."""
+
+    _cap: _Over
+    _read_seconds: float
+    _unread_seconds: float
+    loop: asyncio.AbstractEventLoop
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline = _Deadline(self.loop, self._read_seconds, self._too_slow)
+        self._unread = _Unread(self, self._unread_seconds)
+
+    def _too_slow(self) -> None:
+        raise NotImplementedError
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        self._unread.paused()
+
+    def resume_writing(self) -> None:
+        self._unread.resumed()
+        super().resume_writing()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        if not self._cap.refused(self):
+            self._deadline.arm()
+            self._cap.mark(self, "idle")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._deadline.disarm()
+        self._unread.resumed()
+        self._cap.mark(self, "gone")
+        super().connection_lost(exc)
