@@ -13,6 +13,9 @@ Every socket of the cap's test stays open until it closes them all, so the serve
 test's: nothing closed by the client is still counted when a new connection arrives (the test
 before it leaves only idle connections, which make room first).
 
+A connection whose request head is still arriving (a slowloris) is the next to make room when
+none is idle: answered 503 and closed, the newcomer kept.
+
 The same server also closes a connection whose answer its client stops reading
 (`http.unread_seconds`, 2 s here)."""
 
@@ -24,7 +27,8 @@ import select
 import socket
 import struct
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from mcp import Client
@@ -37,6 +41,7 @@ CAP = 20
 ANSWERED = 4  # requests of the full house answered, then idle: room for the SDK client's connections
 BODY = json.dumps(INIT).encode()
 TCP_CLOSE = 7  # tcp_info.tcpi_state once the server reset the connection (linux/tcp_states.h)
+ESTABLISHED, CLOSE_WAIT = 1, 8  # (the same states): a connection the server still counts
 
 
 @pytest.fixture(scope="module", params=["httptools", "h11"])
@@ -167,6 +172,53 @@ def test_idle_connections_make_room_busy_ones_are_never_cut(server: ServerThread
         for raw in busy[1:]:  # still served: its body's end is read and answered
             raw.sock.sendall(BODY[len(BODY) // 2 :])
             assert raw.response().status == 200
+    finally:
+        for raw in opened:
+            raw.sock.close()
+
+
+def server_side(port: int) -> dict[int, tuple[int, int]]:
+    """The server's end of each TCP connection to 127.0.0.1:`port` (/proc/net/tcp), by the client's
+    port: its state (linux/tcp_states.h) and the bytes it holds that the server has not read."""
+    found = {}
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, remote, state, queues = line.split()[1:5]
+        if int(local.split(":")[1], 16) == port and state != "0A":  # not the listening socket
+            found[int(remote.split(":")[1], 16)] = (int(state, 16), int(queues.split(":")[1], 16))
+    return found
+
+
+def settled(port: int, condition: Callable[[dict[int, tuple[int, int]]], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition(server_side(port)):
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def test_a_head_still_arriving_makes_room_with_a_503(server: ServerThread) -> None:
+    """At the cap with no idle connection, a new one closes the connection whose request head has
+    been arriving longest (answered 503, the JSON-RPC error body) and is served; a connection with a
+    request in flight is not closed for it. (Unit-tested in tests/unit/http/test_connection_room.py.)"""
+    # every connection a test before closed is gone from the server's count (none left half closed)
+    settled(server.port, lambda ends: not any(s in (ESTABLISHED, CLOSE_WAIT) for s, _ in ends.values()), "kept")
+    opened: list[Raw] = []
+    try:
+        busy = [in_flight(server.port) for _ in range(CAP - 1)]
+        opened += busy
+        slow = Raw(server.port)
+        opened.append(slow)
+        slow.sock.sendall(f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{server.port}\r\ncontent-type: app".encode())
+        slow.delivered()  # the server read the head's beginning: its connection is a head arriving
+        client_port = slow.sock.getsockname()[1]
+        settled(server.port, lambda ends: ends.get(client_port, (0, 1))[1] == 0, "the head was not read")
+        with Raw(server.port) as newcomer:
+            answer = slow.response()
+            assert answer.status == 503 and answer.closed, answer
+            assert answer.json()["error"]["code"] == -32600 and answer.headers["retry-after"] == "1"
+            assert closed(slow.sock, WAIT), "the connection whose head was arriving stays open"
+            newcomer.get("/healthz")
+            assert newcomer.response().status == 200
+        assert not any(closed(raw.sock) for raw in busy), "a connection with a request in flight was closed"
     finally:
         for raw in opened:
             raw.sock.close()
