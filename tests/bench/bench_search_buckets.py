@@ -13,7 +13,11 @@ in each bucket:
 - `two_word`: a common and a mid word that occur in one note together (drawn from a note);
 - `two_mid`: two mid words that occur in one note together (few notes hold both, most of them
   the vault's long documents, whose snippets cost the most);
-- `phrase`: two adjacent words of a note's text, quoted ("word word").
+- `phrase`: two adjacent words of a note's text, quoted ("word word");
+- `two_apart`: two words that no note holds together (a mid word and a mid or rare one), as a
+  query made of two words drawn at random from the vault mostly is: the peer's FTS5 AND answers
+  nothing, vaultgate its relaxed pass (the notes with either word, `match: "any"`). Drawn with
+  a generator of its own after the others, so the other buckets' queries are the same as before.
 
 Both servers are spawned over stdio by the MCP SDK's `Client` and kept running (both warm: every
 query is asked once of each, unmeasured, then the rounds wait until the servers' start-up work is
@@ -82,7 +86,7 @@ from tests.bench.common import WORKDIR, percentile, report, standard_vault, thre
 
 LIMIT = 10
 SETTLE_LIMIT_S = 300.0  # for the servers' start-up work (the peer checks every file of the vault)
-BUCKETS = ("very_common", "common", "mid", "rare", "two_word", "two_mid", "phrase")
+BUCKETS = ("very_common", "common", "mid", "rare", "two_word", "two_mid", "phrase", "two_apart")
 _WORD = re.compile(r"[a-z]+")
 _FRONTMATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 
@@ -147,7 +151,26 @@ def pick_queries(vault: Path, per_bucket: int, seed: int) -> list[dict[str, Any]
         if len(both) >= 2:
             mids.add(" ".join(rng.sample(both, 2)))
     out += [{"q": q, "bucket": "two_mid"} for q in sorted(mids)]
+    out += [{"q": q, "bucket": "two_apart"} for q in _apart(tokens, bands, per_bucket, seed)]
     return out
+
+
+def _apart(tokens: list[list[str]], bands: dict[str, list[str]], count: int, seed: int) -> list[str]:
+    """`count` queries of two words that occur in no note together: a mid word, then a mid or
+    rare one (a common word meets nearly every mid word somewhere)."""
+    rng = random.Random(f"{seed}/two_apart")
+    notes_of: dict[str, set[int]] = defaultdict(set)
+    mid, other = bands["mid"], bands["mid"] + bands["rare"]
+    wanted = set(mid) | set(other)
+    for i, words in enumerate(tokens):
+        for w in wanted.intersection(words):
+            notes_of[w].add(i)
+    found: set[str] = set()
+    while len(found) < count:
+        a, b = rng.choice(mid), rng.choice(other)
+        if a != b and not notes_of[a] & notes_of[b]:
+            found.add(f"{a} {b}")
+    return sorted(found)
 
 
 def _installed(server: Server) -> bool:
