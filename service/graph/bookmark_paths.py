@@ -5,7 +5,7 @@ does the same to `.obsidian/bookmarks.json` (format: `service.obsidian.bookmarks
 bookmark whose path moved gets the new path (its heading or block subpath kept), a `folder`
 bookmark of a moved folder (or of a folder inside it) the new folder path. Nothing else in the
 file changes: other items, unknown keys and the order stay; the file is written in the layout
-Obsidian writes. A missing or malformed file is left alone.
+Obsidian writes, in the encoding it was read in. A missing or malformed file is left alone.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 from service.errors import NoteNotFound, PathInvalid
 from service.obsidian import bookmarks as bm
+from service.vault.decoding import UTF8
 from service.vault.vault import Vault
 
 BOOKMARKS = ".obsidian/bookmarks.json"
@@ -30,6 +31,7 @@ class SettingsEdit:
     text: str
     changed: int  # how many items were repointed
     lenient: bool = False  # Obsidian may save it any time: never fails the move (`workspace_paths`)
+    encoding: str = UTF8  # the file's as read, which its write keeps (`decoding.encode_edit`)
 
 
 def bookmarks_edit(
@@ -62,4 +64,4 @@ def bookmarks_edit(
             changed += 1
     if not changed:
         return None
-    return SettingsEdit(BOOKMARKS, note.etag, note.content, bm.dumps(data), changed)
+    return SettingsEdit(BOOKMARKS, note.etag, note.content, bm.dumps(data), changed, encoding=note.encoding)

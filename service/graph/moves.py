@@ -380,12 +380,14 @@ async def _write_settings(vault: Vault, edit: SettingsEdit, moves: Mapping[str, 
             return _nothing
         written.add(edit.path)
         return partial(_undo_lenient, vault, edit, moves)
-    done = await vault.files.write(target, edit.text, expected_etag=edit.etag, must_exist=True, publish=False)
+    done = await vault.files.write(
+        target, edit.text, expected_etag=edit.etag, must_exist=True, publish=False, encoding=edit.encoding
+    )
     written.add(edit.path)
 
     async def undo() -> None:  # only over our own bytes, as `_write`'s
         back = vault.paths.resolve(edit.path, allow_hidden=True)
-        await vault.files.write(back, edit.original, expected_etag=done.etag, publish=False)
+        await vault.files.write(back, edit.original, expected_etag=done.etag, publish=False, encoding=edit.encoding)
 
     return undo
 

@@ -121,7 +121,7 @@ def workspace_edits(vault: Vault, moves: Mapping[str, str], deleted: Collection[
         note = _read(vault, rel)
         found = None if note is None else rewritten(note.content, moves, set(deleted))
         if note is not None and found is not None:
-            edits.append(SettingsEdit(rel, note.etag, note.content, found[0], found[1], lenient=True))
+            edits.append(SettingsEdit(rel, note.etag, note.content, *found, lenient=True, encoding=note.encoding))
     return edits
 
 
@@ -129,10 +129,10 @@ async def write_lenient(vault: Vault, edit: SettingsEdit, moves: Mapping[str, st
     """Write a workspace edit; when Obsidian saved the file since it was read, derive the edit
     again from what is there now, once. Never raises: False when the file was left as it is."""
     vp = vault.paths.resolve(edit.path, allow_hidden=True)
-    text, etag = edit.text, edit.etag
+    text, etag, encoding = edit.text, edit.etag, edit.encoding
     for _attempt in range(2):
         try:
-            await vault.files.write(vp, text, expected_etag=etag, must_exist=True, publish=False)
+            await vault.files.write(vp, text, expected_etag=etag, must_exist=True, publish=False, encoding=encoding)
             return True
         except OSError:  # not writable (permissions, a full disk): the call goes on without it
             return False
@@ -141,7 +141,7 @@ async def write_lenient(vault: Vault, edit: SettingsEdit, moves: Mapping[str, st
             found = None if note is None else rewritten(note.content, moves, set(deleted))
             if note is None or found is None:
                 return False
-            text, etag = found[0], note.etag
+            text, etag, encoding = found[0], note.etag, note.encoding
     return False
 
 

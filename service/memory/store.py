@@ -25,6 +25,7 @@ from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
 from service.vault.casing import CaseTwin, fold
 from service.vault.commit import Action, Undo
+from service.vault.decoding import UTF8
 from service.vault.files import VaultFiles
 from service.vault.journal import recording
 from service.vault.keyed_locks import KeyedLocks
@@ -94,6 +95,7 @@ class Loaded:
     entity: Entity
     etag: str
     text: str = ""  # the note as read (empty for one just written)
+    encoding: str = UTF8  # the note's as read: an edit and its undo keep it (`decoding.encode_edit`)
 
 
 class EntityStore:
@@ -179,7 +181,7 @@ class EntityStore:
         note = self.files.read(vp)
         entity = parse(note.content)
         entity.name = entity.name or name
-        return Loaded(vp, entity, note.etag, note.content)
+        return Loaded(vp, entity, note.etag, note.content, note.encoding)
 
     def require(self, name: str, op: str = "read") -> Loaded:
         found = self.load(name, op)
@@ -330,12 +332,14 @@ class EntityStore:
             if text is None:
                 return current
             try:
-                result = await self.files.write(vp, text, expected_etag=current.etag, must_exist=True)
+                result = await self.files.write(
+                    vp, text, expected_etag=current.etag, must_exist=True, encoding=current.encoding
+                )
             except Conflict:
                 continue  # a person (or another process) saved the note in between: read it again
             if before is not None:
                 before.append(current.text)
-            return Loaded(vp, entity, result.etag)
+            return Loaded(vp, entity, result.etag, encoding=current.encoding)
         raise Conflict(f"memory entity {name!r} kept changing while it was updated", details={"path": vp.rel})
 
     def _current(self, name: str, vp: VaultPath) -> Loaded:
@@ -358,7 +362,7 @@ class EntityStore:
             done = await self.update(name, change, before, size=size)
             if not before:
                 return _nothing
-            return partial(self._put_back, done.vp, before[0], done.etag)
+            return partial(self._put_back, done.vp, before[0], done.etag, done.encoding)
 
         return action
 
@@ -383,8 +387,8 @@ class EntityStore:
 
         return action
 
-    async def _put_back(self, vp: VaultPath, text: str, etag: str) -> None:
-        await self.files.write(vp, text, expected_etag=etag, must_exist=True)
+    async def _put_back(self, vp: VaultPath, text: str, etag: str, encoding: str) -> None:
+        await self.files.write(vp, text, expected_etag=etag, must_exist=True, encoding=encoding)
 
     async def _remove(self, vp: VaultPath, etag: str) -> None:
         await self.files.delete(vp, permanent=True, expected_etag=etag)

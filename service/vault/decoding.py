@@ -21,6 +21,7 @@ UTF-16/32 byte-order mark included; a new note (and a whole note written over) i
 from __future__ import annotations
 
 import codecs
+import json
 from typing import BinaryIO, NamedTuple
 
 from service.errors import ValidationFailed
@@ -79,9 +80,12 @@ def encode_edit(text: str, encoding: str, rel: str) -> bytes:
     UTF-16 note's encoding. One that encoding cannot hold (an emoji into a cp1252 note) is
     refused (`validation_error`, reason `unrepresentable`, naming the encoding and the first
     character): saving the whole note as UTF-8 instead would change the bytes of every other
-    non-ASCII character in it under the program that wrote it, a change no one asked for."""
+    non-ASCII character in it under the program that wrote it, a change no one asked for. A JSON
+    file (`JSON_FILES`: a canvas, bookmarks.json, a plain drawing) never needs that: outside its
+    strings JSON is ASCII, so such a character is written as the string escape that means it
+    (`\\u6771` for 東, a surrogate pair past U+FFFF), which every JSON reader takes as the character."""
     try:
-        return _encoded(text, encoding)
+        return _encoded(text, encoding, _JSON_ESCAPE if rel.lower().endswith(JSON_FILES) else "strict")
     except UnicodeEncodeError as exc:
         char = str(exc.object[exc.start])
         code = f"U+{ord(char):04X}"
@@ -99,12 +103,27 @@ def encode_edit(text: str, encoding: str, rel: str) -> bytes:
         ) from None
 
 
-def _encoded(text: str, encoding: str) -> bytes:
+def _encoded(text: str, encoding: str, errors: str = "strict") -> bytes:
     """`text` in `encoding` (`decode_note`'s name), its byte-order mark put back; UnicodeEncodeError
     where that encoding lacks a character (never for UTF-8: a lone surrogate is the byte it escaped)."""
     if encoding in (UTF8, "utf-8-replaced"):
         return text.encode(UTF8, errors="surrogateescape")
-    return next((bom for bom, named in _BOMS if named == encoding), b"") + text.encode(encoding)
+    return next((bom for bom, named in _BOMS if named == encoding), b"") + text.encode(encoding, errors)
+
+
+JSON_FILES = (".canvas", ".json", ".excalidraw")
+_JSON_ESCAPE = "vaultgate-json-escape"
+
+
+def _json_escaped(exc: UnicodeError) -> tuple[str, int]:
+    """The characters an encoding lacks as the JSON string escapes that mean them (`\\u6771`, a
+    surrogate pair past U+FFFF)."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    return json.dumps(exc.object[exc.start : exc.end])[1:-1], exc.end
+
+
+codecs.register_error(_JSON_ESCAPE, _json_escaped)
 
 
 def decode_start(f: BinaryIO, size: int) -> str:

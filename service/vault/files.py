@@ -188,7 +188,7 @@ class VaultFiles:
     async def write(
         self,
         vp: VaultPath,
-        content: str,
+        content: str | bytes,
         *,
         expected_etag: str | None = None,
         create_only: bool = False,
@@ -198,8 +198,8 @@ class VaultFiles:
     ) -> WriteResult:
         """`publish=False` for Obsidian's own settings files (`.obsidian/…`), which are not vault
         content: the index and resource subscribers never hear of them. `encoding`: an edit's, the note's
-        as read (`notefile.encode`: kept; a text it cannot hold is refused)."""
-        data = encode(content, encoding, vp.rel)
+        as read (`notefile.encode`: kept; a text it cannot hold is refused). Bytes: written as they are (an undo's)."""
+        data = content if isinstance(content, bytes) else encode(content, encoding, vp.rel)
         key, dest = self._real(vp)
         async with self.lock(key), self.creating(vp.rel), self._writes:
             existed = await offloop.sized(offloop.size_of(vp), self.check_etag, vp, expected_etag)

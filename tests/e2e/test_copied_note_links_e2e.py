@@ -2,7 +2,9 @@
 naming the files the original's name (tests/tools/notes/test_copy_keeps_relative_links.py) and its
 encoding (test_copy_keeps_encoding.py); on the same server, an append into a code block a note
 leaves open is refused (test_append_into_open_block.py), and an append to a cp1252 note keeps
-its encoding or, for a character cp1252 lacks, is refused (test_edits_keep_encoding.py); and
+its encoding or, for a character cp1252 lacks, is refused (test_edits_keep_encoding.py), which
+validate_plan foresees, and a move rewrites a cp1252 bookmarks.json in cp1252
+(test_rewrites_keep_encoding.py); and
 a note made by apply_template or process_capture lists the links it takes from another note of
 its name (tests/tools/notes/test_made_notes_take_links.py)."""
 
@@ -20,11 +22,14 @@ from tests.tools.notes import test_append_into_open_block as appending
 from tests.tools.notes import test_copy_keeps_encoding as encoded
 from tests.tools.notes import test_copy_keeps_relative_links as copying
 from tests.tools.notes import test_made_notes_take_links as made
+from tests.tools.notes import test_rewrites_keep_encoding as rewrites
 
 
 async def test_a_copy_keeps_its_links_to_the_same_files(make_vault: Callable[..., Path], mode: str) -> None:
     latin = encoded.TEXT.encode("cp1252")  # and its encoding (test_copy_keeps_encoding.py)
-    files = {**copying.VAULT, "A/B/Latin.md": latin, "Open.md": appending.OPEN}
+    marks = rewrites.cp1252(rewrites.MARKS)
+    files = {**copying.VAULT, "A/B/Latin.md": latin, "Open.md": appending.OPEN, "Old.md": "old\n"}
+    files[".obsidian/bookmarks.json"] = marks
     async with e2e(make_vault(files)) as (url, harness):
         await harness.indexed()
         async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
@@ -52,6 +57,12 @@ async def test_a_copy_keeps_its_links_to_the_same_files(make_vault: Callable[...
                 "U+1F389",
             )
             assert (harness.root / "A/B/Latin.md").read_bytes() == (encoded.TEXT + "Thé").encode("cp1252")
+            step = {"id": "add", "tool": "append_note", "args": {"path": "A/B/Latin.md", "content": "🎉"}}
+            checked = await ok(client, "validate_plan", {"plan": {"goal": "g", "steps": [step]}})
+            assert checked["valid"] is False and checked["problems"][0]["code"] == "validation_error", checked
+            await ok(client, "move_note", {"path": "Old.md", "new_path": "Nouveau à.md"})
+            want = rewrites.MARKS.replace('"Old.md"', '"Nouveau à.md"')
+            assert (harness.root / ".obsidian/bookmarks.json").read_bytes() == rewrites.cp1252(want)
 
 
 async def test_a_templated_note_lists_the_links_it_takes(make_vault: Callable[..., Path], mode: str) -> None:

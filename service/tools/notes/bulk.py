@@ -139,9 +139,10 @@ class _Batch:
             raise stale_etag(vp.rel, note.expected_etag, current)
 
 
-def _content(files: VaultFiles, vp: VaultPath) -> str | None:
-    """The note's text now, None for no note (what an undo puts back)."""
-    return files.read(vp).content if files.has_note(vp) else None
+def _content(files: VaultFiles, vp: VaultPath) -> bytes | None:
+    """The note's bytes now, None for no note (what an undo puts back: its bytes exactly, a cp1252
+    or UTF-16 note's encoding and a broken UTF-8 sequence included)."""
+    return files.read_bytes(vp) if files.has_note(vp) else None
 
 
 async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: bool, items: list[BulkItem]) -> Undo:

@@ -7,6 +7,8 @@ read the same version: unguarded, the later write replaces the earlier (a lost u
 the later call fails although its caller named no version. `rewrite`:
 
 - runs these calls one at a time per (vault, file), so each reads what the one before it wrote;
+- writes in the encoding the file was read in (a canvas saved as cp1252 or UTF-16 stays so:
+  `decoding.encode_edit`), a new file as UTF-8;
 - writes guarded by what it read — that etag when the file existed, create-only when it did not —
   checked under the file's lock (`VaultFiles.write`), so a change made meanwhile by anything else
   (Obsidian, another tool) is never written over;
@@ -25,6 +27,7 @@ from service.errors import AlreadyExists, Conflict, NoteNotFound
 from service.tools.context import ToolContext
 from service.tools.notes.targets import previewed_absent
 from service.vault.casing import CaseTwin
+from service.vault.decoding import UTF8
 from service.vault.etags import stale_etag
 from service.vault.files import NoteFile, WriteResult
 from service.vault.keyed_locks import KeyedLocks
@@ -62,8 +65,11 @@ async def rewrite(
             if expected_etag is not None and read_etag != expected_etag:
                 raise stale_etag(vp.rel, expected_etag, read_etag)
             text, out = await build(now)
+            kept = UTF8 if now is None else now.encoding  # a cp1252 / UTF-16 file stays so (`encode_edit`)
             try:
-                result = await files.write(vp, text, expected_etag=read_etag, create_only=now is None, publish=publish)
+                result = await files.write(
+                    vp, text, expected_etag=read_etag, create_only=now is None, publish=publish, encoding=kept
+                )
             except (Conflict, AlreadyExists) as exc:
                 if expected_etag is not None or isinstance(exc, CaseTwin):
                     raise

@@ -67,6 +67,7 @@ from service.tools.properties.tag_rename import RenameTagIn, tag_pair, tag_renam
 from service.tools.tasks.periodic import AppendPeriodicIn, PeriodIn, made_text, periodic_appended, starts_empty
 from service.tools.tasks.status import SetTaskStatusIn, task_edit
 from service.tools.tasks.templates import ApplyTemplateIn, applied
+from service.vault.decoding import UTF8, encode_edit
 
 Edit = Callable[[ToolContext, Any, str, str], str]  # (ctx, the call's arguments, text, path) -> text
 
@@ -89,7 +90,8 @@ def planned_reads(
 def refusal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, planned: PlannedText) -> str | None:
     """The error code of `tool`'s edit (`args` as written) of the note at `rel` whose text the
     earlier steps leave as `planned`: a patch of a heading, block or anchor it lacks, a task line
-    that holds no task, an inline tag under a missing heading. None when the edit succeeds, when
+    that holds no task, an inline tag under a missing heading, a character the note's encoding (cp1252,
+    say) lacks (`unrepresentable`). None when the edit succeeds, when
     the text is not foreseen, or for a note whose name holds '#' (which part of a `Note#…` address
     is its section is the call's to tell). Reads the disk: a worker thread."""
     refused = refused_by(ctx, tool, args, rel, planned)
@@ -108,12 +110,13 @@ def refused_by(
         found = (MergeObservationsIn, lambda ctx, call, text, rel: _merge(ctx, call, args.get(MERGED), text, rel))
     if found is None or "#" in rel or tool == "add_tags" and not args.get("heading"):  # frontmatter: YAML alone
         return None
-    text, foreseen = _composed(ctx, rel, planned)
+    text, foreseen, encoding = _composed_as(ctx, rel, planned)
     if text is None or not foreseen:
         return None
     model, edit = found
     try:
-        edit(ctx, model.model_validate({k: v for k, v in args.items() if k != MERGED}), text, rel)
+        then = edit(ctx, model.model_validate({k: v for k, v in args.items() if k != MERGED}), text, rel)
+        encode_edit(then, encoding, rel)  # a character the note's encoding lacks: the run refuses it so
     except VaultgateError as exc:
         return exc
     except (ValidationError, ValueError):  # the arguments' own errors: the check reports those
@@ -137,12 +140,23 @@ def changed_by(ctx: ToolContext, tool: str, args: dict[str, Any], texts: dict[st
 def _composed(
     ctx: ToolContext, rel: str, planned: PlannedText, paths: PathSet | None = None
 ) -> tuple[str | None, bool]:
+    text, foreseen, _encoding = _composed_as(ctx, rel, planned, paths)
+    return text, foreseen
+
+
+def _composed_as(
+    ctx: ToolContext, rel: str, planned: PlannedText, paths: PathSet | None = None
+) -> tuple[str | None, bool, str]:
+    """`_composed`, and the encoding the run writes the note in: the file's it starts from, which
+    every edit keeps (`decoding.encode_edit`); UTF-8 for a note a step wrote whole."""
     text: str | None = None
+    encoding = UTF8
     if planned.origin is not None:
         try:
-            text = ctx.vault.files.read(ctx.vault.paths.resolve(planned.origin)).content
+            note = ctx.vault.files.read(ctx.vault.paths.resolve(planned.origin))
         except VaultgateError:  # not there, not a note: nothing to read
-            return None, True
+            return None, True, encoding
+        text, encoding = note.content, note.encoding
     foreseen = True
     for tool, args in planned.calls:
         then = _then(ctx, rel, text, tool, args, paths)
@@ -150,7 +164,7 @@ def _composed(
             foreseen = False
         else:
             text = then
-    return text, foreseen
+    return text, foreseen, encoding
 
 
 def _then(

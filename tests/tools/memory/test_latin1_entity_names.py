@@ -27,7 +27,7 @@ async def test_a_latin1_entity_is_found_by_the_name_the_graph_lists(make_vault: 
         assert opened["missing"] == [] and [e["name"] for e in opened["entities"]] == ["Zoé"], opened
         assert [o["text"] for o in opened["entities"][0]["observations"]] == ["aime le café"], opened
         await vg.ok("add_observations", observations=[{"entityName": "Zoé", "contents": ["lit Proust"]}])
-        text = (vg.root / "Memory/Zoe.md").read_text(encoding="utf-8")  # written back as UTF-8
+        text = (vg.root / "Memory/Zoe.md").read_text(encoding="cp1252")  # written back in its encoding (s83)
         assert "name: Zoé\n" in text and "aime le café" in text and "lit Proust" in text, text
         assert not (vg.root / "Memory/Zoé.md").exists()  # no second note for the same entity
         await vg.ok("create_relations", relations=[{"from": "Ann", "to": "Zoé", "relationType": "knows"}])
