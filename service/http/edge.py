@@ -18,7 +18,12 @@ field that is a single value twice (`SINGLE`: Host at all, RFC 9112 3.2; Origin,
 Content-Type, Content-Length, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name with
 two different values) is 400: the edge, the SDK and the fast paths read the first, a proxy in
 front may have judged by the last (two Authorization fields passed with the first token, whoever
-the second named; a second Host or Origin was never looked at).
+the second named; a second Host or Origin was never looked at). One that carries both
+Content-Length and Transfer-Encoding is 400 and its connection closed (RFC 9112 6.1: such a
+request "ought to be handled as an error", and the server "MUST close the connection after
+responding"): httptools' parser refuses it itself (`service.http.head_limits`, 400), but h11 read
+the chunked body, answered, and kept the connection for a next request, which a proxy in front
+that framed by Content-Length would have split elsewhere (request smuggling).
 The verified `Principal` travels in the ASGI scope (`vaultgate.principal`); `scope["user"]` is
 set the way the SDK's own bearer middleware does, so the SDK binds each session to its token's
 identity (another token reusing the session id gets 404). `/metrics` is checked too when
@@ -92,6 +97,10 @@ class Edge:
             crowded = Refused(INVALID_REQUEST, f"more than {self.max_header_count} header fields", 431)
             await _json(send, crowded.status, crowded.error())
             return
+        if _framed_twice(scope["headers"]):
+            framed = Refused(INVALID_REQUEST, "the request carries both Content-Length and Transfer-Encoding", 400)
+            await _json(send, framed.status, framed.error(), {"connection": "close"})
+            return
         path: str = scope.get("path", "")
         if path in OPEN_PATHS:
             await self.app(scope, receive, send)
@@ -156,6 +165,17 @@ class Edge:
         body = {"error": error or "invalid_request", "error_description": description}
         header = self.authn.challenge(request, error, description)
         await _json(send, 401, body, {"www-authenticate": header})
+
+
+def _framed_twice(headers: list[tuple[bytes, bytes]]) -> bool:
+    """Whether a request's body is framed both by Content-Length and by Transfer-Encoding."""
+    lengths = chunked = False
+    for key, _ in headers:
+        if key == b"content-length":
+            lengths = True
+        elif key == b"transfer-encoding":
+            chunked = True
+    return lengths and chunked
 
 
 def _twice(headers: list[tuple[bytes, bytes]]) -> str | None:

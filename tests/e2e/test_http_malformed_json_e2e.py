@@ -1,7 +1,9 @@
 """Requests the HTTP parser itself cannot read (P1 s80 item 4): uvicorn answered them a plain-text
 400 ("Invalid HTTP request received."), the one answer of the server without a JSON-RPC error
 body. Both parsers (httptools, h11) now answer 400 with the same JSON body every other refusal
-has (id null, -32600) and close the connection; the server serves the next client."""
+has (id null, -32600) and close the connection; the server serves the next client. A request
+framed both by Content-Length and Transfer-Encoding too (h11 answered it and kept the connection
+open; `service.http.edge`)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,13 @@ MALFORMED = {
     "header without a colon": b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon here\r\n\r\n",
     "space before a header's colon": b"POST /mcp HTTP/1.1\r\nHost : 127.0.0.1\r\n\r\n",
     "bad chunk size": b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    # RFC 9112 6.1: an error, and the connection closed after the answer (h11 answered the chunked
+    # body and kept the connection: a proxy framing by Content-Length would read a second request)
+    "Content-Length and Transfer-Encoding": (
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Accept: application/json, text/event-stream\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"28\r\n" + PING + b"\r\n0\r\n\r\n"
+    ),
 }
 
 
@@ -45,6 +54,7 @@ async def test_what_the_parser_cannot_read_gets_a_json_400(make_vault: Callable[
             status, fields, body = await _exchange(port, data)
             assert status == 400, (name, body)
             assert fields["content-type"] == "application/json", (name, fields)
+            assert fields.get("connection") == "close", (name, fields)  # closed now, not at keep-alive's end
             error = json.loads(body)
             assert error["id"] is None and error["error"]["code"] == -32600, (name, error)
         head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
