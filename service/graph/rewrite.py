@@ -29,9 +29,12 @@ from service.graph.linkpath import PathSet, base_name, form_of, nfc, retargeted,
 from service.markdown import frontmatter as fm
 from service.markdown import line_ends
 from service.markdown.fences import mask_code_outside_links, outside_fences
+from service.markdown.parse import MDLINK_TEXT
 
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-_MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^<>\n]+>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)((?:\s+\"[^\"\n]*\")?)\)")
+_MDLINK = re.compile(
+    r"(!?)\[" + MDLINK_TEXT + r"\]\((<[^<>\n]+>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)((?:\s+\"[^\"\n]*\")?)\)"
+)  # its text as the index reads it (`[a [b] c](x.md)`)
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _HREF = re.compile(r"[^()\s]+(?:\([^()\s]*\))?[^()\s]*")  # an unbracketed href, as `_MDLINK` reads one
 
@@ -157,9 +160,12 @@ def _wikilinks(no: int, line: str) -> Iterator[FoundLink]:
         yield FoundLink(no, start, start + len(stripped), stripped, "wikilink", False, False)
 
 
-def _mdlinks(no: int, line: str) -> Iterator[FoundLink]:
+def _mdlinks(no: int, line: str, at: int = 0) -> Iterator[FoundLink]:
+    """The Markdown links of `line` (a link's text, from `at`), each after those in its text."""
     for m in _MDLINK.finditer(line):
-        href, start = m.group(3), m.start(3)
+        if "](" in m.group(2):  # `[![i](a.png)](b.md)`: an embed in the link's text, as the index reads it
+            yield from _mdlinks(no, m.group(2), at + m.start(2))
+        href, start = m.group(3), at + m.start(3)
         angle = href.startswith("<")
         if angle:
             href, start = href[1:-1], start + 1
@@ -259,14 +265,14 @@ def _encode(text: str, link: FoundLink) -> str:
         return ys.encode(text, link.style)
     if link.kind != "markdown":
         return text
-    if link.angle:  # `<...>` holds spaces and brackets; a '%' would be decoded when read
-        return quote(text, safe="/!$&'()*+,;=:@~-._") if link.encoded else text.replace("%", "%25")
+    if link.angle:  # `<...>` holds spaces and brackets; a '%' would be decoded when read, a '#' cut
+        return quote(text, safe="/!$&'()*+,;=:@~-._") if link.encoded else text.replace("%", "%25").replace("#", "%23")
     if link.encoded:
         href = quote(text, safe="/!$&'()*+,;=:@~-._")
         # Brackets are kept only as an href may hold them (one balanced pair): `C).md` would end it.
         return href if _HREF.fullmatch(href) else href.replace("(", "%28").replace(")", "%29")
-    # A space or bracket would end an unencoded Markdown href: encode just those.
-    return text.replace("%", "%25").replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+    # A space or bracket would end an unencoded Markdown href, a '#' start its heading: encode just those.
+    return text.replace("%", "%25").replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("#", "%23")
 
 
 def rewrite_note(

@@ -47,7 +47,10 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 # spans of `(!?)\[\[…` / `(!?)\[…`. `_TAG` starts with its "#" and looks back at the character
 # before it: the same matches as `(?:(?<=\s)|^)#…`.
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-_MDLINK = re.compile(r"\[([^\]\n]*)\]\((<[^<>\n]*>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)(?:\s+\"[^\"]*\")?\)")
+# A Markdown link's text, as CommonMark reads it: brackets inside it balanced (`[a [b] c](x.md)`,
+# one level deep) or escaped (`\]`); not starting with '[' (`[[Note]](x)` is a wikilink and text).
+MDLINK_TEXT = r"(?!\[)((?:[^\[\]\n\\]|\\.|\[[^\[\]\n]*\])*)"
+_MDLINK = re.compile(r"\[" + MDLINK_TEXT + r"\]\((<[^<>\n]*>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)(?:\s+\"[^\"]*\")?\)")
 _TAG = re.compile(r"#(?<!\S#)([\w/-]*[^\W\d][\w/-]*|[\w/-]*[-/][\w/-]*)")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$")
@@ -179,6 +182,20 @@ def _banged(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, re.Match
             start -= 1
         yield start, m
         pos = m.end()
+
+
+def _md_links(text: str, no: int) -> Iterator[Link]:
+    """The Markdown links of `text`, each followed by those in its text (`[![i](a.png)](b.md)`)."""
+    for start, m in _banged(_MDLINK, text):
+        href = m.group(2)
+        if href.startswith("<") and href.endswith(">"):
+            href = href[1:-1]  # CommonMark's <destination> form
+        if href and not _SCHEME.match(href) and href != "#":
+            # Cut at the '#' as written, then decoded: `a%23b.md#h` is note `a#b.md`, heading `h`.
+            target, _, sub = href.partition("#")
+            yield Link(unquote(target), unquote(sub) or None, m.group(1) or None, start < m.start(), "markdown", no)
+        if "](" in m.group(1):
+            yield from _md_links(m.group(1), no)
 
 
 def _blank_links(pattern: re.Pattern[str], text: str) -> str:
@@ -329,14 +346,7 @@ def parse_note(rel: str, text: str, task_format: Style | None = None) -> ParsedN
                 links.append(Link(target, subpath, alias, embed, "wikilink", no))
                 end = m.end()
         if has_md:
-            for start, m in _banged(_MDLINK, line):
-                href = m.group(2)
-                if href.startswith("<") and href.endswith(">"):
-                    href = href[1:-1]  # CommonMark's <destination> form
-                if not href or _SCHEME.match(href) or href == "#":
-                    continue
-                target, _, sub = unquote(href).partition("#")
-                links.append(Link(target, sub or None, m.group(1) or None, start < m.start(), "markdown", no))
+            links.extend(_md_links(line, no))
         line_tags: list[str] = []
         if not html and "#" in prose[len(h.group(1)) if h else 0 :]:
             scrubbed = prose

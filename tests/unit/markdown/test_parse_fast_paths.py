@@ -19,7 +19,9 @@ from service.markdown.frontmatter import fences
 from service.markdown.line_ends import lf
 
 PLAIN_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-PLAIN_MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^<>\n]*>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)(?:\s+\"[^\"]*\")?\)")
+PLAIN_MDLINK = re.compile(  # its text: brackets balanced (one level) or escaped, as CommonMark reads it
+    r"(!?)\[(?!\[)((?:[^\[\]\n\\]|\\.|\[[^\[\]\n]*\])*)\]\((<[^<>\n]*>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)(?:\s+\"[^\"]*\")?\)"
+)
 PLAIN_TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*|[\w/-]*[-/][\w/-]*)")
 
 TRICKY = [
@@ -32,6 +34,7 @@ TRICKY = [
     "[[a]]![[b]]![x](y)[[c]] ![[d]]![[e]]",
     "![![x](y)](z) [![x](y)](z) [[!x]] !![[!y]]",
     "#日本語 #über ü#no #_a #-",
+    "[a [b] c](x.md) ![p \\] q](y) [[n]](z) [u [v w](x)",
 ]
 
 
