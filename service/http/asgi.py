@@ -57,6 +57,7 @@ def edge_middleware(authn: Authenticator, http: HttpSettings, *, protect_metrics
         hosts=host_guard(http),
         protect_metrics=protect_metrics,
         max_header_count=http.max_header_count,
+        max_header_bytes=http.max_header_bytes,
     )
 
 

@@ -13,7 +13,9 @@ body). For every request except the liveness probe (`/healthz`):
    invalid or expired token is 401 with `WWW-Authenticate: Bearer ... resource_metadata=...`
    naming the RFC 9728 document, and the request never reaches the MCP transport.
 Before both, a request with more header fields than `http.max_header_count` is 431 (their total
-size is bounded before the app sees them: `service.http.head_limits`), and one that carries a
+size is bounded before the app sees them: `service.http.head_limits`; with h11, whose own bound
+lets a head a little over it through when it arrives in one read, the edge answers such a head
+431 too, as httptools does), and one that carries a
 field that is a single value twice (`SINGLE`: Host at all, RFC 9112 3.2; Origin, Authorization,
 Content-Type, Content-Length, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name with
 two different values) is 400: the edge, the SDK and the fast paths read the first, a proxy in
@@ -44,6 +46,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service.errors import TokenRejected
 from service.http.auth import METADATA_PATH, Authenticator, bearer_token
+from service.http.head_limits import too_large
 from service.http.hosts import HostGuard
 from service.protocol.framing import INVALID_REQUEST, Refused
 from service.types import PRINCIPAL_KEY, Principal
@@ -77,12 +80,15 @@ class Edge:
         hosts: HostGuard,
         protect_metrics: bool,
         max_header_count: int = 100,
+        max_header_bytes: int | None = None,
     ) -> None:
         """`authn` verifies tokens (its verifier is built now: an unusable JWKS fails at start);
         `hosts` checks Host/Origin; `protect_metrics` puts /metrics behind an admin token;
-        a request with more than `max_header_count` header fields is answered 431."""
+        a request with more than `max_header_count` header fields, or a head over
+        `max_header_bytes` as `service.http.head_limits` counts it, is answered 431."""
         self.app = app
         self.max_header_count = max_header_count
+        self.max_header_bytes = max_header_bytes if max_header_bytes is not None else 2**62
         self.authn = authn
         self.protect_metrics = protect_metrics
         self.hosts = hosts
@@ -97,7 +103,11 @@ class Edge:
             crowded = Refused(INVALID_REQUEST, f"more than {self.max_header_count} header fields", 431)
             await _json(send, crowded.status, crowded.error())
             return
-        if _framed_twice(scope["headers"]):
+        size, framed_twice = _framing(scope)
+        if size > self.max_header_bytes:
+            await _json(send, 431, too_large(self.max_header_bytes).error(), {"connection": "close"})
+            return
+        if framed_twice:
             framed = Refused(INVALID_REQUEST, "the request carries both Content-Length and Transfer-Encoding", 400)
             await _json(send, framed.status, framed.error(), {"connection": "close"})
             return
@@ -167,15 +177,19 @@ class Edge:
         await _json(send, 401, body, {"www-authenticate": header})
 
 
-def _framed_twice(headers: list[tuple[bytes, bytes]]) -> bool:
-    """Whether a request's body is framed both by Content-Length and by Transfer-Encoding."""
+def _framing(scope: Scope) -> tuple[int, bool]:
+    """The size of a request's head as `service.http.head_limits` counts it (its target, each
+    header field's name and value and 4), and whether its body is framed both by Content-Length
+    and by Transfer-Encoding."""
+    size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
     lengths = chunked = False
-    for key, _ in headers:
+    for key, value in scope["headers"]:
+        size += len(key) + len(value) + 4
         if key == b"content-length":
             lengths = True
         elif key == b"transfer-encoding":
             chunked = True
-    return lengths and chunked
+    return size, lengths and chunked
 
 
 def _twice(headers: list[tuple[bytes, bytes]]) -> str | None:

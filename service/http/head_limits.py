@@ -14,8 +14,9 @@ drops, or a pipelined request), so of that read only the head's complete fields 
 it whole answered a 431 to the next request of a client whose head was a few hundred bytes, and
 closed its connection. h11 (used when httptools is
 missing) bounds the same with its own `max_incomplete_event_size` (set in `uvicorn_options`),
-answering 400. The number of header fields is checked at the edge (`service.http.edge`, 431),
-whatever the implementation.
+answered 431 too; a head over it that arrives whole in one read passes h11 and is answered 431 at
+the edge (`service.http.edge`), which also checks the number of header fields (431), whatever the
+implementation.
 
 How long a request may take to arrive is bounded the same way, for either implementation: its
 head and body must be in within `read_seconds` (`http.request_read_seconds`, 60 s) of its first
@@ -77,7 +78,7 @@ def head_limited(
     reading closed after `unread_seconds` (`_Unread`)."""
     over = _Over(max_connections if max_connections is not None else 2**62)
     if impl == "h11":
-        return _h11_deadlined(read_seconds, over, unread_seconds)
+        return _h11_deadlined(max_bytes, read_seconds, over, unread_seconds)
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class HeadLimitedHttpTools(Held, HttpToolsProtocol):
@@ -172,7 +173,7 @@ def head_limited(
     return HeadLimitedHttpTools
 
 
-def _h11_deadlined(read_seconds: float, over: _Over, unread_seconds: float) -> type[asyncio.Protocol]:
+def _h11_deadlined(max_bytes: int, read_seconds: float, over: _Over, unread_seconds: float) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol with the same arrival deadline as the httptools one. h11 reports a
     request only once its head is whole, so the deadline follows h11's state of the client's side:
     armed when the connection opens and when bytes of a message arrive that do not complete it
@@ -206,8 +207,11 @@ def _h11_deadlined(read_seconds: float, over: _Over, unread_seconds: float) -> t
                 self._deadline.arm()
 
         def send_400_response(self, msg: str) -> None:
-            """h11 could not read the request (uvicorn has logged it): the JSON body every refusal has."""
-            self.transport.write(response_400())
+            """h11 could not read the request (uvicorn has logged it): the JSON body every refusal has;
+            431 when what it holds is over `max_bytes` (its `max_incomplete_event_size`: a head that
+            long and still incomplete)."""
+            held = len(self.conn.trailing_data[0])
+            self.transport.write(response_431(too_large(max_bytes)) if held > max_bytes else response_400())
             self.transport.close()
 
         def _too_slow(self) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import e2e
+from tests.reliability.fronts import Raw
 
 PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
 MALFORMED = {
@@ -61,3 +62,25 @@ async def test_what_the_parser_cannot_read_gets_a_json_400(make_vault: Callable[
         head += f"Accept: application/json, text/event-stream\r\nContent-Length: {len(PING)}\r\n\r\n"
         status, _, _ = await _exchange(port, head.encode() + PING)
         assert status in (200, 400)  # answered by the MCP front (a ping without a session), not the parser
+
+
+def _head_refused(port: int, filler: int) -> tuple[int, bool, dict[str, object]]:
+    """A POST whose head holds `filler` bytes of one header field, from a thread (blocking socket,
+    sending stops once the server has answered): its answer's status, whether it closes, its body."""
+    with Raw(port) as raw:
+        raw.post("/mcp", PING, {"x-filler": "a" * filler})
+        answer = raw.response()
+    return answer.status, answer.closed, answer.json()
+
+
+@pytest.mark.parametrize("parser", ["httptools", "h11"])
+async def test_a_head_over_the_limit_is_431_with_either_parser(make_vault: Callable[..., Path], parser: str) -> None:
+    """h11 answered a head over `http.max_header_bytes` 400 ("malformed") when it was still
+    incomplete past its bound, and passed one a little over it that came in one read (an answer of
+    the MCP front): both are 431 now, as httptools answers them."""
+    async with e2e(make_vault({"Home.md": "# Home\n"}), http={"parser": parser}, index={"watch": False}) as (url, _):
+        port = int(url.split(":")[2].split("/")[0])
+        for filler in (64 * 1024, 1024 * 1024):
+            status, closed, body = await asyncio.to_thread(_head_refused, port, filler)
+            assert (status, closed) == (431, True), (filler, body)
+            assert body["id"] is None and "over 65536 bytes" in body["error"]["message"], body
