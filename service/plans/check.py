@@ -346,8 +346,20 @@ async def _text_refusal(
     tool: str, found: dict[str, Any], given: dict[str, Any], host: Host, builder: EffectsBuilder
 ) -> str | None:
     """The code of the call's refusal of its note's text as the earlier steps leave it, where
-    that text is foreseen (a patch of a heading the note lacks); the tool layer tells it."""
+    that text is foreseen (a patch of a heading the note lacks, a character the note's encoding
+    lacks); the tool layer tells it. add_observations' of each entity's note: the first refusing
+    one is `refuses_at`."""
     path = found.get("path")
+    if tool == "add_observations" and builder.memory is not None:  # each entity's note: the first refusing
+        rows = found.get("observations")
+        for row in rows if isinstance(rows, list) else []:
+            rel = entity_note(builder, builder.memory, tool, row.get("entityName") if isinstance(row, dict) else None)
+            if rel is None or not builder.exists(rel):
+                continue  # a missing entity is `memory_effects.there`'s to tell (note_not_found)
+            if await host.text_refusal(tool, given, rel, builder.text_of(rel)) == "validation_error":
+                builder.refuses_at = rel
+                return "validation_error"
+        return None
     if tool in MEMORY_TEXTS and builder.memory is not None:  # its entity's note: an observation it names
         rel = entity_note(builder, builder.memory, tool, found.get("entityName"))
     else:

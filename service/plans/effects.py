@@ -65,6 +65,7 @@ class EffectsBuilder:
         self.absent: list[tuple[str, str]] = []  # (step id, path): an edit of a note not there (note_not_found)
         self.failing: list[tuple[str, str]] = []  # (code, path): an edit the note's foreseen text refuses
         self.refuses: str | None = None  # the code the note refuses the next call's edit with (set by the check)
+        self.refuses_at: str | None = None  # of a call editing several notes (add_observations): which refuses
         self.captures: dict[str, dict[str, str] | None] = {}  # pending captures, as the check read them once
         self.ambiguous: list[str] = []  # addresses several notes fit (ambiguous_note), as the steps come
         self._guessed: dict[str, bool | None] = {}  # the last move's note paths -> whether there before it
@@ -320,7 +321,7 @@ class EffectsBuilder:
         after and before every other change: `service.plans.schedule`)."""
         self._touched, self._step_id, self._call = set(), step_id, (tool, args if given is None else given)
         tool_effect(self, tool, args, destructive=destructive, scopes=scopes, step_id=step_id)
-        self.refuses = None
+        self.refuses = self.refuses_at = None
         return frozenset(self._touched) if self._touched is not None else None
 
     def touches_unknown(self) -> None:

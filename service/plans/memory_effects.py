@@ -68,6 +68,7 @@ class Builder(Protocol):
     absent: list[tuple[str, str]]
     failing: list[tuple[str, str]]
     refuses: str | None
+    refuses_at: str | None
     paths: list[tuple[str, str]]
     late_writes: bool
 
@@ -85,6 +86,10 @@ MEMORY_FAILS = {
 # Memory tools whose change the entity note's text as the plan's earlier steps leave it may refuse
 # (the check asks the tool's own change: `service.tools.memory.planned`), and how each refusal is told.
 MEMORY_TEXTS = {
+    "add_observations": {  # each entity's note it adds to (`refuses_at`: the first that refuses)
+        "validation_error": "to {}, whose note as the earlier steps leave it refuses it (a character the "
+        "note's encoding lacks: unrepresentable)",
+    },
     "supersede_observation": {
         "note_not_found": "of {}: its entity, or an observation it names, is not there once the earlier steps ran",
         "validation_error": "of {}, superseding an observation by itself or by one it supersedes",
@@ -125,7 +130,12 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
                 if not b.exists(rel):  # an existing one is only reported
                     b.write(rel)
             elif there(b, memory, rel, "write", step_id):
-                b.write(rel)
+                if b.refuses is not None and rel == b.refuses_at:  # its note as the earlier steps leave it refuses it
+                    b.failing.append((b.refuses, rel))
+                    b.paths.append((rel, "write"))
+                    b.touch(rel)
+                else:
+                    b.write(rel)
         if tool == "create_relations":  # each target must be there: read, so a step making it runs first
             targets = [str(row["to"]) for row in rows if isinstance(row.get("to"), str) and row["to"].strip()]
             for rel in dict.fromkeys(r for t in targets for r in (note(t), note_file(t)) if r is not None):

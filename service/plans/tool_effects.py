@@ -66,6 +66,7 @@ class Builder(Protocol):
     absent: list[tuple[str, str]]
     failing: list[tuple[str, str]]
     refuses: str | None
+    refuses_at: str | None
     late_writes: bool
 
     @property

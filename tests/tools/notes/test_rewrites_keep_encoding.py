@@ -117,6 +117,18 @@ async def test_memory_entity_notes_keep_the_encoding(make_vault: Callable[..., P
         assert ana.read_bytes() == data and b"vit \xe0 Lyon" in bo.read_bytes()
         opened = await vg.ok("open_nodes", names=["Ana"])
         assert "préfère le thé" in json.dumps(opened, ensure_ascii=False)
+        # a plan's check foresees that refusal, naming Bo's note, as the run would make it
+        step = {"id": "obs", "tool": "add_observations", "args": {"observations": error_args}}
+        checked = await vg.ok("validate_plan", plan={"goal": "g", "steps": [step]})
+        assert checked["valid"] is False, checked
+        [failure] = checked["effects"]["failures"]
+        assert (failure["code"], failure["path"]) == ("validation_error", "Memory/Bo.md"), failure
+        assert "Memory/Bo.md" in checked["problems"][0]["message"], checked
+        assert (
+            await vg.ok(
+                "validate_plan", plan={"goal": "g", "steps": [{**step, "args": {"observations": error_args[:1]}}]}
+            )
+        )["valid"]
 
 
 async def test_bulk_create_rollback_restores_the_bytes(make_vault: Callable[..., Path]) -> None:
