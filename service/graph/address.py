@@ -117,10 +117,46 @@ _LATER_CUTS = 8
 
 
 def _whole(text: str, bracketed: bool, names_a_path: Callable[[str], str | None] | None) -> bool:
-    """Whether the unbracketed `text` (holding '|') names a note or a folder on disk as a whole."""
+    """Whether the unbracketed `text` (holding '|') names a note or a folder on disk as a whole,
+    or is a note named with '|' and a section after a later '#' (`Odd|pipe#Colors`)."""
     if bracketed or names_a_path is None:
         return False
-    return names_a_path(unicodedata.normalize("NFC", text.strip())) in ("note", "folder", "new")
+    text = text.strip()
+    if names_a_path(unicodedata.normalize("NFC", text)) in ("note", "folder", "new"):
+        return True
+    bar, at = text.index("|"), len(text)
+    for _ in range(_LATER_CUTS):
+        at = text.rfind("#", 0, at)
+        if at <= bar:
+            break
+        if names_a_path(unicodedata.normalize("NFC", text[:at].strip())) == "note":
+            return True
+    return False
+
+
+def naming(rel: str) -> Callable[[str], str | None]:
+    """A `names_a_path` for an address known to name the note `rel`: "note" for a text naming it
+    (its path, a partial path, its name), so what follows is the section (`Odd|pipe#Colors`)."""
+    note = [NoteName(rel)]
+    return lambda text: "note" if resolve_address(text, note, lambda _: True).total else None
+
+
+def or_by_name(
+    names_a_path: Callable[[str], str | None], notes: Iterable[NoteName], readable: Callable[[str], bool]
+) -> Callable[[str], str | None]:
+    """`names_a_path` (what a text names on disk) that also takes as a "note" a text naming one
+    by the rules of `resolve_address` (not its aliases) among the `notes` whose path holds '#'
+    or '|': a name without its folder (`Odd|pipe`, `Odd#hash` for `Themes/Odd#hash.md`) wins
+    over a cut there as its path does. One scan of `notes`; each question then asks only those."""
+    odd = [NoteName(n.path) for n in notes if "#" in n.path or "|" in n.path]
+    if not odd:
+        return names_a_path
+
+    def names(text: str) -> str | None:
+        kind = names_a_path(text)
+        return kind if kind is not None or not resolve_address(text, odd, readable).total else "note"
+
+    return names
 
 
 def _section_cut(text: str, names_a_path: Callable[[str], str | None]) -> int:
@@ -131,7 +167,7 @@ def _section_cut(text: str, names_a_path: Callable[[str], str | None]) -> int:
     first, at = text.index("#"), len(text)
     for _ in range(_LATER_CUTS):  # a later '#' after a note named with '#' (a few: each is a stat)
         at = text.rfind("#", 0, at)
-        if at <= first:
+        if at < first or (at == first and "/" in text[at:]):  # the first: in the file name ('Bar|f/New#H')
             break
         if names_a_path(unicodedata.normalize("NFC", text[:at].strip())) == "note":
             return at

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from service.graph.address import parse_address
+from service.graph.address import Address, parse_address
 from service.plans.effects import EffectsBuilder
 from service.plans.model import Step
 from service.plans.notepaths import canvas_file, note_file
@@ -61,7 +61,7 @@ async def found_args(tool: str, args: dict[str, Any], host: Finder, builder: Eff
         if not path.strip().endswith("/") and builder.exists(note) and host.path_problem(note, "read") is None:
             builder.ambiguous.append(path)
         return args
-    target = parse_address(path).target
+    target = parsed(path, builder).target
     rel = builder.planned(target)
     # a made note whose path ends with it (others may fit too), or the path as written an earlier
     # step deleted or moved away (the run then finds the note by its name: `Sub/X.md` once `X.md` went)
@@ -78,6 +78,24 @@ async def found_args(tool: str, args: dict[str, Any], host: Finder, builder: Eff
         if rel is None or not builder.exists(rel):
             return args
     return {**args, "path": rel}
+
+
+def parsed(path: str, builder: EffectsBuilder) -> Address:
+    """`path` split as the call's `find_note` splits it, over the files as the steps seen so far
+    leave them (`parse_address`): `Themes/Odd|pipe#Colors` and `Plan#2` where such notes are, a
+    note an earlier step made in a folder named with '#' or '|' (`Home#Contribute/New#Heading`).
+    A bare name of such a note (`Odd|pipe`) is found by `Finder.locate`, as the call finds it."""
+
+    def names_a_path(text: str) -> str | None:
+        rel = note_file(text)
+        if builder.exists(rel):
+            return "note"
+        if builder.folder_now(text.strip("/")):
+            return "folder"
+        folder = rel.rpartition("/")[0]
+        return "new" if ("#" in folder or "|" in folder) and builder.folder_now(folder) else None
+
+    return parse_address(path, names_a_path)
 
 
 def _names_a_file(target: str) -> bool:
@@ -98,7 +116,7 @@ def made_late_name(step: Step, args: dict[str, Any], builder: EffectsBuilder, la
         return False
     if not any(sid != step.id and tool in MAKERS for sid, tool in late):
         return False
-    return not builder.note_exists(parse_address(path).target)
+    return not builder.note_exists(parsed(path, builder).target)
 
 
 def name_problems(tool: str, args: dict[str, Any], host: Finder) -> list[tuple[str, str]]:

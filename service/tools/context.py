@@ -127,11 +127,16 @@ class ToolContext:
         or, with `missing_ok`, the literal path itself (where a note may be created, or where the
         file layer answers an `expected_etag` with `conflict`)."""
         from service.errors import AclDenied, AmbiguousNote, NoteNotFound, PathInvalid, ValidationFailed
-        from service.graph.address import parse_address, resolve_address, suggestions
+        from service.graph.address import or_by_name, parse_address, resolve_address, suggestions
         from service.tools.named_files import missing_hint, names_a_file, of_that_name, same_named
         from service.vault.paths import normalize
 
         addr = parse_address(address, self._names_a_path)  # 'Plan#2', 'Home#Contribute/new': paths on disk
+        if not addr.bracketed and (addr.display is not None or addr.subpath is not None):  # or 'Odd|pipe' by name
+            names_a_path = await asyncio.to_thread(
+                or_by_name, self._names_a_path, await self._note_names(), self._visible_note
+            )
+            addr = parse_address(address, names_a_path)
         if addr.subpath is not None and section == "reject":
             raise ValidationFailed(
                 f"{address!r} names a section ({addr.subpath!r}); this tool works on the whole note",

@@ -1,7 +1,8 @@
 """E2E (both eras, SDK client over real HTTP): notes named with '#' or '|' wherever a note is
 named (A2, session 83). Markdown links whose text holds brackets, or whose href spells the '#' of
 a name as '%23', name the note Obsidian opens for them: get_outlinks resolves them, get_backlinks
-lists them, find_broken_links leaves them out."""
+lists them, find_broken_links leaves them out. Such a note's bare name (`Odd#hash`, without its
+folder) is the note to read_note and to a plan's step, a section after it kept."""
 
 from __future__ import annotations
 
@@ -28,3 +29,8 @@ async def test_odd_names_are_linked_and_named(make_vault: Callable[..., Path], m
             back = await ok(client, "get_backlinks", {"path": "Themes/Odd#hash.md"})
             assert {b["path"] for b in back["items"]} == {"Src.md"}
             assert [b["target"] for b in (await ok(client, "find_broken_links", {}))["items"]] == ["Note"]
+            read = await ok(client, "read_note", {"path": "Odd#hash#Colors"})
+            assert read["path"] == "Themes/Odd#hash.md" and read["content"].startswith("## Colors"), read
+            step = {"id": "a", "tool": "patch_note", "args": {"path": "Odd#hash#Colors", "content": "x"}}
+            checked = await ok(client, "validate_plan", {"plan": {"goal": "edit", "steps": [step]}})
+            assert checked["valid"] and checked["effects"]["files_modified"] == ["Themes/Odd#hash.md"], checked

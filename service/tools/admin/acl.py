@@ -13,15 +13,15 @@ from typing import Literal
 
 from pydantic import Field
 
-from service.errors import AmbiguousNote
-from service.graph.address import parse_address, resolve_address
+from service.errors import AmbiguousNote, PathInvalid
+from service.graph.address import or_by_name, parse_address, resolve_address
 from service.security import scopes as scope_api
 from service.security.acl import DROP_BOX_RULE
 from service.tools.context import ToolContext, link_target
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
 from service.types import Principal
-from service.vault.paths import VaultPath
+from service.vault.paths import VaultPath, normalize, with_md
 
 
 class InspectAclIn(ToolInput):
@@ -56,8 +56,19 @@ async def _subject(ctx: ToolContext, path: str, op: str) -> VaultPath:
     literal = ctx.vault.paths.resolve(text, allow_root=True, allow_hidden=True, op=op)
     if literal.abs.exists():
         return literal
-    target = parse_address(text).target
-    found = resolve_address(target, await ctx.note_names(), lambda rel: ctx.vault.paths.on_disk(rel).is_file())
+    names = await ctx.note_names()
+
+    def note(rel: str) -> bool:
+        return ctx.vault.paths.on_disk(rel).is_file()
+
+    def names_a_path(text: str) -> str | None:  # 'Themes/Odd|pipe', 'Plan#2': as a note tool reads them
+        try:
+            return "note" if note(with_md(normalize(text))) else None
+        except PathInvalid:
+            return None
+
+    target = parse_address(text, or_by_name(names_a_path, names, note)).target
+    found = resolve_address(target, names, note)
     if found.candidates:
         raise AmbiguousNote(
             f"{target!r} fits {found.total} notes",

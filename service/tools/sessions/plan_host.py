@@ -157,8 +157,9 @@ class PlanHost:
         """The note `address` names now, as `find_note` finds it. The note names are read once
         per plan, and only an address whose file name or alias some note carries is looked up
         (a plan creating 5,000 new notes scans no name list per call)."""
-        target = parse_address(address).target.strip()
-        if not await self._named(target):
+        parsed = parse_address(address)
+        cut = not parsed.bracketed and (parsed.display is not None or parsed.subpath is not None)
+        if not cut and not await self._named(parsed.target.strip()):  # 'Odd|pipe': find_note may find it by name
             return None
         try:
             found = await self.ctx.find_note(address, "read", missing_ok=True)

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from service.errors import VaultgateError
-from service.graph.address import parse_address
+from service.graph.address import naming, parse_address
 from service.graph.copy_links import copied_text
 from service.graph.linkpath import PathSet
 from service.markdown import line_ends, sections
@@ -297,7 +297,7 @@ def _merge(ctx: ToolContext, args: MergeObservationsIn, merged: object, text: st
 
 
 def _patch(ctx: ToolContext, args: PatchNoteIn, text: str, rel: str) -> str:
-    address = parse_address(args.path)  # its '#section' is the target when no other is given
+    address = parse_address(args.path, naming(rel))  # its '#section' ('Odd|pipe#Colors') when no other is given
     call = with_section(args, address.subpath, address)
     return sections.keeping_crlf(lambda old: patched(call, old))(text)
 
