@@ -69,6 +69,15 @@ async def test_moves_and_whole_file_rewrites_keep_the_encoding(make_vault: Calla
         data = board.read_bytes()
         assert b'"Cr\xe8me \\u2615"' in data and b'"\\u6771.md"' in data, data
         assert (await vg.ok("read_canvas", path="Board.canvas"))["nodes"][0]["text"] == "Crème ☕"
+        # a plan's move rewrites them in their encoding, and its undo puts back the very bytes
+        before = {p: p.read_bytes() for p in (board, marks, drawn)}
+        step = {"id": "mv", "tool": "move_note", "args": {"path": "東.md", "new_path": "Über.md"}}
+        run = await vg.ok("execute_plan", plan={"goal": "rename", "steps": [step]})
+        assert run["status"] == "done", run
+        assert b'"\xdcber.md"' in board.read_bytes() and b'"\xdcber.md"' in marks.read_bytes()
+        assert drawn.read_bytes() == utf16(DRAWING.replace("[[Old]]", "[[Über]]"))
+        await vg.confirmed("undo_last_plan")
+        assert {p: p.read_bytes() for p in before} == before
 
 
 async def test_a_drawing_keeps_its_encoding_and_refuses_what_it_cannot_hold(make_vault: Callable[..., Path]) -> None:
