@@ -23,8 +23,9 @@ front may have judged by the last (two Authorization fields passed with the firs
 the second named; a second Host or Origin was never looked at). One that carries both
 Content-Length and Transfer-Encoding is 400 and its connection closed (RFC 9112 6.1: such a
 request "ought to be handled as an error", and the server "MUST close the connection after
-responding"): httptools' parser refuses it itself (`service.http.head_limits`, 400), but h11 read
-the chunked body, answered, and kept the connection for a next request, which a proxy in front
+responding"); so is one with a transfer coding besides chunked. httptools' parser refuses the
+former itself (`service.http.head_limits`, 400), but h11 read the chunked body, answered, and
+kept the connection for a next request, which a proxy in front
 that framed by Content-Length would have split elsewhere (request smuggling).
 The verified `Principal` travels in the ASGI scope (`vaultgate.principal`); `scope["user"]` is
 set the way the SDK's own bearer middleware does, so the SDK binds each session to its token's
@@ -103,13 +104,12 @@ class Edge:
             crowded = Refused(INVALID_REQUEST, f"more than {self.max_header_count} header fields", 431)
             await _json(send, crowded.status, crowded.error())
             return
-        size, framed_twice = _framing(scope)
+        size, misframed = _framing(scope)
         if size > self.max_header_bytes:
             await _json(send, 431, too_large(self.max_header_bytes).error(), {"connection": "close"})
             return
-        if framed_twice:
-            framed = Refused(INVALID_REQUEST, "the request carries both Content-Length and Transfer-Encoding", 400)
-            await _json(send, framed.status, framed.error(), {"connection": "close"})
+        if misframed is not None:
+            await _json(send, 400, Refused(INVALID_REQUEST, misframed, 400).error(), {"connection": "close"})
             return
         path: str = scope.get("path", "")
         if path in OPEN_PATHS:
@@ -177,19 +177,26 @@ class Edge:
         await _json(send, 401, body, {"www-authenticate": header})
 
 
-def _framing(scope: Scope) -> tuple[int, bool]:
+def _framing(scope: Scope) -> tuple[int, str | None]:
     """The size of a request's head as `service.http.head_limits` counts it (its target, each
-    header field's name and value and 4), and whether its body is framed both by Content-Length
-    and by Transfer-Encoding."""
+    header field's name and value and 4), and what is wrong with its body's framing, if anything:
+    both Content-Length and Transfer-Encoding, or a transfer coding besides chunked (httptools
+    read `gzip, chunked` as chunked and took the coded bytes for the body; h11 refuses it)."""
     size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
-    lengths = chunked = False
+    lengths, coding = False, None
     for key, value in scope["headers"]:
         size += len(key) + len(value) + 4
         if key == b"content-length":
             lengths = True
         elif key == b"transfer-encoding":
-            chunked = True
-    return size, lengths and chunked
+            coding = value
+    if coding is None:
+        return size, None
+    if lengths:
+        return size, "the request carries both Content-Length and Transfer-Encoding"
+    if coding.strip().lower() != b"chunked":
+        return size, f"the transfer coding {coding.decode('latin-1')!r} is not supported: only chunked"
+    return size, None
 
 
 def _twice(headers: list[tuple[bytes, bytes]]) -> str | None:

@@ -30,6 +30,12 @@ MALFORMED = {
         b"Accept: application/json, text/event-stream\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
         b"28\r\n" + PING + b"\r\n0\r\n\r\n"
     ),
+    # httptools read it as chunked and took the gzip-coded bytes for the body (h11 refused it)
+    "a transfer coding besides chunked": (
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Accept: application/json, text/event-stream\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+        b"28\r\n" + PING + b"\r\n0\r\n\r\n"
+    ),
 }
 
 
