@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Harness, started
+from tests.conftest import Harness, snapshot, started
 
 BODY = "---\nx: 1\ntags: [t]\n---\n# {title}\n\n## Colors\n- [ ] paint\nred as in Minimal\n"
 PIPE = "Themes/Odd|pipe.md"
@@ -129,3 +129,21 @@ async def test_every_write_tool_finds_the_note_by_its_bare_name(make_vault: Call
         assert "x: 1" not in copy and "- t\n" not in copy and "[t]" not in copy, copy
         assert (root / "Odd.md").read_text(encoding="utf-8") == FILES["Odd.md"]
         assert (await vg.ok("delete_note", path=name))["path"] == path and not (root / path).exists()
+
+
+@pytest.mark.parametrize("name", sorted(ODD))
+async def test_a_create_by_the_bare_name_is_already_exists_naming_the_note(
+    make_vault: Callable[..., Path], name: str
+) -> None:
+    """As a create of 'Plain' is; bulk_create_notes answered path_invalid (the name taken as a new
+    one) where no note had the name the cut leaves ('Odd')."""
+    root = make_vault({k: v for k, v in FILES.items() if k != "Odd.md"})
+    before = snapshot(root)
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        for tool, more in (("create_note", {}), ("write_note", {"mode": "create"})):
+            refused = await vg.err(tool, "already_exists", path=name, content="x", **more)
+            assert refused["details"]["path"] == ODD[name], (tool, refused)
+        refused = await vg.err("bulk_create_notes", "already_exists", notes=[{"path": name, "content": "x"}])
+        assert refused["details"]["path"] == ODD[name], refused
+    assert snapshot(root) == before

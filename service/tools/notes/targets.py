@@ -67,7 +67,8 @@ async def create_targets(ctx: ToolContext, addresses: Sequence[str]) -> list[Vau
     for i in pending:
         target = parse_address(addresses[i]).target
         low = strip_md(target.strip().strip("/")).lower()
-        if low.rpartition("/")[2] in bases or target.strip().lower() in aliases:
+        whole = strip_md(addresses[i].strip().strip("/")).lower()  # 'Odd|pipe', 'Odd#hash': a note's name too
+        if low.rpartition("/")[2] in bases or whole.rpartition("/")[2] in bases or target.strip().lower() in aliases:
             out[i] = await create_target(ctx, addresses[i])
     return out
 
