@@ -97,7 +97,8 @@ MEMORY_TEXTS = {
     "merge_observations": {  # the kept note's text, and the merged one's, as the earlier steps leave them
         "note_not_found": MEMORY_FAILS["note_not_found"],
         "validation_error": "into {}, whose note uses a block id of the merged entity's for another observation "
-        "once the earlier steps ran (block_id_taken)",
+        "once the earlier steps ran (block_id_taken), or whose encoding lacks a character of the lines it copies "
+        "(unrepresentable)",
     },
 }
 

@@ -138,6 +138,14 @@ async def test_memory_entity_notes_keep_the_encoding(make_vault: Callable[..., P
                 "validate_plan", plan={"goal": "g", "steps": [{**step, "args": {"observations": error_args[:1]}}]}
             )
         )["valid"]
+        # merge_observations of a UTF-8 entity's emoji into Bo's cp1252 note: refused, and foreseen saying why
+        await vg.ok("create_entities", entities=[{"name": "Cy", "entityType": "person", "observations": ["fête 🎉"]}])
+        args = {"entityName": "Bo", "mergedName": "Cy"}
+        refused = await vg.err("merge_observations", "validation_error", **args)
+        assert refused["details"]["reason"] == "unrepresentable", refused
+        step = {"id": "merge", "tool": "merge_observations", "args": args}
+        checked = await vg.ok("validate_plan", plan={"goal": "g", "steps": [step]})
+        assert checked["valid"] is False and "encoding" in checked["problems"][0]["message"], checked
 
 
 async def test_bulk_create_rollback_restores_the_bytes(make_vault: Callable[..., Path]) -> None:
