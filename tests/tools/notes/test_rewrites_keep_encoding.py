@@ -34,6 +34,7 @@ CANVAS = (
 )
 MARKS = bookmarks_text({"items": [{"type": "file", "ctime": 1, "path": "Old.md", "title": "Café"}]})
 DRAWING = "Été: see [[Old]]\n"
+WORKSPACE = json.dumps({"main": {}, "lastOpenFiles": ["Old.md", "Café.md"]}, indent=2, ensure_ascii=False) + "\n"
 
 
 async def test_moves_and_whole_file_rewrites_keep_the_encoding(make_vault: Callable[..., Path]) -> None:
@@ -42,6 +43,7 @@ async def test_moves_and_whole_file_rewrites_keep_the_encoding(make_vault: Calla
         "Board.canvas": cp1252(CANVAS),
         "Drawn.md": utf16(DRAWING),
         ".obsidian/bookmarks.json": cp1252(MARKS),
+        ".obsidian/workspace.json": utf16(WORKSPACE),
     }
     async with started(make_vault(vault)) as vg:
         await vg.indexed()
@@ -50,6 +52,8 @@ async def test_moves_and_whole_file_rewrites_keep_the_encoding(make_vault: Calla
         assert board.read_bytes() == cp1252(CANVAS.replace('"Old.md"', '"Nouveau à.md"'))
         assert marks.read_bytes() == cp1252(MARKS.replace('"Old.md"', '"Nouveau à.md"'))
         assert drawn.read_bytes() == utf16(DRAWING.replace("[[Old]]", "[[Nouveau à]]"))
+        workspace = (vg.root / ".obsidian/workspace.json").read_bytes()
+        assert workspace == utf16(WORKSPACE.replace('"Old.md"', '"Nouveau à.md"')), workspace
         # a name cp1252 lacks: in JSON its escape, the file still cp1252; the UTF-16 note holds it
         await vg.ok("move_note", path="Nouveau à.md", new_path="東.md")
         assert board.read_bytes() == cp1252(CANVAS.replace('"Old.md"', '"\\u6771.md"'))
@@ -70,7 +74,7 @@ async def test_moves_and_whole_file_rewrites_keep_the_encoding(make_vault: Calla
         assert b'"Cr\xe8me \\u2615"' in data and b'"\\u6771.md"' in data, data
         assert (await vg.ok("read_canvas", path="Board.canvas"))["nodes"][0]["text"] == "Crème ☕"
         # a plan's move rewrites them in their encoding, and its undo puts back the very bytes
-        before = {p: p.read_bytes() for p in (board, marks, drawn)}
+        before = {p: p.read_bytes() for p in (board, marks, drawn, vg.root / ".obsidian/workspace.json")}
         step = {"id": "mv", "tool": "move_note", "args": {"path": "東.md", "new_path": "Über.md"}}
         run = await vg.ok("execute_plan", plan={"goal": "rename", "steps": [step]})
         assert run["status"] == "done", run
