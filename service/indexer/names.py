@@ -62,6 +62,7 @@ class NoteNames(Generic[N]):
         # The list holds the notes on disk the index does not hold yet too (`seed`); a full read
         # holds the index's notes only.
         self.with_files = False
+        self._holding: list[N] | None = None  # `holding`'s notes, until the list changes
         self.full_reads = 0
         self.partial_reads = 0
 
@@ -78,6 +79,7 @@ class NoteNames(Generic[N]):
         """A cold load's start: `notes` (sorted by path) are every note on disk, the index none yet."""
         async with self._lock:
             self._list, self._read, self._touched, self.with_files = notes, True, set(), True
+            self._holding = None
 
     def stored(self, notes: Sequence[N], paths: Iterable[str]) -> None:
         """A load stored the notes of `paths`; `notes`: the names of those that have an alias, as
@@ -94,6 +96,7 @@ class NoteNames(Generic[N]):
                 listed[i] = note
             else:
                 listed.insert(i, note)
+                self._holding = None
 
     async def get(self, load: Load[N]) -> list[N]:
         """Every note's names, read or patched as needed. The list is the one held: patched in
@@ -114,10 +117,20 @@ class NoteNames(Generic[N]):
                 else:
                     self._patch(todo, await load(sorted(todo)))
                     self.partial_reads += 1
+                self._holding = None  # `holding` may have been asked during the read
             except BaseException:
                 self._read, self._touched, self._list, self.with_files = False, None, [], False
+                self._holding = None
                 raise
             return self._list
+
+    def holding(self) -> list[N]:
+        """The held notes whose path holds '#' or '|', which a bare name holding one may name
+        (`service.graph.address.or_by_name`, by their paths): found once per change of the list,
+        not per call (a scan of every note's path took ~3 ms at 13k notes, ~20 ms at 100k)."""
+        if self._holding is None:
+            self._holding = [n for n in self._list if "#" in n.path or "|" in n.path]
+        return self._holding
 
     def _patch(self, todo: set[str], fresh: list[N]) -> None:
         """The held list with the rows read again of the `todo` paths (`fresh`; a path without

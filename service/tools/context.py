@@ -133,10 +133,8 @@ class ToolContext:
 
         addr = parse_address(address, self._names_a_path)  # 'Plan#2', 'Home#Contribute/new': paths on disk
         if not addr.bracketed and (addr.display is not None or addr.subpath is not None):  # or 'Odd|pipe' by name
-            names_a_path = await asyncio.to_thread(
-                or_by_name, self._names_a_path, await self._note_names(), self._visible_note
-            )
-            addr = parse_address(address, names_a_path)
+            by_name = or_by_name(self._names_a_path, await self._note_names(odd=True), self._visible_note)
+            addr = parse_address(address, by_name)
         if addr.subpath is not None and section == "reject":
             raise ValidationFailed(
                 f"{address!r} names a section ({addr.subpath!r}); this tool works on the whole note",
@@ -323,9 +321,10 @@ class ToolContext:
         """Every note an address may name (paths and aliases), read once for many addresses."""
         return await self._note_names()
 
-    async def _note_names(self) -> list[NoteName]:
+    async def _note_names(self, *, odd: bool = False) -> list[NoteName]:
         """Every note an address may name: the index's notes and aliases; while the first index
-        is still being built, also the notes on disk (without aliases)."""
+        is still being built, also the notes on disk (without aliases). `odd`: of the index's,
+        those whose path holds '#' or '|' (`NoteNames.holding`), for `or_by_name`."""
         from service.graph.address import NoteName
         from service.indexer import fresh
         from service.indexer.runner import indexer_of
@@ -341,7 +340,8 @@ class ToolContext:
         load = note_name_loader(self.services.db, self.vault.id)
         try:
             # Kept by the indexer and patched per index round: not 10k rows and objects per call.
-            names = list(await (indexer.names.get(load) if indexer is not None else load(None)))
+            held = await (indexer.names.get(load) if indexer is not None else load(None))
+            names = list(indexer.names.holding() if odd and indexer is not None else held)
             # Read with the list: a cold load's list holds the notes on disk already (`names.py`).
             listed = indexer is not None and indexer.names.with_files
         except DbError:

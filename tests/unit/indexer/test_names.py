@@ -123,3 +123,26 @@ async def test_after_random_rounds_the_patched_names_are_those_read_from_scratch
             assert len(got) == len({n.path for n in got}), step
             assert sorted(got, key=lambda n: n.path) == sorted(rows.rows.values(), key=lambda n: n.path), step
     assert names.full_reads == 1 and names.partial_reads > 100
+
+
+async def test_the_notes_named_with_a_hash_or_a_bar_follow_every_change_of_the_list() -> None:
+    """`holding` (what `or_by_name` scans) is kept between calls, and made again after a seed, a
+    cold load's stored note, a patch, a full read and a failed read."""
+    rows, names = Rows("a.md", "T/Odd#hash.md"), NoteNames[Name]()
+    await names.seed([Name("T/Odd#hash.md"), Name("a.md")])
+    assert paths(names.holding()) == {"T/Odd#hash.md"} and names.holding() is names.holding()
+    names.stored([Name("U/Odd|pipe.md")], ["U/Odd|pipe.md"])  # a cold load's batch, put in place
+    assert paths(names.holding()) == {"T/Odd#hash.md", "U/Odd|pipe.md"}
+    del rows.rows["T/Odd#hash.md"]
+    rows.rows["V/New#1.md"] = Name("V/New#1.md")
+    names.touched(["T/Odd#hash.md", "V/New#1.md"])
+    await names.get(rows.load)  # patched
+    assert paths(names.holding()) == {"U/Odd|pipe.md", "V/New#1.md"}
+    names.touched(None)
+    await names.get(rows.load)  # read whole: the index's notes only
+    assert paths(names.holding()) == {"V/New#1.md"}
+    rows.fail = True
+    names.touched(None)
+    with pytest.raises(RuntimeError):
+        await names.get(rows.load)
+    assert names.holding() == []
