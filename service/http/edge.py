@@ -181,15 +181,16 @@ def _framing(scope: Scope) -> tuple[int, str | None]:
     """The size of a request's head as `service.http.head_limits` counts it (its target, each
     header field's name and value and 4), and what is wrong with its body's framing, if anything:
     both Content-Length and Transfer-Encoding, or a transfer coding besides chunked (httptools
-    read `gzip, chunked` as chunked and took the coded bytes for the body; h11 refuses it)."""
+    read `gzip, chunked` as chunked and took the coded bytes for the body, also with `gzip` and
+    `chunked` in two fields; h11 refuses it)."""
     size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
     lengths, coding = False, None
     for key, value in scope["headers"]:
         size += len(key) + len(value) + 4
         if key == b"content-length":
             lengths = True
-        elif key == b"transfer-encoding":
-            coding = value
+        elif key == b"transfer-encoding":  # fields repeated are one list (RFC 9110 5.3)
+            coding = value if coding is None else coding + b", " + value
     if coding is None:
         return size, None
     if lengths:

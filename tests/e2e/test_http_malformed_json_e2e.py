@@ -36,6 +36,12 @@ MALFORMED = {
         b"Accept: application/json, text/event-stream\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
         b"28\r\n" + PING + b"\r\n0\r\n\r\n"
     ),
+    # the same coding in two fields: one list (RFC 9110 5.3), not the last field alone
+    "a transfer coding besides chunked, in a field of its own": (
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Accept: application/json, text/event-stream\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"28\r\n" + PING + b"\r\n0\r\n\r\n"
+    ),
 }
 
 
