@@ -74,17 +74,15 @@ _NOT_IN_WIKILINKS = ("%%", "<!--", "|", "#", "^", "[", "]")
 def link_to(path: str, title: str | None = None) -> str:
     """A link to the note (shown as `title`, else as its path): a wikilink; a Markdown link with its
     path percent-encoded when the path holds what a wikilink cannot (`_NOT_IN_WIKILINKS`: a folder
-    or file name made by hand), which the index resolves to that file. A path holding `#` has no
-    link that names it — a Markdown link's target is read decoded, then cut at its `#` into a
-    note and a heading, as a wikilink's is — so it is written as code, not as a link to another
-    note (nor as a `#tag`). Brackets in the shown text are HTML entities: Obsidian shows them, and
-    the index reads a Markdown link's text up to its first `]`, escaped (`\\]`) or not."""
+    or file name made by hand), which the index resolves to that file — `#` as `%23`, since the
+    index cuts a Markdown link's href at its first `#` as written and only then decodes it.
+    Brackets in the shown text are HTML entities (the index reads a Markdown link's text up to its
+    first `]`, escaped (`\\]`) or not), and so is `#` (`&#35;`: Obsidian shows it, and reads no
+    `#tag` in the link's text)."""
     if not any(mark in path for mark in _NOT_IN_WIKILINKS):
         return f"[[{path.removesuffix('.md')}" + (f"|{title}]]" if title is not None else "]]")
-    if "#" in path:
-        fence = "`" * (max((len(run) for run in re.findall("`+", path)), default=0) + 1)
-        return f"{fence} {inert(path)} {fence}"
-    text = inert(path.removesuffix(".md") if title is None else title).replace("[", "&#91;").replace("]", "&#93;")
+    text = inert((path.removesuffix(".md") if title is None else title).replace("#", "&#35;"))  # before `&#…;`
+    text = text.replace("[", "&#91;").replace("]", "&#93;")
     return f"[{text}]({quote(path)})"
 
 

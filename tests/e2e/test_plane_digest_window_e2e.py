@@ -77,6 +77,7 @@ async def test_odd_names_open_no_comment_in_the_kept_digest(make_vault: Callable
             "Odd %% folder/Inside.md": "Text of a note in an odd folder.\n",
             "Plain.md": "Text of a plain note.\n",
             "Pipe|name.md": "Text of a note whose name holds a pipe.\n",  # and one a wikilink cannot name (s82)
+            "Hash #1/C#1.md": "Text of a note whose path holds a hash.\n",  # linked with '#' as %23 (s83)
         }
     )
     async with e2e(root) as (url, h):
@@ -89,9 +90,11 @@ async def test_odd_names_open_no_comment_in_the_kept_digest(make_vault: Callable
             outline = await ok(c, "get_outline", path=f"Digests/{kept.name}")
             await h.indexed()
             links = (await ok(c, "get_outlinks", path=f"Digests/{kept.name}"))["items"]
-    assert ("Pipe|name.md", True) in [(i["path"], i["resolved"]) for i in links], links  # it names that note
+    named = [(i["path"], i["resolved"]) for i in links]
+    assert ("Pipe|name.md", True) in named and ("Hash #1/C#1.md", True) in named, links  # each names its note
     text = kept.read_text(encoding="utf-8")
     assert "%%" not in text and "- Odd &#37;&#37; name" in text, text
     assert "[Inside](Odd%20%25%25%20folder/Inside.md)" in text and "[[Plain|Plain]]" in text, text
+    assert "[C&#35;1](Hash%20%231/C%231.md)" in text, text
     headings = [h["text"] for h in outline["headings"]]
     assert headings[-1] == "Memory (1 entities updated)", headings  # the last heading is not hidden
