@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from service.errors import VaultgateError
 from service.plans import graph as plan_graph
 from service.plans.addresses import found_args, made_late_name, name_problems
 from service.plans.dry_runs import preview_move, preview_rewrite
@@ -47,7 +48,7 @@ from service.plans.refusals import refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
 from service.plans.texts import CAPTURE, LINKS, MERGED, TEMPLATE
-from service.plans.tool_effects import CREATE_OR_MODIFY, MOVES, PERIODIC, REWRITES, TEXT_TARGETS, WHOLE_NOTE
+from service.plans.tool_effects import CREATE_OR_MODIFY, MODIFY, MOVES, PERIODIC, REWRITES, TEXT_TARGETS, WHOLE_NOTE
 from service.vault.paths import renamed
 
 MAX_STEPS = 500  # steps as written
@@ -75,6 +76,7 @@ class Checked:
     late: list[tuple[str, str]] = field(default_factory=list)  # mutating (step, tool) known only at run time
     touches: dict[str, frozenset[str] | None] = field(default_factory=dict)  # mutating step -> files (None: unknown)
     paths: dict[tuple[str, str], str] = field(default_factory=dict)  # (path, op) -> the first call touching it
+    told: dict[str, VaultgateError] = field(default_factory=dict)  # call -> its refusal of its note's text
     after: dict[str, set[str]] | None = None  # step -> steps to finish first (`service.plans.schedule`)
 
     @property
@@ -155,7 +157,7 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
         )
     if not late_params:  # a macro being saved meets the vault only when it runs
         checked.problems += [
-            Problem(f.step, f.code, f"{f.tool} {_fails(f).format(f.path)}: the call fails and the plan stops")
+            _failing(f, checked.told.get(f.step))
             for f in builder.effects.failures
             if f.stops and f.path not in refused  # a path the call refuses first (acl_denied...): that problem
         ]
@@ -271,7 +273,8 @@ async def _check_step(
                     links = None if deleting else links  # a relation deleted: its target's note is not read
                 elif step.tool == "merge_observations" and builder.memory is not None:  # the merged note's text
                     given = {**given, MERGED: merged_note(builder, builder.memory, args, builder.text_of)}
-                builder.refuses = None if refused else await _text_refusal(step.tool, found, given, host, builder)
+                told = None if refused else await _text_refusal(step.tool, found, given, host, builder)
+                builder.refuses = None if told is None else checked.told.setdefault(where, told).code  # kept to tell
                 touched = builder.step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id, given=given
                 )
@@ -344,8 +347,8 @@ async def _given(tool: str, args: dict[str, Any], host: Host, builder: EffectsBu
 
 async def _text_refusal(
     tool: str, found: dict[str, Any], given: dict[str, Any], host: Host, builder: EffectsBuilder
-) -> str | None:
-    """The code of the call's refusal of its note's text as the earlier steps leave it, where
+) -> VaultgateError | None:
+    """The call's refusal of its note's text as the earlier steps leave it, where
     that text is foreseen (a patch of a heading the note lacks, a character the note's encoding
     lacks); the tool layer tells it. add_observations' of each entity's note: the first refusing
     one is `refuses_at`."""
@@ -356,14 +359,15 @@ async def _text_refusal(
             rel = entity_note(builder, builder.memory, tool, row.get("entityName") if isinstance(row, dict) else None)
             if rel is None or not builder.exists(rel):
                 continue  # a missing entity is `memory_effects.there`'s to tell (note_not_found)
-            if await host.text_refusal(tool, given, rel, builder.text_of(rel)) == "validation_error":
+            told = await host.text_refusal(tool, given, rel, builder.text_of(rel))
+            if told is not None and told.code == "validation_error":
                 builder.refuses_at = rel
-                return "validation_error"
+                return told
         return None
     if tool in MEMORY_TEXTS and builder.memory is not None:  # its entity's note: an observation it names
         rel = entity_note(builder, builder.memory, tool, found.get("entityName"))
     else:
-        rel = new_note(path) if tool in TEXT_TARGETS and isinstance(path, str) else None
+        rel = new_note(path) if tool in TEXT_TARGETS | MODIFY and isinstance(path, str) else None  # MODIFY: encoding
     if rel is None or not builder.exists(rel):
         return None
     return await host.text_refusal(tool, given, rel, builder.text_of(rel))
@@ -407,6 +411,14 @@ _FAILS: defaultdict[str, str] = defaultdict(
         "steps ran",
     },
 )
+
+
+def _failing(f: Failure, told: VaultgateError | None) -> Problem:
+    """A failing call's problem: a character its note's encoding lacks as the run tells it (its
+    message and details: the note, the encoding, the character), any other by its code."""
+    if told is not None and told.details.get("reason") == "unrepresentable" and told.details.get("path") == f.path:
+        return Problem(f.step, f.code, f"{f.tool}: {told.message}: the call fails and the plan stops", told.details)
+    return Problem(f.step, f.code, f"{f.tool} {_fails(f).format(f.path)}: the call fails and the plan stops")
 
 
 def _fails(f: Failure) -> str:

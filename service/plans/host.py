@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from service.errors import VaultgateError
 from service.plans.effects import MemoryNotes
 from service.plans.planned_links import Rewriter
 from service.plans.refusals import StaticCheck
@@ -106,10 +107,10 @@ class Host(Rewriter, Protocol):
         with `args` renders from, as the tool finds it in the vault now; None when it names none,
         or none or several fit."""
 
-    async def text_refusal(self, tool: str, args: dict[str, Any], rel: str, text: PlannedText) -> str | None:
-        """The error code `tool` called with `args` answers for the note at `rel` whose text the
-        earlier steps leave as `text` (a heading it lacks); None when it edits it, or when that
-        text is not foreseen."""
+    async def text_refusal(self, tool: str, args: dict[str, Any], rel: str, text: PlannedText) -> VaultgateError | None:
+        """The error `tool` called with `args` answers for the note at `rel` whose text the
+        earlier steps leave as `text` (a heading it lacks, a character its encoding lacks), as the
+        call raises it; None when it edits it, or when that text is not foreseen."""
 
     async def text_changes(self, tool: str, args: dict[str, Any], texts: dict[str, PlannedText]) -> list[str]:
         """The notes of `texts` (as the earlier steps leave them) whose text `tool` called with

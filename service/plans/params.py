@@ -14,6 +14,7 @@ class Problem:
     step: str | None
     code: str
     message: str
+    details: dict[str, Any] | None = None  # the facts the run's own error names (a note's encoding refusal)
 
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {

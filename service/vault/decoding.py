@@ -98,9 +98,27 @@ def encode_edit(text: str, encoding: str, rel: str) -> bytes:
                 "character": char,
                 "codepoint": code,
             },
-            hint=f"Leave out the characters {encoding} lacks, or replace the whole note with write_note "
-            "(mode='overwrite'), which saves it as UTF-8.",
+            hint=_unrepresentable_hint(text, encoding, rel),
         ) from None
+
+
+def _unrepresentable_hint(text: str, encoding: str, rel: str) -> str:
+    """What to do about a refused character, fitting the file: a drawing's Markdown is the Excalidraw
+    plugin's to write and an entity note's the memory tools', never a whole note an agent writes."""
+    if rel.lower().endswith(".excalidraw.md"):
+        return (
+            f"Leave out the characters {encoding} lacks: the drawing keeps the encoding it was saved in, "
+            "and writing the whole file (write_note) would replace the drawing's own data."
+        )
+    if text.startswith("---") and "\nentityType:" in text.split("\n---", 1)[0]:  # a memory entity's note
+        return (
+            f"Leave out the characters {encoding} lacks (or write them in words): the entity's note keeps "
+            "the encoding it was saved in, which the memory tools never change."
+        )
+    return (
+        f"Leave out the characters {encoding} lacks, or replace the whole note with write_note "
+        "(mode='overwrite'), which saves it as UTF-8."
+    )
 
 
 def _encoded(text: str, encoding: str, errors: str = "strict") -> bytes:

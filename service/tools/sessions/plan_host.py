@@ -210,8 +210,8 @@ class PlanHost:
             return None
         return None if found is None else found.rel
 
-    async def text_refusal(self, tool: str, args: dict[str, Any], rel: str, text: PlannedText) -> str | None:
-        return await asyncio.to_thread(plan_texts.refusal, self.ctx, tool, args, rel, text)
+    async def text_refusal(self, tool: str, args: dict[str, Any], rel: str, text: PlannedText) -> VaultgateError | None:
+        return await asyncio.to_thread(plan_texts.refused_by, self.ctx, tool, args, rel, text)
 
     async def text_changes(self, tool: str, args: dict[str, Any], texts: dict[str, PlannedText]) -> list[str]:
         return await asyncio.to_thread(plan_texts.changed_by, self.ctx, tool, args, texts)

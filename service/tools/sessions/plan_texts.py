@@ -93,7 +93,8 @@ def refusal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, planned
     that holds no task, an inline tag under a missing heading, a character the note's encoding (cp1252,
     say) lacks (`unrepresentable`). None when the edit succeeds, when
     the text is not foreseen, or for a note whose name holds '#' (which part of a `Note#…` address
-    is its section is the call's to tell). Reads the disk: a worker thread."""
+    is its section is the call's to tell); of a frontmatter edit, only the encoding's refusal.
+    Reads the disk: a worker thread."""
     refused = refused_by(ctx, tool, args, rel, planned)
     return None if refused is None else refused.code
 
@@ -108,7 +109,11 @@ def refused_by(
         found = (WriteNoteIn if tool == "write_note" else AppendIn, _appended)
     if tool == "merge_observations" and "#" not in rel:  # the kept note as the steps leave it, the merged one too
         found = (MergeObservationsIn, lambda ctx, call, text, rel: _merge(ctx, call, args.get(MERGED), text, rel))
-    if found is None or "#" in rel or tool == "add_tags" and not args.get("heading"):  # frontmatter: YAML alone
+    # a frontmatter edit (a property, a tag there): only the note's encoding refuses it here, its YAML is the run's
+    yaml = (
+        tool in ("set_properties", "delete_property", "remove_tags") or tool == "add_tags" and not args.get("heading")
+    )
+    if found is None or "#" in rel:
         return None
     text, foreseen, encoding = _composed_as(ctx, rel, planned)
     if text is None or not foreseen:
@@ -118,7 +123,7 @@ def refused_by(
         then = edit(ctx, model.model_validate({k: v for k, v in args.items() if k != MERGED}), text, rel)
         encode_edit(then, encoding, rel)  # a character the note's encoding lacks: the run refuses it so
     except VaultgateError as exc:
-        return exc
+        return None if yaml and exc.details.get("reason") != "unrepresentable" else exc
     except (ValidationError, ValueError):  # the arguments' own errors: the check reports those
         return None
     return None

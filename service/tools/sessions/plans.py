@@ -44,6 +44,11 @@ class ProblemItem(BaseModel):
     step: str | None = Field(description="Step id (with [index] for one foreach item); null for the whole plan.")
     code: str = Field(description="What is wrong: unknown_tool, validation_error, cycle, bad_reference, acl_denied...")
     message: str = Field(description="Details.")
+    details: dict[str, JsonValue] | None = Field(
+        default=None,
+        description="The facts the run's own error would name, where the check foresees it: an edit whose "
+        "text the note's encoding cannot hold (reason unrepresentable: path, encoding, character, codepoint).",
+    )
 
 
 class ValidateOut(ToolOutput):
@@ -110,7 +115,7 @@ async def checked_plan(
 
 
 def _problems(checked: Checked) -> list[ProblemItem]:
-    return [ProblemItem(step=p.step, code=p.code, message=p.message) for p in checked.problems]
+    return [ProblemItem(step=p.step, code=p.code, message=p.message, details=p.details) for p in checked.problems]
 
 
 async def validate_plan(ctx: ToolContext, args: PlanIn, *, registry: Catalog) -> ValidateOut:

@@ -149,7 +149,8 @@ async def test_memory_entity_notes_keep_the_encoding(make_vault: Callable[..., P
         assert refused["details"]["reason"] == "unrepresentable", refused
         step = {"id": "merge", "tool": "merge_observations", "args": args}
         checked = await vg.ok("validate_plan", plan={"goal": "g", "steps": [step]})
-        assert checked["valid"] is False and "encoding" in checked["problems"][0]["message"], checked
+        assert checked["valid"] is False and checked["problems"][0]["details"] == refused["details"], checked
+        assert refused["message"] in checked["problems"][0]["message"], checked  # the run's own words
 
 
 async def test_bulk_create_rollback_restores_the_bytes(make_vault: Callable[..., Path]) -> None:
