@@ -59,10 +59,12 @@ def _shown(body: str) -> str:
 
 def inert(text: str) -> str:
     """`text` (a memory entity's name as a person wrote it in the note's frontmatter, a folder's or
-    a note's name) on one line, with `%%` and `<!--` written as HTML entities: Obsidian shows the
-    same characters, but opens no comment that would hide the digest's next lines (the memory
-    tools refuse such an entity name; a hand-made note may hold one)."""
-    return " ".join(text.split()).replace("%%", "&#37;&#37;").replace("<!--", "&lt;!--")
+    a note's name) on one line, with `%%`, `<!--` and `#` written as HTML entities: Obsidian shows
+    the same characters, but opens no comment that would hide the digest's next lines (the memory
+    tools refuse such an entity name; a hand-made note may hold one), and reads no `#tag` in a
+    folder's heading (`## Proj #work`) or a name. `#` first: the other entities hold one."""
+    text = " ".join(text.split()).replace("#", "&#35;")
+    return text.replace("%%", "&#37;&#37;").replace("<!--", "&lt;!--")
 
 
 # What a wikilink's target cannot hold: `%%` and `<!--` open a comment; `|` starts its shown
@@ -77,11 +79,10 @@ def link_to(path: str, title: str | None = None) -> str:
     or file name made by hand), which the index resolves to that file — `#` as `%23`, since the
     index cuts a Markdown link's href at its first `#` as written and only then decodes it.
     Brackets in the shown text are HTML entities (the index reads a Markdown link's text up to its
-    first `]`, escaped (`\\]`) or not), and so is `#` (`&#35;`: Obsidian shows it, and reads no
-    `#tag` in the link's text)."""
+    first `]`, escaped (`\\]`) or not), and so is `#` (`inert`: no `#tag` in the link's text)."""
     if not any(mark in path for mark in _NOT_IN_WIKILINKS):
         return f"[[{path.removesuffix('.md')}" + (f"|{title}]]" if title is not None else "]]")
-    text = inert((path.removesuffix(".md") if title is None else title).replace("#", "&#35;"))  # before `&#…;`
+    text = inert(path.removesuffix(".md") if title is None else title)
     text = text.replace("[", "&#91;").replace("]", "&#93;")
     return f"[{text}]({quote(path)})"
 

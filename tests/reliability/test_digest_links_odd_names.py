@@ -8,20 +8,24 @@ resolution: get_outlinks of the kept digest resolves each link to its note, and 
 each lists the digest. A path holding `#` was written as code (s82), as no link named it; since
 the index cuts a Markdown link's href at its first `#` as written and only then decodes it
 (dab89ba6), `[…](Folder%20%231/C%231.md)` names `Folder #1/C#1.md`, so the digest and a topic map
-link it so (s83), its shown text writing `#` as `&#35;` (no `#tag`)."""
+link it so (s83), its shown text writing `#` as `&#35;` (no `#tag`); so do a folder's heading
+(`## Proj #work` made the tag `work`) and a hand-made entity's name."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from tests.conftest import started
 
-LINKED = ("Odd|pipe.md", "Close]] here.md", "Caret ^a.md", "Open [[ it.md", "Folder #1/C#1.md")
+LINKED = ("Odd|pipe.md", "Close]] here.md", "Caret ^a.md", "Open [[ it.md", "Folder #1/C#1.md", "Proj #work/N.md")
 
 
 async def test_the_kept_digest_links_odd_paths_so_that_they_resolve(make_vault: Callable[..., Path]) -> None:
-    root = make_vault({**{p: "Some text of this note.\n" for p in LINKED}, "Plain.md": "Plain first sentence here.\n"})
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    entity = {"Memory/Team.md": f'---\nname: "Team #alpha"\nupdated: {now}\n---\n# Team\n'}  # a hand-made name
+    root = make_vault({**{p: "Some text of this note.\n" for p in LINKED}, "Plain.md": "Plain text here.\n", **entity})
     async with started(root) as vg:
         await vg.indexed()
         await vg.ok("run_consolidation", wait=True, jobs=["digest"])
@@ -35,13 +39,14 @@ async def test_the_kept_digest_links_odd_paths_so_that_they_resolve(make_vault: 
         assert "- [Close&#93;&#93; here](Close%5D%5D%20here.md) (new)" in text, text
         assert "[[Plain|Plain]]" in text, text  # a plain path keeps its wikilink
         assert "- [C&#35;1](Folder%20%231/C%231.md) (new)" in text, text  # '#' as %23, its text no tag
+        assert "## Proj &#35;work (1)" in text and "- Team &#35;alpha" in text, text  # a heading, a name: no tag
         links = (await vg.ok("get_outlinks", path=rel))["items"]
         assert sorted((i["path"], i["resolved"]) for i in links) == sorted((p, True) for p in (*LINKED, "Plain.md"))
         for path in LINKED[1:]:  # the '|' path too is an address since 88499356; checked here: the others
             found = await vg.ok("get_backlinks", path=path)
             assert rel in [i["path"] for i in found["items"]], (path, found, text)
         assert (await vg.ok("find_broken_links"))["items"] == [], text
-        assert (await vg.ok("list_tags"))["items"] == [], text  # `#1/C` read as a tag: none
+        assert (await vg.ok("list_tags"))["items"] == [], text  # `#1/C`, `#work`, `#alpha` read as tags: none
 
 
 async def test_a_topic_map_links_a_path_holding_a_hash_so_that_it_resolves(make_vault: Callable[..., Path]) -> None:
