@@ -3,8 +3,8 @@ naming the files the original's name (tests/tools/notes/test_copy_keeps_relative
 encoding (test_copy_keeps_encoding.py); on the same server, an append into a code block a note
 leaves open is refused (test_append_into_open_block.py), and an append to a cp1252 note keeps
 its encoding or, for a character cp1252 lacks, is refused (test_edits_keep_encoding.py), which
-validate_plan foresees, and a move rewrites a cp1252 bookmarks.json in cp1252
-(test_rewrites_keep_encoding.py); and
+validate_plan foresees with the run's own message and details, and a move rewrites a cp1252
+bookmarks.json in cp1252 (test_rewrites_keep_encoding.py); and
 a note made by apply_template or process_capture lists the links it takes from another note of
 its name (tests/tools/notes/test_made_notes_take_links.py)."""
 
@@ -60,6 +60,8 @@ async def test_a_copy_keeps_its_links_to_the_same_files(make_vault: Callable[...
             step = {"id": "add", "tool": "append_note", "args": {"path": "A/B/Latin.md", "content": "🎉"}}
             checked = await ok(client, "validate_plan", {"plan": {"goal": "g", "steps": [step]}})
             assert checked["valid"] is False and checked["problems"][0]["code"] == "validation_error", checked
+            assert checked["problems"][0]["details"] == lacking["details"], checked  # as the run tells it (E3 s83)
+            assert lacking["message"] in checked["problems"][0]["message"], checked
             await ok(client, "move_note", {"path": "Old.md", "new_path": "Nouveau à.md"})
             want = rewrites.MARKS.replace('"Old.md"', '"Nouveau à.md"')
             assert (harness.root / ".obsidian/bookmarks.json").read_bytes() == rewrites.cp1252(want)
