@@ -87,23 +87,17 @@ def planned_reads(
     return out, unforeseen
 
 
-def refusal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, planned: PlannedText) -> str | None:
-    """The error code of `tool`'s edit (`args` as written) of the note at `rel` whose text the
-    earlier steps leave as `planned`: a patch of a heading, block or anchor it lacks, a task line
-    that holds no task, an inline tag under a missing heading, a character the note's encoding (cp1252,
-    say) lacks (`unrepresentable`). None when the edit succeeds, when
-    the text is not foreseen, or for a note whose name holds '#' (which part of a `Note#…` address
-    is its section is the call's to tell); of a frontmatter edit, only the encoding's refusal.
-    Reads the disk: a worker thread."""
-    refused = refused_by(ctx, tool, args, rel, planned)
-    return None if refused is None else refused.code
-
-
 def refused_by(
     ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, planned: PlannedText
 ) -> VaultgateError | None:
-    """`refusal`'s error itself, as the call raises it (a dry-run vault's preview answers it:
-    `service.dispatch.preview`)."""
+    """The error `tool`'s edit (`args` as written) of the note at `rel` raises, where the earlier
+    steps leave its text as `planned`: a patch of a heading, block or anchor it lacks, a task line
+    that holds no task, an inline tag under a missing heading, a character the note's encoding
+    (cp1252, say) lacks (`unrepresentable`); of a frontmatter edit, only that last. None when the
+    edit succeeds, when the text is not foreseen, or for a note whose name holds '#' (which part of
+    a `Note#…` address is its section is the call's to tell). A plan's check tells it as the run
+    would (`service.plans.check`), a dry-run vault's preview answers it (`service.dispatch.preview`).
+    Reads the disk: a worker thread."""
     found = _EDITS.get(tool)
     if tool == "append_note" or tool == "write_note" and args.get("mode") == "append":  # into a block left open
         found = (WriteNoteIn if tool == "write_note" else AppendIn, _appended)
