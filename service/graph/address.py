@@ -62,6 +62,12 @@ class Address:
     bracketed: bool  # written as [[...]]
 
     @property
+    def cut(self) -> bool:
+        """Whether an unbracketed address was cut at a '|' or '#' (a note named with one may be
+        the whole of it: `service.graph.address.or_by_name`)."""
+        return not self.bracketed and (self.display is not None or self.subpath is not None)
+
+    @property
     def block(self) -> str | None:
         """The block id of a `#^id` section, without '^'."""
         if self.subpath is not None and self.subpath.startswith("^"):

@@ -132,7 +132,7 @@ class ToolContext:
         from service.vault.paths import normalize
 
         addr = parse_address(address, self._names_a_path)  # 'Plan#2', 'Home#Contribute/new': paths on disk
-        if not addr.bracketed and (addr.display is not None or addr.subpath is not None):  # or 'Odd|pipe' by name
+        if addr.cut:  # or 'Odd|pipe' by name
             by_name = or_by_name(self._names_a_path, await self._note_names(odd=True), self._visible_note)
             addr = parse_address(address, by_name)
         if addr.subpath is not None and section == "reject":

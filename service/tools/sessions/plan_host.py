@@ -158,8 +158,7 @@ class PlanHost:
         per plan, and only an address whose file name or alias some note carries is looked up
         (a plan creating 5,000 new notes scans no name list per call)."""
         parsed = parse_address(address)
-        cut = not parsed.bracketed and (parsed.display is not None or parsed.subpath is not None)
-        if not cut and not await self._named(parsed.target.strip()):  # 'Odd|pipe': find_note may find it by name
+        if not parsed.cut and not await self._named(parsed.target.strip()):  # 'Odd|pipe': find_note may find it by name
             return None
         try:
             found = await self.ctx.find_note(address, "read", missing_ok=True)
