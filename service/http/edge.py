@@ -29,7 +29,9 @@ kept the connection for a next request, which a proxy in front
 that framed by Content-Length would have split elsewhere (request smuggling).
 The verified `Principal` travels in the ASGI scope (`vaultgate.principal`); `scope["user"]` is
 set the way the SDK's own bearer middleware does, so the SDK binds each session to its token's
-identity (another token reusing the session id gets 404). `/metrics` is checked too when
+identity (another token reusing the session id gets 404). A request target in absolute form
+(`http://host/mcp`) is served at its path with either parser, its host checked as Host is
+(`service.http.hosts`). `/metrics` is checked too when
 `auth.protect_metrics` is on (and then needs `admin`).
 """
 
@@ -38,6 +40,7 @@ from __future__ import annotations
 import json
 import logging
 from typing import Any
+from urllib.parse import unquote
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
@@ -48,7 +51,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from service.errors import TokenRejected
 from service.http.auth import METADATA_PATH, Authenticator, bearer_token
 from service.http.head_limits import too_large
-from service.http.hosts import HostGuard
+from service.http.hosts import TARGET, HostGuard, absolute_target
 from service.protocol.framing import INVALID_REQUEST, Refused
 from service.types import PRINCIPAL_KEY, Principal
 
@@ -111,6 +114,10 @@ class Edge:
         if misframed is not None:
             await _json(send, 400, Refused(INVALID_REQUEST, misframed, 400).error(), {"connection": "close"})
             return
+        authority, wrong = _absolute(scope)
+        if wrong is not None:
+            await _json(send, 400, Refused(INVALID_REQUEST, wrong, 400).error())
+            return
         path: str = scope.get("path", "")
         if path in OPEN_PATHS:
             await self.app(scope, receive, send)
@@ -121,7 +128,7 @@ class Edge:
             await _json(send, ambiguous.status, ambiguous.error())
             return
         request = Request(scope)
-        refused = self.hosts.check(request.headers)
+        refused = self.hosts.check(request.headers, authority)
         if refused is not None:
             await _json(send, refused.status, {"error": "invalid_request", "error_description": refused.reason})
             return
@@ -198,6 +205,26 @@ def _framing(scope: Scope) -> tuple[int, str | None]:
     if coding.strip().lower() != b"chunked":
         return size, f"the transfer coding {coding.decode('latin-1')!r} is not supported: only chunked"
     return size, None
+
+
+def _absolute(scope: Scope) -> tuple[str | None, str | None]:
+    """The authority of a request target in absolute form (None for origin form), or why the
+    target is refused. h11 put the whole URL in `path`: the scope gets the path it names, as
+    httptools' parser gives it (`service.http.hosts`)."""
+    raw: bytes = scope.get("raw_path") or b""
+    target = scope.get(TARGET) or raw
+    if target[:1] == b"/":
+        return None, None
+    parsed = absolute_target(target)
+    if parsed is None:
+        return None, None  # `*` or an authority alone: no path this server serves (404)
+    scheme, authority, rest = parsed
+    if scheme not in ("http", "https") or not authority or "@" in authority:
+        return None, f"the request target {target[:200].decode('latin-1')!r} is not an http(s) URL of a host"
+    if raw[:1] != b"/":  # h11: path and raw_path were the whole URL (its query already split off)
+        scope["raw_path"] = scope.get("root_path", "").encode("latin-1") + rest
+        scope["path"] = scope.get("root_path", "") + unquote(rest.decode("latin-1"))
+    return authority, None
 
 
 def _twice(headers: list[tuple[bytes, bytes]]) -> str | None:

@@ -25,6 +25,18 @@ A client that goes away before its body is complete is not passed on: there is n
 serve and no one to answer (the transport read the cut body, raised `ClientDisconnect` and
 logged it as a server error with its traceback, and its session was handed the exception).
 
+A message POSTed with an `MCP-Protocol-Version` header that names no version the server speaks
+(garbage, empty, a future date) is answered 400 (both revisions: "If the server receives a
+request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad
+Request") with `-32022` "Unsupported protocol version", naming the header and its value, and
+`data: {"supported": [...], "requested": ...}` as the SDK's 2026-07-28 rejection has, listing
+every version served (`SUPPORTED_PROTOCOL_VERSIONS`). The SDK routed such a POST to its
+2026-07-28 entry, which told a handshake-era message (`initialize`, a `tools/list` without an
+envelope) that `params._meta` must carry a protocol version. A message that carries a
+2026-07-28 envelope (`params._meta` with a protocol version) is passed on: the SDK's own ladder
+tells it the header and the envelope disagree, or that the version is unsupported. A GET or
+DELETE with such a header is answered the same (id null; the SDK answered 405, `Allow: POST`).
+
 A GET to the MCP path (the stream for server-initiated messages) loses its `Last-Event-ID`
 header here: the server keeps no event store, so its streams carry no event ids and there is
 nothing after any id to replay (resumption is optional in both protocol revisions). The SDK's
@@ -34,6 +46,11 @@ stream as it does for a GET without the header.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+from mcp_types import PROTOCOL_VERSION_META_KEY, UNSUPPORTED_PROTOCOL_VERSION
+from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.http.stops import REQUEST
@@ -43,6 +60,7 @@ __all__ = ["RequestFront"]
 
 UNSUPPORTED = Refused(INVALID_REQUEST, "Content-Type must be application/json", 415)
 NO_ANSWER = "vaultgate.no_answer"  # scope key: the POSTed message is no request (a notification or a response)
+VERSION = b"mcp-protocol-version"
 RESUME_FROM = b"last-event-id"  # dropped from a GET: no event store, nothing to replay (docstring)
 
 
@@ -69,6 +87,10 @@ class RequestFront:
             await self.app(scope, receive, send)
             return
         if scope["method"] != "POST":
+            unknown = _unknown_version(scope)
+            if unknown is not None:
+                await _refuse_version(send, unknown, None)  # the SDK answered 405
+                return
             if scope["method"] == "GET" and _header(scope, RESUME_FROM) is not None:
                 scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k != RESUME_FROM]}
             await self.app(scope, receive, send)
@@ -104,6 +126,10 @@ class RequestFront:
                 parsed = read_message(body, max_bytes=self.max_body)
                 if isinstance(parsed, Refused):
                     await _refuse(send, parsed)
+                    return
+                unknown = _unknown_version(scope)
+                if unknown is not None and not _enveloped(parsed):  # else the SDK's ladder answers (docstring)
+                    await _refuse_version(send, unknown, parsed.get("id"))
                     return
                 if "method" not in parsed or "id" not in parsed:
                     scope = {**scope, NO_ANSWER: True}  # the transport answers it 202 (`service.http.transport`)
@@ -149,8 +175,39 @@ def _content_length(scope: Scope) -> int | None:
         return None
 
 
+def _unknown_version(scope: Scope) -> str | None:
+    """The request's `MCP-Protocol-Version` header when it names no version served, else None."""
+    raw = _header(scope, VERSION)
+    if raw is None:
+        return None
+    version = raw.decode("latin-1")
+    return None if version in SUPPORTED_PROTOCOL_VERSIONS else version
+
+
+def _enveloped(message: dict[str, Any]) -> bool:
+    """`message` carries a 2026-07-28 envelope: `params._meta` holds a protocol version."""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta
+
+
+async def _refuse_version(send: Send, requested: str, request_id: Any) -> None:
+    """400 `-32022` for an `MCP-Protocol-Version` header naming no version served (docstring)."""
+    supported = list(SUPPORTED_PROTOCOL_VERSIONS)
+    message = (
+        f"Unsupported protocol version: the MCP-Protocol-Version header is {requested!r}, "
+        f"and this server supports {', '.join(supported)}"
+    )
+    data = {"supported": supported, "requested": requested}
+    error = {"code": UNSUPPORTED_PROTOCOL_VERSION, "message": message, "data": data}
+    await _send(send, 400, json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode())
+
+
 async def _refuse(send: Send, refused: Refused) -> None:
-    data = refused.body()
+    await _send(send, refused.status, refused.body())
+
+
+async def _send(send: Send, status: int, data: bytes) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode("ascii"))]
-    await send({"type": "http.response.start", "status": refused.status, "headers": headers})
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data})

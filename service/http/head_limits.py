@@ -38,11 +38,12 @@ overrides both protocol classes share, `Held`).
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 from service.http.connections import Held, closing
 from service.http.connections import _Over as _Over
 from service.http.connections import _Unread as _Unread
+from service.http.hosts import TARGET, absolute_target
 from service.protocol.framing import INVALID_REQUEST, Refused
 
 REASON = "Request Header Fields Too Large"
@@ -137,6 +138,10 @@ def head_limited(
         def on_headers_complete(self) -> None:
             self._in_head = False
             over.mark(self, "busy")
+            if self.url[:1] != b"/":  # absolute form: the edge checks its host (`service.http.hosts`)
+                parsed = absolute_target(self.url)
+                if parsed is not None:  # its path for uvicorn (which failed `http://host` with no path)
+                    cast("dict[str, Any]", self.scope)[TARGET], self.url = self.url, parsed[2]
             super().on_headers_complete()
             self._headed = True
 

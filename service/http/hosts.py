@@ -11,13 +11,38 @@ the bound host and the loopback names, any port) are exact values or `name:*` fo
 Matching is stricter than the SDK's prefix test: names compare case-insensitively, and `:*`
 admits only a numeric port, so `localhost:evil.example` matches nothing. Behind a tunnel the
 public hostname (e.g. `notes.example.com`) must be listed, or every request is a 421.
+
+A request target in absolute form (`POST http://host:port/mcp HTTP/1.1`, RFC 9112 3.2.2: "A
+server MUST accept the absolute-form in requests") is served at its path with either parser
+(`absolute_target`; the edge rewrites h11's scope, whose path was the whole URL, and the httptools
+protocol hands the edge the target it parsed). Its authority is checked against `allowed_hosts`
+as the Host header is, and the Host header too, each must pass (RFC 9112 says to use the target's
+host and ignore the Host field; a proxy may have judged by either, so neither is trusted alone):
+a wrong one is 421. A target whose scheme is not http or https, with userinfo (`user@`) or no
+host is 400.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from starlette.datastructures import Headers
+
+TARGET = "vaultgate.target"  # scope key: the absolute-form target httptools' protocol parsed (`absolute_target`)
+_ABSOLUTE = re.compile(rb"([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)(.*)", re.DOTALL)
+
+
+def absolute_target(target: bytes) -> tuple[str, str, bytes] | None:
+    """A request target in absolute form as its scheme (lower case), its authority and the
+    origin-form target it names (`/` for an empty path); None for any other form."""
+    matched = _ABSOLUTE.fullmatch(target)
+    if matched is None:
+        return None
+    scheme, authority, rest = matched.groups()
+    if not rest.startswith(b"/"):
+        rest = b"/" + rest
+    return scheme.decode("latin-1").lower(), authority.decode("latin-1"), rest
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +73,15 @@ class HostGuard:
         self.allowed_origins = list(allowed_origins)
         self.enabled = enabled
 
-    def check(self, headers: Headers) -> Refusal | None:
+    def check(self, headers: Headers, authority: str | None = None) -> Refusal | None:
+        """`authority`: the host of a request target in absolute form, checked as Host is."""
         if not self.enabled:
             return None
         host = headers.get("host")
         if not host or not _matches(host, self.allowed_hosts):
             return Refusal(421, "Invalid Host header")
+        if authority is not None and not _matches(authority, self.allowed_hosts):
+            return Refusal(421, "Invalid host in the request target")
         origin = headers.get("origin")
         if origin is not None and not _matches(origin, self.allowed_origins):
             return Refusal(403, "Invalid Origin header")

@@ -275,3 +275,31 @@ def test_a_parser_asked_for_but_not_installed_stops_the_start(monkeypatch: pytes
     assert serve._parser("auto") == "h11" and serve._parser("h11") == "h11"
     with pytest.raises(ConfigError, match="httptools is not installed"):
         serve._parser("httptools")
+
+
+@pytest.mark.parametrize(
+    ("target", "host", "status", "path"),
+    [
+        ("http://127.0.0.1:8765/mcp", "127.0.0.1:8765", 200, "/mcp"),
+        ("HTTP://localhost:8765/a%20b", "127.0.0.1:8765", 200, "/a b"),
+        ("http://127.0.0.1:8765", "127.0.0.1:8765", 200, "/"),
+        ("http://evil.example:8765/mcp", "127.0.0.1:8765", 421, None),  # the target's host is checked
+        ("http://127.0.0.1:8765/mcp", "evil.example", 421, None),  # and Host still is
+        ("ftp://127.0.0.1:8765/mcp", "127.0.0.1:8765", 400, None),
+        ("http://me@127.0.0.1:8765/mcp", "127.0.0.1:8765", 400, None),
+        ("http:///mcp", "127.0.0.1:8765", 400, None),
+    ],
+)
+async def test_an_absolute_form_target_is_served_at_its_path_and_its_host_checked(
+    make_vault: Callable[..., Path], target: str, host: str, status: int, path: str | None
+) -> None:
+    """h11 puts the whole URL in the scope's path (it answered 404): the edge serves its path and
+    checks its host as Host is (httptools' protocol hands the target over: e2e, both parsers)."""
+    inner = Inner()
+    app = VaultgateApp(settings_for(make_vault()))
+    answered, _ = await drive(edge_of(inner, app), target, {"host": host})
+    assert answered == status
+    if path is not None:
+        assert inner.scopes[0]["path"] == path
+    else:
+        assert not inner.scopes

@@ -8,9 +8,12 @@ import json
 from typing import Any
 
 import pytest
+from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 from starlette.types import Message, Receive, Scope, Send
 
 from service.http.front import NO_ANSWER, RequestFront
+
+ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
 
 @pytest.mark.parametrize(
@@ -44,3 +47,54 @@ async def test_a_message_that_is_no_request_is_marked(message: dict[str, Any], m
     await RequestFront(app, path="/mcp", max_body=1 << 20)(scope, receive, send)
     ((passed, replayed),) = seen
     assert bool(passed.get(NO_ANSWER)) is marked and replayed == body
+
+
+@pytest.mark.parametrize(
+    ("version", "message", "refused"),
+    [
+        ("garbage", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, True),
+        ("", {"jsonrpc": "2.0", "id": "a", "method": "initialize", "params": {}}, True),
+        ("2099-01-01", {"jsonrpc": "2.0", "method": "notifications/initialized"}, True),
+        ("2025-06-18", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, False),
+        ("2026-07-28", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, False),
+        # a 2026-07-28 envelope: the SDK's ladder tells it the header disagrees
+        ("garbage", {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": ENVELOPE}}, False),
+    ],
+)
+async def test_a_version_header_naming_no_version_served_is_refused(
+    version: str, message: dict[str, Any], refused: bool
+) -> None:
+    """400 `-32022` naming the header, its value and the versions served (the SDK's 2026-07-28
+    entry answered a handshake-era message `-32602` "params._meta must be an object ...")."""
+    passed: list[Scope] = []
+    sent: list[Message] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        passed.append(scope)
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": json.dumps(message).encode(), "more_body": False}
+
+    async def send(sending: Message) -> None:
+        sent.append(sending)
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/mcp",
+        "headers": [
+            (b"accept", b"application/json, text/event-stream"),
+            (b"content-type", b"application/json"),
+            (b"mcp-protocol-version", version.encode()),
+        ],
+    }
+    await RequestFront(app, path="/mcp", max_body=1 << 20)(scope, receive, send)
+    if not refused:
+        assert passed and not sent
+        return
+    assert not passed and sent[0]["status"] == 400
+    answer = json.loads(sent[1]["body"])
+    assert answer["id"] == message.get("id")
+    assert answer["error"]["code"] == -32022
+    assert f"the MCP-Protocol-Version header is {version!r}" in answer["error"]["message"]
+    assert answer["error"]["data"] == {"supported": list(SUPPORTED_PROTOCOL_VERSIONS), "requested": version}

@@ -1,0 +1,101 @@
+"""Two HTTP edge leftovers of s83 (P4 s84), raw sockets on a real server, both parsers:
+
+- an `MCP-Protocol-Version` header naming no version served (garbage, empty, a future date) on
+  a handshake-era message (`initialize`, a plain `tools/list`), a notification, a GET: 400 with
+  `-32022` naming the header, its value and the versions served (`service.http.front`). The SDK
+  answered the POSTs 400 `-32602` "params._meta must be an object carrying ... protocolVersion"
+  and the GET 405. A 2026-07-28 envelope with such a header keeps the SDK's own answer.
+- a request target in absolute form (`POST http://127.0.0.1:port/mcp`, RFC 9112 3.2.2) is served
+  at its path by both parsers (h11 answered 404), and its host is checked as Host is: 421 for a
+  host not allowed, in the target or in the Host header (`service.http.hosts`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import e2e
+
+ACCEPT = "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+}
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+SUPPORTED = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
+
+
+async def _exchange(port: int, head: str, body: bytes = b"") -> tuple[int, bytes]:
+    """One request on its own connection (`Connection: close`): the status and the body."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        length = f"Content-Length: {len(body)}\r\n" if body else ""
+        writer.write(f"{head}Connection: close\r\n{length}\r\n".encode("latin-1") + body)
+        await writer.drain()
+        answer = await asyncio.wait_for(reader.read(), 60)
+    finally:
+        writer.close()
+    status_line, _, rest = answer.partition(b"\r\n")
+    fields, _, content = rest.partition(b"\r\n\r\n")
+    if b"transfer-encoding: chunked" in fields.lower():  # (a plain JSON body is what every answer here has)
+        size, _, chunk = content.partition(b"\r\n")
+        content = chunk[: int(size, 16)]
+    return int(status_line.split(b" ")[1]), content
+
+
+def _post(target: str, host: str, version: str | None = None) -> str:
+    header = f"MCP-Protocol-Version: {version}\r\n" if version is not None else ""
+    return f"POST {target} HTTP/1.1\r\nHost: {host}\r\n{ACCEPT}{header}"
+
+
+@pytest.mark.parametrize("parser", ["httptools", "h11"])
+async def test_bad_version_header_and_absolute_targets(make_vault: Callable[..., Path], parser: str) -> None:
+    async with e2e(make_vault({"Home.md": "# Home\n"}), http={"parser": parser}, index={"watch": False}) as (url, _):
+        port = int(url.split(":")[2].split("/")[0])
+        here = f"127.0.0.1:{port}"
+        for version in ("garbage", "", "2099-01-01"):
+            for message in (INITIALIZE, TOOLS_LIST, {"jsonrpc": "2.0", "method": "notifications/initialized"}):
+                status, body = await _exchange(port, _post("/mcp", here, version), json.dumps(message).encode())
+                answer: dict[str, Any] = json.loads(body)
+                assert status == 400, (version, message, answer)
+                error = answer["error"]
+                assert error["code"] == -32022 and answer["id"] == message.get("id"), (version, error)
+                assert f"MCP-Protocol-Version header is {version!r}" in error["message"], error
+                assert error["data"] == {"supported": SUPPORTED, "requested": version}, error
+            status, body = await _exchange(
+                port, f"GET /mcp HTTP/1.1\r\nHost: {here}\r\n{ACCEPT}MCP-Protocol-Version: {version}\r\n"
+            )
+            assert status == 400 and json.loads(body)["error"]["code"] == -32022, (version, body)
+        # a 2026-07-28 envelope with a header that disagrees: the SDK's ladder answers, as before
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        enveloped = {**TOOLS_LIST, "params": {"_meta": meta}}
+        status, body = await _exchange(port, _post("/mcp", here, "garbage"), json.dumps(enveloped).encode())
+        assert status == 400 and json.loads(body)["error"]["code"] == -32020, body  # header mismatch
+
+        # absolute form: served at its path by both parsers
+        ping = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "ping"}).encode()
+        init = json.dumps(INITIALIZE).encode()
+        for target in (f"http://{here}/mcp", f"HTTP://localhost:{port}/mcp", f"http://{here}/mcp?x=1"):
+            status, body = await _exchange(port, _post(target, here), init)
+            assert status == 200 and json.loads(body)["result"]["protocolVersion"] == "2025-06-18", (target, body)
+        status, body = await _exchange(port, f"GET http://{here}/healthz HTTP/1.1\r\nHost: {here}\r\n")
+        assert status == 200, body
+        # its host is checked as Host is, and Host still is
+        for target, host in ((f"http://evil.example:{port}/mcp", here), (f"http://{here}/mcp", "evil.example")):
+            status, body = await _exchange(port, _post(target, host), ping)
+            assert status == 421, (target, host, body)
+        for target in (f"ftp://{here}/mcp", f"http://user@{here}/mcp", "http:///mcp"):
+            status, body = await _exchange(port, _post(target, here), ping)
+            assert status == 400 and json.loads(body)["error"]["code"] == -32600, (target, body)
