@@ -19,7 +19,6 @@ server (`service.plans.host`): the engine itself imports no tool.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,11 +29,10 @@ from service.plans import graph as plan_graph
 from service.plans.addresses import found_args, made_late_name, name_problems
 from service.plans.dry_runs import preview_move, preview_rewrite
 from service.plans.effects import EffectsBuilder
+from service.plans.failing import failing
 from service.plans.host import Host, ToolInfo
 from service.plans.memory_effects import (
-    MEMORY_FAILS,
     MEMORY_TEXTS,
-    MEMORY_WRITES,
     entity_note,
     merged_note,
     pending_capture,
@@ -157,7 +155,7 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
         )
     if not late_params:  # a macro being saved meets the vault only when it runs
         checked.problems += [
-            _failing(f, checked.told.get(f.step))
+            failing(f, checked.told.get(f.step))  # the run's own refusal, where the check found it
             for f in builder.effects.failures
             if f.stops and f.path not in refused  # a path the call refuses first (acl_denied...): that problem
         ]
@@ -399,34 +397,6 @@ def _know(step: Step, scope: Scope, value: Any) -> None:
     for name in (step.id, step.capture_as):
         if name:
             scope.known[name] = value
-
-
-_FAILS: defaultdict[str, str] = defaultdict(
-    lambda: "of {}, whose text as the earlier steps leave it refuses the edit",  # a heading it lacks...
-    {
-        "already_exists": "onto {}, a note already there",
-        "note_not_found": "of {}, no note there",
-        "vault_unwritable": "of {}, a read-only file (chmod a-w)",
-        "ambiguous_note": "of {}, a name several notes (or a folder and the note beside it) fit once the earlier "
-        "steps ran",
-    },
-)
-
-
-def _failing(f: Failure, told: VaultgateError | None) -> Problem:
-    """A failing call's problem: a character its note's encoding lacks as the run tells it (its
-    message and details: the note, the encoding, the character), any other by its code."""
-    if told is not None and told.details.get("reason") == "unrepresentable" and told.details.get("path") == f.path:
-        return Problem(f.step, f.code, f"{f.tool}: {told.message}: the call fails and the plan stops", told.details)
-    return Problem(f.step, f.code, f"{f.tool} {_fails(f).format(f.path)}: the call fails and the plan stops")
-
-
-def _fails(f: Failure) -> str:
-    """How a failing call is told: a memory call's failures say what is missing (an entity)."""
-    if f.code in MEMORY_TEXTS.get(f.tool, {}):  # its entity note's text refuses the change, or no entity is there
-        return MEMORY_TEXTS[f.tool][f.code]
-    memory = f.tool in MEMORY_WRITES or f.tool in ("delete_entities", "merge_observations")
-    return MEMORY_FAILS[f.code] if memory and f.code in MEMORY_FAILS else _FAILS[f.code]
 
 
 def _failures(builder: EffectsBuilder, since: tuple[int, int, int, int, int], step: Step, where: str) -> None:

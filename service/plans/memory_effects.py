@@ -76,7 +76,7 @@ class Builder(Protocol):
 # (made, gone) -> (the note an address names, how many fit): `service.plans.host.Host.resolve`
 Resolve = Callable[[str, list[str], set[str]], Awaitable[tuple[str | None, int]]]
 
-# The problem a plan's check reports for a memory call it finds failing (`check._FAILS`' own).
+# The problem a plan's check reports for a memory call it finds failing (`failing._FAILS`' own).
 MEMORY_FAILS = {
     "note_not_found": "of {}, no memory entity there",
     "validation_error": "to {}, neither a memory entity nor a note",  # create_relations' target

@@ -14,7 +14,8 @@ class Problem:
     step: str | None
     code: str
     message: str
-    details: dict[str, Any] | None = None  # the facts the run's own error names (a note's encoding refusal)
+    details: dict[str, Any] | None = None  # the facts the run's own error names (a refusal of the note's text)
+    hint: str | None = None  # and what it advises
 
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {

@@ -44,7 +44,9 @@ async def test_a_merge_onto_a_block_id_an_earlier_step_carried_is_refused_over_h
         checked = await ok(c, "validate_plan", plan=plan)
         assert checked["valid"] is False, checked
         assert [(p["step"], p["code"]) for p in checked["problems"]] == [("g", "validation_error")], checked
-        assert "block_id_taken" in checked["problems"][0]["message"], checked
+        details = checked["problems"][0]["details"]  # the run's error's (E4 s84; the message said only the code)
+        assert (details["reason"], details["block_ids"]) == ("block_id_taken", ["d-1"]), checked
+        assert "uses 1 of the merged entity's block ids" in checked["problems"][0]["message"], checked
         refused = await error(c, "execute_plan", plan=plan)
         assert refused["code"] == "validation_error", refused
         assert _changed(start, snapshot(h.root)) == set()

@@ -1,6 +1,7 @@
 """A dry-run vault over HTTP with the SDK client answers a patch of a heading the note lacks (and a
 task status on a line holding no task) with the call's own error, as validate_plan reports it;
-before, its preview promised a change of the note. A patch of a heading it has previews as one."""
+before, its preview promised a change of the note. A patch of a heading it has previews as one.
+validate_plan's problem for that patch carries the error's message, details and hint (E4 s84)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,13 @@ async def test_a_dry_run_vault_answers_an_edit_the_note_refuses_over_http(
         assert refused["code"] == "validation_error" and refused["details"]["reason"] == "not_found", refused
         task = await error(c, "set_task_status", path="Home", line=6, status="done", expected_text="plain line")
         assert task["details"]["reason"] == "not_a_task", task
+        plan = {
+            "goal": "g",
+            "steps": [{"id": "p", "tool": "patch_note", "args": {"path": "Home#Missing", "content": "x"}}],
+        }
+        [problem] = (await ok(c, "validate_plan", plan=plan))["problems"]
+        assert (problem["details"], problem["hint"]) == (refused["details"], refused["hint"]), problem
+        assert refused["message"] in problem["message"] and "Goals" in problem["message"], problem
         previewed = await ok(c, "patch_note", path="Home#Goals", content="x")
         assert previewed["dry_run"] is True and previewed["effects"]["files_modified"] == ["Home.md"]
     assert snapshot(root) == before

@@ -46,9 +46,12 @@ class ProblemItem(BaseModel):
     message: str = Field(description="Details.")
     details: dict[str, JsonValue] | None = Field(
         default=None,
-        description="The facts the run's own error would name, where the check foresees it: an edit whose "
-        "text the note's encoding cannot hold (reason unrepresentable: path, encoding, character, codepoint).",
+        description="The details of the error the call would answer, where the check foresees its refusal of the "
+        "note's text as the earlier steps leave it: a heading, block or anchor it lacks (reason not_found, with the "
+        "headings or block ids there are), a line holding no task (not_a_task), a block id the kept entity's note "
+        "uses (block_id_taken), a character its encoding cannot hold (unrepresentable); null for other problems.",
     )
+    hint: str | None = Field(default=None, description="That error's hint: what to do instead (null: none).")
 
 
 class ValidateOut(ToolOutput):
@@ -115,7 +118,10 @@ async def checked_plan(
 
 
 def _problems(checked: Checked) -> list[ProblemItem]:
-    return [ProblemItem(step=p.step, code=p.code, message=p.message, details=p.details) for p in checked.problems]
+    return [
+        ProblemItem(step=p.step, code=p.code, message=p.message, details=p.details, hint=p.hint)
+        for p in checked.problems
+    ]
 
 
 async def validate_plan(ctx: ToolContext, args: PlanIn, *, registry: Catalog) -> ValidateOut:

@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import started
 from tests.tools.sessions.test_plan_memory_deletes_foreseen import MEMORY, MERGE, _forget, _supersede
 from tests.tools.sessions.test_plan_memory_texts_foreseen import _observe
+from tests.tools.sessions.test_plan_refusals_told import assert_told, first_refused
 
 OSLO, ROME = "Lives in Oslo", "Moved to Rome"
 REFUSED: dict[str, list[dict[str, Any]]] = {
@@ -40,12 +41,13 @@ async def test_a_supersede_of_an_observation_not_there_is_refused_before_any_ste
         checked = await vg.ok("validate_plan", plan=plan)
         assert not checked["valid"], checked
         [problem] = [p for p in checked["problems"] if p.get("step") == "s"]
-        code, told = (
-            ("validation_error", "supersedes") if "cycle" in name else ("note_not_found", "an observation it names")
-        )
+        code, told = ("validation_error", "supersed") if "cycle" in name else ("note_not_found", "has no observation")
         assert problem["code"] == code and told in problem["message"], problem
         await vg.err("execute_plan", "validation_error", plan=plan)
         assert vg.snapshot() == start  # nothing ran
+        ran = await first_refused(vg, REFUSED[name])  # the steps called one by one: the run's own error (E4 s84)
+        assert ran is not None, name
+        assert_told(problem, *ran)
 
 
 MERGES = {

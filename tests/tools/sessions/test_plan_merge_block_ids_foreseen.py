@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import started
 from tests.tools.sessions.test_plan_memory_deletes_foreseen import MEMORY, _forget
+from tests.tools.sessions.test_plan_refusals_told import assert_told, first_refused
 
 
 def _entity(name: str, *lines: str) -> str:
@@ -53,15 +54,10 @@ VALID: dict[str, list[dict[str, Any]]] = {
 }
 
 
-async def _first_refused(root: Path, steps: list[dict[str, Any]]) -> tuple[str, str | None] | None:
-    """The step the calls refuse when made one by one, and the refusal's reason."""
+async def _first_refused(root: Path, steps: list[dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
+    """The step the calls refuse when made one by one, and the refusal."""
     async with started(root) as vg:
-        for step in steps:
-            out = await vg.call(step["tool"], **step["args"])
-            if out.is_error:
-                error = out.structured["error"]
-                return step["id"], error["details"].get("reason")
-    return None
+        return await first_refused(vg, steps)
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
@@ -76,10 +72,12 @@ async def test_a_merge_onto_a_block_id_taken_is_refused_before_any_step_runs(
         checked = await vg.ok("validate_plan", plan=plan)
         assert not checked["valid"], checked
         [problem] = [p for p in checked["problems"] if p.get("step") == "g"]
-        assert problem["code"] == "validation_error" and "block_id_taken" in problem["message"], problem
+        assert problem["code"] == "validation_error" and problem["details"]["reason"] == "block_id_taken", problem
         await vg.err("execute_plan", "validation_error", plan=plan)
         assert vg.snapshot() == start  # nothing ran
-    assert await _first_refused(make_vault(VAULT), steps) == ("g", "block_id_taken")
+    ran = await _first_refused(make_vault(VAULT), steps)
+    assert ran is not None and ran[1]["details"]["reason"] == "block_id_taken", ran
+    assert_told(problem, *ran)  # the run's own error (E4 s84; the problem said only "block_id_taken" before)
 
 
 @pytest.mark.parametrize("name", list(VALID))
