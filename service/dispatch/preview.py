@@ -12,8 +12,10 @@ change the real call would refuse. A tool's `static_check` (a bridge tool's: its
 An edit of a part of a note (a patch of a heading, a block or an anchor, a task's status, an
 inline tag under a heading) is run by the tool's own edit function on the note's text, as a plan's
 check does (`service.tools.sessions.plan_texts.refused_by`): a heading the note lacks is the call's
-own refusal, never a change. A memory tool's refusals of the notes as they are now (an observation a
-supersede names not there, a merge's block id taken, a capture processed already) are its own
+own refusal, never a change; so is a property or tag edit of the frontmatter the run refuses
+whatever the note (no tag, '🎉'; a blank property name) or whose text its encoding lacks. A
+memory tool's refusals of the notes as they are now (an observation a supersede names not there,
+a merge's block id taken, a capture processed already) are its own
 (`service.tools.memory.previews`).
 """
 
@@ -26,7 +28,7 @@ from service.errors import AlreadyExists, PathInvalid, VaultgateError
 from service.memory.store import memory_notes
 from service.plans.preview import call_effects, preview_of
 from service.plans.texts import PlannedText
-from service.plans.tool_effects import ADDRESSED, TEXT_TARGETS
+from service.plans.tool_effects import ADDRESSED, MODIFY, TEXT_TARGETS
 from service.settings import MemorySettings
 from service.tools.models import PIPELINE_ARGS
 from service.types import PathGuard
@@ -104,7 +106,7 @@ class WritePreview:
                 refuse_read_only(vault.paths.on_disk(normalize(rel)), rel)
             raise AlreadyExists(f"a note already exists at {rel!r}", details={"path": rel})
         note = data.get("path")
-        if spec.name in TEXT_TARGETS and isinstance(note, str) and exists(note):
+        if spec.name in TEXT_TARGETS | MODIFY and isinstance(note, str) and exists(note):  # MODIFY: the properties
             # Imported at the first such preview: the plan tools' edit functions import most domain
             # packages, which a server imports at each one's first call (`service.tools.registry`).
             from service.tools.sessions.plan_texts import refused_by

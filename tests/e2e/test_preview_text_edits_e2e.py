@@ -1,7 +1,10 @@
 """A dry-run vault over HTTP with the SDK client answers a patch of a heading the note lacks (and a
 task status on a line holding no task) with the call's own error, as validate_plan reports it;
 before, its preview promised a change of the note. A patch of a heading it has previews as one.
-validate_plan's problem for that patch carries the error's message, details and hint (E4 s84)."""
+validate_plan's problem for that patch carries the error's message, details and hint (E4 s84). An
+add_tags without a heading (the frontmatter's) on a cp1252 note is refused as the run refuses it,
+by validate_plan too: an emoji is no tag (the preview promised the change before E4 s84), a tag
+cp1252 cannot hold ('日本') is `unrepresentable` (E3 s83 made the preview ask that)."""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ NOTE = "# Home\n\n## Goals\n\n- [ ] Ship it\nplain line\n"
 async def test_a_dry_run_vault_answers_an_edit_the_note_refuses_over_http(
     make_vault: Callable[..., Path], mode: str
 ) -> None:
-    root = make_vault({"Home.md": NOTE})
+    root = make_vault({"Home.md": NOTE, "Latin.md": "# Café\r\n".encode("cp1252")})
     before = snapshot(root)
     dry = [{"id": "main", "path": root, "write_mode": "dry-run"}]
     async with e2e(root, vaults=dry) as (url, _h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
@@ -34,6 +37,19 @@ async def test_a_dry_run_vault_answers_an_edit_the_note_refuses_over_http(
         [problem] = (await ok(c, "validate_plan", plan=plan))["problems"]
         assert (problem["details"], problem["hint"]) == (refused["details"], refused["hint"]), problem
         assert refused["message"] in problem["message"] and "Goals" in problem["message"], problem
+        emoji = await error(c, "add_tags", path="Latin", tags=["🎉"])
+        assert (emoji["code"], emoji["details"]) == ("validation_error", {"field": "tags", "tag": "🎉"}), emoji
+        lacking = await error(c, "add_tags", path="Latin", tags=["日本"])
+        assert {k: lacking["details"][k] for k in ("reason", "path", "encoding", "codepoint")} == {
+            "reason": "unrepresentable",
+            "path": "Latin.md",
+            "encoding": "cp1252",
+            "codepoint": "U+65E5",
+        }, lacking
+        for tag, refused_tag in (("🎉", emoji), ("日本", lacking)):
+            step = {"id": "t", "tool": "add_tags", "args": {"path": "Latin.md", "tags": [tag]}}
+            [problem] = (await ok(c, "validate_plan", plan={"goal": "g", "steps": [step]}))["problems"]
+            assert (problem["details"], problem["hint"]) == (refused_tag["details"], refused_tag["hint"]), problem
         previewed = await ok(c, "patch_note", path="Home#Goals", content="x")
         assert previewed["dry_run"] is True and previewed["effects"]["files_modified"] == ["Home.md"]
     assert snapshot(root) == before

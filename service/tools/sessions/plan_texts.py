@@ -93,7 +93,8 @@ def refused_by(
     """The error `tool`'s edit (`args` as written) of the note at `rel` raises, where the earlier
     steps leave its text as `planned`: a patch of a heading, block or anchor it lacks, a task line
     that holds no task, an inline tag under a missing heading, a character the note's encoding
-    (cp1252, say) lacks (`unrepresentable`); of a frontmatter edit, only that last. None when the
+    (cp1252, say) lacks (`unrepresentable`); of a frontmatter edit, only that last and its arguments'
+    own refusal (`note_edit`'s: a tag that is none, as '🎉'; a property name). None when the
     edit succeeds, when the text is not foreseen, or for a note whose name holds '#' (which part of
     a `Note#…` address is its section is the call's to tell). A plan's check tells it as the run
     would (`service.plans.check`), a dry-run vault's preview answers it (`service.dispatch.preview`).
@@ -114,7 +115,15 @@ def refused_by(
         return None
     model, edit = found
     try:
-        then = edit(ctx, model.model_validate({k: v for k, v in args.items() if k != MERGED}), text, rel)
+        call = model.model_validate({k: v for k, v in args.items() if k != MERGED})
+        if isinstance(call, SetPropertiesIn | DeletePropertyIn | AddTagsIn | RemoveTagsIn) and yaml:
+            note_edit(ctx, call)  # its arguments' refusal (no tag, '🎉'; a property name): the run's, whatever the note
+    except VaultgateError as exc:
+        return exc
+    except (ValidationError, ValueError):  # the arguments' own errors: the check reports those
+        return None
+    try:
+        then = edit(ctx, call, text, rel)
         encode_edit(then, encoding, rel)  # a character the note's encoding lacks: the run refuses it so
     except VaultgateError as exc:
         return None if yaml and exc.details.get("reason") != "unrepresentable" else exc

@@ -84,3 +84,39 @@ async def test_validate_plan_tells_a_refusal_of_the_text_as_the_run(make_vault: 
             "task_changed",
         ]
         assert "N.md" in told["a block the note lacks"]["message"]  # the note, where the run's words do not name it
+
+
+FRONTMATTER: list[tuple[str, dict[str, Any]]] = [
+    ("add_tags", {"path": "Latin.md", "tags": ["🎉"]}),  # no tag: refused whatever the note
+    ("add_tags", {"path": "Latin.md", "tags": ["日本"]}),  # a tag cp1252 cannot hold: unrepresentable
+    ("remove_tags", {"path": "N.md", "tags": ["🎉"]}),
+    ("set_properties", {"path": "N.md", "properties": {" ": 1}}),  # a property name Obsidian takes not
+]
+
+
+async def test_a_frontmatter_edit_s_own_refusal_is_foreseen_and_previewed_as_the_run(
+    make_vault: Callable[..., Path],
+) -> None:
+    """A property or tag edit of the frontmatter whose arguments the run refuses whatever the note
+    (an emoji is no tag, a blank property name): validate_plan said valid and a dry-run vault's
+    preview promised the change, since only the encoding's refusal of such an edit was asked; now
+    both answer the run's error. A tag the note's encoding lacks was already (E3 s83): kept here."""
+    files = {"N.md": NOTE, "Latin.md": "# Café\r\n".encode("cp1252")}
+    ran: list[dict[str, Any]] = []
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        start = vg.snapshot()
+        for tool, args in FRONTMATTER:
+            checked = await vg.ok("validate_plan", plan={"goal": "g", "steps": [_step("t", tool, **args)]})
+            ran.append(await vg.err(tool, "validation_error", **args))
+            [problem] = checked["problems"]
+            assert_told(problem, "t", ran[-1])
+        assert vg.snapshot() == start
+    assert [r["details"].get("reason") for r in ran] == [None, "unrepresentable", None, "invalid_property_name"]
+    root = make_vault(files)
+    async with started(root, vaults=[{"id": "main", "path": root, "write_mode": "dry-run"}]) as vg:
+        await vg.indexed()
+        start = vg.snapshot()
+        for (tool, args), error in zip(FRONTMATTER, ran, strict=True):
+            assert await vg.err(tool, "validation_error", **args) == error, (tool, args)
+        assert vg.snapshot() == start
