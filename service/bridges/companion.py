@@ -20,10 +20,13 @@ there at all (the plugin's own 404, without `error`) means the companion is not 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from service.bridges.rest_api import COMPANION, COMPANION_PREFIX, Answer, LocalRestApi, loads
 from service.errors import NoteNotFound, PluginIncompatible, PluginMissing, ValidationFailed, VaultgateError
+
+SPACE = ("path", "name", "type")  # what routes.ts's describeSpace writes of each space
 
 
 def _body(resp: Answer) -> dict[str, Any]:
@@ -78,18 +81,29 @@ class Companion:
             )
         return found
 
-    def _list(self, found: dict[str, Any], key: str, route: str) -> list[dict[str, Any]]:
+    def _list(self, found: dict[str, Any], key: str, route: str, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+        """The list `key` of an answer, each entry an object with string `fields` (as routes.ts
+        always writes them): an entry in another shape is `bad_answer`, never left out unsaid (a
+        dropped QuickAdd choice would read as `choice_not_found`, a dropped space as none)."""
         items = found.get(key)
         if not isinstance(items, list):
             raise PluginIncompatible(
                 f"the companion's answer to {route} has no {key} list",
                 details={"plugin": COMPANION, "reason": "bad_answer", "route": route},
             )
-        return [item for item in items if isinstance(item, dict)]
+        for item in items:
+            if not (isinstance(item, dict) and all(isinstance(item.get(f), str) for f in fields)):
+                raise PluginIncompatible(
+                    f"the companion's answer to {route} holds an entry that is not {{{', '.join(fields)}}} "
+                    f"with string values: {json.dumps(item, ensure_ascii=False)[:100]}",
+                    details={"plugin": COMPANION, "reason": "bad_answer", "route": route},
+                    hint="Update the vaultgate companion plugin in Obsidian to this server's version.",
+                )
+        return items
 
     async def templater_templates(self) -> tuple[str, list[dict[str, Any]]]:
         found = await self._call("GET", "/templater/templates/")
-        return str(found.get("folder", "")), self._list(found, "templates", "templater/templates/")
+        return str(found.get("folder", "")), self._list(found, "templates", "templater/templates/", ("path", "name"))
 
     async def templater_create(
         self, template: str, folder: str | None, filename: str | None, *, open_note: bool
@@ -102,13 +116,15 @@ class Companion:
         return await self._call("POST", "/templater/create/", body, acts=True)
 
     async def quickadd_choices(self) -> list[dict[str, Any]]:
-        return self._list(await self._call("GET", "/quickadd/choices/"), "choices", "quickadd/choices/")
+        return self._list(
+            await self._call("GET", "/quickadd/choices/"), "choices", "quickadd/choices/", ("id", "name", "type")
+        )
 
     async def quickadd_execute(self, choice: str, variables: dict[str, str]) -> None:
         await self._call("POST", "/quickadd/execute/", {"choice": choice, "variables": variables}, acts=True)
 
     async def makemd_spaces(self) -> list[dict[str, Any]]:
-        return self._list(await self._call("GET", "/makemd/spaces/"), "spaces", "makemd/spaces/")
+        return self._list(await self._call("GET", "/makemd/spaces/"), "spaces", "makemd/spaces/", SPACE)
 
     async def makemd_query(self, text: str | None, type_: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
         body: dict[str, Any] = {"limit": limit}
@@ -117,4 +133,4 @@ class Companion:
         if type_ is not None:
             body["type"] = type_
         found = await self._call("POST", "/makemd/query/", body)
-        return self._list(found, "spaces", "makemd/query/"), bool(found.get("truncated"))
+        return self._list(found, "spaces", "makemd/query/", SPACE), bool(found.get("truncated"))
