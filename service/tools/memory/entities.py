@@ -15,11 +15,11 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, one_line, tags_of
+from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, tags_of
 from service.memory.store import Loaded
 from service.tools.context import ToolContext
 from service.tools.memory.names import entity_name, relate, relation_link, target_key, target_name, target_names
-from service.tools.memory.prechecks import entities_there, not_to_itself, observations_counted
+from service.tools.memory.prechecks import entities_there, new_entities, not_to_itself, observations_counted
 from service.tools.memory.repeats import dated_attributes, holds_again
 from service.tools.memory.report import fitted
 from service.tools.memory.similar import Similar
@@ -31,7 +31,6 @@ from service.tools.memory.writing import (
     no_open_comment,
     observation_category,
     observation_tags,
-    observation_text,
     observation_texts,
     provenance,
 )
@@ -132,21 +131,7 @@ class CreateEntitiesOut(ToolOutput):
 async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEntitiesOut:
     store = entity_store(ctx)
     await store.names_read()  # each new name is looked up below: the notes read off the event loop
-    planned: list[Entity] = []
-    seen: set[str] = set()
-    for i, item in enumerate(args.entities):  # every name checked before the first write
-        name = entity_name(ctx, store, item.name, f"entities[{i}].name")
-        no_open_comment(name, f"entities[{i}].name")  # its note's `# title`
-        kind = one_line(item.entityType)
-        texts = [observation_text(t, f"entities[{i}].observations") for t in item.observations]
-        store.path_of(name, "write", any_case=False)  # a case twin of an entity is refused, not taken for it
-        fields = provenance(ctx)
-        observations: list[Observation] = []
-        for t in dict.fromkeys(texts):
-            observations.append(Observation(t, None, "", dict(fields)))
-        if name not in seen:  # names as the store tells them apart: 'ann lee' is not 'Ann Lee'
-            seen.add(name)
-            planned.append(Entity(name, kind, observations=observations))
+    planned = new_entities(ctx, store, args.entities)  # every name checked before the first write
     existing = [e.name for e in planned if store.load(e.name, "write", any_case=False) is not None]
     made: list[Loaded] = []
     # a name another call makes meanwhile goes on `existing` too, as a name that was there

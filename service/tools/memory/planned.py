@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from service.markdown import sections
 from service.memory.captures import mark_item
-from service.memory.model import Entity, Observation, Relation, new_block_id, one_line, parse, render
+from service.memory.model import Entity, Relation, new_block_id, parse, render
 from service.memory.store import EntityStore, now_iso
 from service.tools.context import ToolContext
 from service.tools.memory.captures import ProcessCaptureIn
@@ -27,6 +27,7 @@ from service.tools.memory.entities import AddObservationsIn, CreateEntitiesIn, C
 from service.tools.memory.graph import MemoryStoreIn
 from service.tools.memory.merging import MergeObservationsIn, carried
 from service.tools.memory.names import entity_name, relate
+from service.tools.memory.prechecks import new_entities
 from service.tools.memory.pruning import (
     DeleteObservationsIn,
     DeleteRelationsIn,
@@ -61,16 +62,11 @@ def created_text(ctx: ToolContext, args: CreateEntitiesIn, text: str | None, rel
     a new entity's note as `EntityStore.create` writes it, an existing one unchanged (reported,
     not written); None when the call names no entity of that note."""
     store = entity_store(ctx)
-    for i, item in enumerate(args.entities):
-        name = entity_name(ctx, store, item.name, f"entities[{i}].name")
-        if not _names(store.path_of(name, "write", any_case=False).rel, rel):
+    for entity in new_entities(ctx, store, args.entities):  # a name given twice: one note, both items' observations
+        if not _names(store.path_of(entity.name, "write", any_case=False).rel, rel):
             continue
         if text is not None:
             return text
-        texts = [observation_text(t, f"entities[{i}].observations") for t in item.observations]
-        fields = provenance(ctx)
-        observations = [Observation(t, None, "", dict(fields)) for t in dict.fromkeys(texts)]
-        entity = Entity(name, one_line(item.entityType), observations=observations)
         entity.created = entity.updated = now_iso()
         return render(entity)
     return None

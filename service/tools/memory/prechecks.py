@@ -17,12 +17,14 @@ import contextlib
 from typing import Any
 
 from service.errors import AclDenied, AmbiguousNote, NoteNotFound, ValidationFailed
+from service.memory.model import Entity, Observation, one_line
 from service.memory.store import EntityStore
 from service.tools.context import ToolContext
 from service.tools.memory.names import entity_name, relation_link
 from service.tools.memory.writing import (
     MAX_ITEMS,
     entity_store,
+    no_open_comment,
     observation_category,
     observation_tags,
     observation_text,
@@ -42,10 +44,12 @@ def arguments(ctx: ToolContext, tool: str, args: Any) -> None:
         observation_text(args.value, "value")
         provenance(ctx, args.source)
     elif tool == "create_entities":
+        firsts: dict[str, int] = {}
         for i, item in enumerate(args.entities):
-            entity_name(ctx, store, item.name, f"entities[{i}].name")
+            name = entity_name(ctx, store, item.name, f"entities[{i}].name")
             for text in item.observations:
                 observation_text(text, f"entities[{i}].observations")
+            one_type(args.entities, firsts.setdefault(name, i), i)
     elif tool == "process_capture" and args.action != "discard" and not (args.target or "").strip():
         raise no_target(args.action)
 
@@ -131,3 +135,32 @@ def entities_there(tool: str) -> Any:
             return
 
     return check
+
+
+def new_entities(ctx: ToolContext, store: EntityStore, items: list[Any]) -> list[Entity]:
+    """The entities a create_entities call makes of its `items`, every name checked, each once: an item naming
+    one an earlier item names adds its observations to it (each text once; a name given two types
+    is `validation_error`, `repeated_name`). A plan's check foresees the note from it (`planned`)."""
+    planned: dict[str, tuple[int, Entity]] = {}  # names as the store tells them apart: 'ann lee' is not 'Ann Lee'
+    fields = provenance(ctx)
+    for i, item in enumerate(items):
+        name = entity_name(ctx, store, item.name, f"entities[{i}].name")
+        no_open_comment(name, f"entities[{i}].name")  # its note's `# title`
+        kind = one_line(item.entityType)
+        texts = [observation_text(t, f"entities[{i}].observations") for t in item.observations]
+        store.path_of(name, "write", any_case=False)  # a case twin of an entity is refused, not taken for it
+        first, entity = planned.setdefault(name, (i, Entity(name, kind)))
+        one_type(items, first, i)
+        known = {o.text for o in entity.observations}
+        entity.observations += [Observation(t, None, "", dict(fields)) for t in dict.fromkeys(texts) if t not in known]
+    return [entity for _, entity in planned.values()]
+
+
+def one_type(items: list[Any], first: int, i: int) -> None:
+    """create_entities' refusal of `items[i]` giving the name `items[first]` gives another type."""
+    kind, was = one_line(items[i].entityType), one_line(items[first].entityType)
+    if kind != was:
+        raise ValidationFailed(
+            f"entities[{i}] names {items[i].name!r} as a {kind!r}, entities[{first}] as a {was!r}",
+            details={"field": f"entities[{i}].entityType", "reason": "repeated_name", "first": first},
+        )
