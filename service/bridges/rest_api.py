@@ -37,7 +37,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 import anyio
 
-from service.bridges.tls import PLUGIN, Pinned, file_context
+from service.bridges.tls import PLUGIN, UNREACHABLE_HINT, Pinned, file_context
 from service.errors import PluginIncompatible, PluginUnreachable, ValidationFailed, VaultgateError
 from service.json_depth import finite
 from service.settings import BridgeSettings
@@ -51,6 +51,8 @@ MAX_DEPTH = 64  # nested arrays/objects an answer may hold (a note's frontmatter
 # (`waitForFileCache(file, 5000)`, src/vaultOperations.ts), which never comes for a file Obsidian
 # keeps none of (a canvas, a PDF, an image): `GET /active/` gets it on top of `timeout_s`.
 METADATA_WAIT_S = 5.0
+# an answer the client cannot read: another program on the port, or a plugin of another version
+BAD_ANSWER_HINT = "Check that [vaults.bridge] url is the Local REST API plugin's and that the plugin is up to date."
 
 
 class MayHaveRun(PluginUnreachable):
@@ -220,7 +222,11 @@ class LocalRestApi:
         import httpx2  # at the first request: a server that never calls out never loads it
 
         for attempt in (1, 2):
-            verify = await self._verify()
+            try:
+                verify = await self._verify()
+            except PluginUnreachable as exc:  # the pinned certificate's check: nothing answered it
+                exc.details |= {"url": self.base_url, "route": path}
+                raise
             try:
                 async with (
                     httpx2.AsyncClient(verify=verify, timeout=bound, trust_env=False, follow_redirects=False) as client,
@@ -253,7 +259,7 @@ class LocalRestApi:
                     f"cannot reach the Local REST API at {self.base_url} ({type(exc).__name__}); is Obsidian running "
                     "with the plugin enabled?",
                     details=self._details("connect_failed", route=path),
-                    hint="Start Obsidian with the vault open and the Local REST API plugin enabled, then try again.",
+                    hint=UNREACHABLE_HINT,
                 ) from None
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
@@ -273,6 +279,8 @@ class LocalRestApi:
             return PluginUnreachable(
                 f"Obsidian failed {route} ({resp.status_code}: {message})",
                 details=self._details("plugin_error", **more),
+                hint="The plugin failed in Obsidian: try again; if it keeps failing, its message is in Obsidian's "
+                "developer console (Ctrl+Shift+I).",
             )
         if resp.status_code == 404:
             return PluginIncompatible(
@@ -292,7 +300,9 @@ class LocalRestApi:
             return loads(resp.content)
         except ValueError as exc:
             raise PluginIncompatible(
-                f"the answer to {route} is not JSON ({exc})"[:300], details=self._details("bad_answer", route=route)
+                f"the answer to {route} is not JSON ({exc})"[:300],
+                details=self._details("bad_answer", route=route),
+                hint=BAD_ANSWER_HINT,
             ) from None
 
     # -- the calls -----------------------------------------------------------------------------
@@ -337,6 +347,7 @@ class LocalRestApi:
             raise PluginIncompatible(
                 "the active note came in another shape than NoteJson",
                 details=self._details("bad_answer", route="/active/"),
+                hint=BAD_ANSWER_HINT,
             )
         return body
 
@@ -345,12 +356,15 @@ class LocalRestApi:
         items = body.get("commands") if isinstance(body, dict) else None
         if not isinstance(items, list):
             raise PluginIncompatible(
-                "the command list came in another shape", details=self._details("bad_answer", route="/commands/")
+                "the command list came in another shape",
+                details=self._details("bad_answer", route="/commands/"),
+                hint=BAD_ANSWER_HINT,
             )
         if not all(_is_command(item) for item in items):  # not "no commands": an incompatible plugin
             raise PluginIncompatible(
                 "the command list holds an entry that is not {id, name}",
                 details=self._details("bad_answer", route="/commands/"),
+                hint=BAD_ANSWER_HINT,
             )
         return [{"id": item["id"], "name": item.get("name", item["id"])} for item in items]
 
@@ -384,6 +398,8 @@ class LocalRestApi:
         body = self.read_json(resp, route)
         if not isinstance(body, dict) or not isinstance(body.get("companion"), dict):
             raise PluginIncompatible(
-                "the companion's probe came in another shape", details=self._details("bad_answer", route=route)
+                "the companion's probe came in another shape",
+                details=self._details("bad_answer", route=route),
+                hint=BAD_ANSWER_HINT,
             )
         return body

@@ -23,6 +23,7 @@ from pathlib import Path
 from service.errors import PluginIncompatible, PluginUnreachable
 
 PLUGIN = "obsidian-local-rest-api"
+UNREACHABLE_HINT = "Start Obsidian with the vault open and the Local REST API plugin enabled, then try again."
 
 
 def fingerprint(der: bytes) -> str:
@@ -76,6 +77,7 @@ async def presented_certificate(host: str, port: int, timeout_s: float) -> bytes
         raise PluginUnreachable(
             f"nothing answers TLS at {host}:{port} ({type(exc).__name__}); is Obsidian running?",
             details={"plugin": PLUGIN, "reason": "timeout" if isinstance(exc, TimeoutError) else "connect_failed"},
+            hint=UNREACHABLE_HINT,
         ) from exc
     try:
         ssl_object = writer.get_extra_info("ssl_object")
