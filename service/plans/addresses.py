@@ -73,8 +73,10 @@ async def found_args(tool: str, args: dict[str, Any], host: Finder, builder: Eff
             rel = named
     if rel is None:
         rel = await host.locate(path)
-        if rel is None and tool in FILE_TOOLS and _names_a_file(target):  # 'Board.canvas', '[[photo.png]]'
-            rel = await host.locate_file(target.strip())
+        if rel is None and tool in FILE_TOOLS:  # 'Board.canvas', '[[photo.png]]'; 'scan#1.pdf' whole, as the call
+            for name in dict.fromkeys((path.strip(), target.strip())):  # takes it (`find_note`), else its target
+                if _names_a_file(name) and (rel := await host.locate_file(name)) is not None:
+                    break
         if rel is None or not builder.exists(rel):
             return args
     return {**args, "path": rel}

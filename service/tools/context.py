@@ -16,21 +16,20 @@ handler leaves facts for the outer layers (the session it closed, what a nested 
 from __future__ import annotations
 
 import asyncio
-import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from service.security.visible import unrestricted
 from service.tools.named_files import BASE_HINT, link_target, not_a_base
+from service.tools.note_names import note_name_loader
 from service.types import Op, Principal, ProgressFn, Transport
 from service.vault.paths import VaultPath, with_md
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Sequence
+    from collections.abc import Callable
 
     from service.graph.address import Address, NoteName
     from service.services import Services
-    from service.storage.db import Database
     from service.vault.commit import Steps
     from service.vault.vault import Vault
 
@@ -46,7 +45,7 @@ class FoundNote:
     address: Address
 
 
-__all__ = ["BASE_HINT", "InputNeeded", "Op", "ToolContext", "link_target"]
+__all__ = ["BASE_HINT", "InputNeeded", "Op", "ToolContext", "link_target", "note_name_loader"]
 
 
 @dataclass
@@ -121,9 +120,10 @@ class ToolContext:
         The address is first a vault path on disk, as written; only when no note is there are
         the notes the caller may read searched (`resolve_address`): `ambiguous_note` when several
         fit, else the literal path's own answer (`acl_denied`, `path_invalid`), `not_a_note` for a
-        folder or attachment (also one named as a link names it, 'Trip board.canvas':
-        `service.tools.named_files`), `note_not_found` with the closest names as
-        `details.suggestions` and the files of that name no note tool reads as `details.files` —
+        folder or attachment (also one named as a link names it, 'Trip board.canvas', or as a
+        whole though its name holds '|' or '#', 'scan#1.pdf': `service.tools.named_files`),
+        `note_not_found` with the closest names as `details.suggestions` and the files of that
+        name no note tool reads as `details.files` —
         or, with `missing_ok`, the literal path itself (where a note may be created, or where the
         file layer answers an `expected_etag` with `conflict`)."""
         from service.errors import AclDenied, AmbiguousNote, NoteNotFound, PathInvalid, ValidationFailed
@@ -135,6 +135,8 @@ class ToolContext:
         if addr.cut:  # or 'Odd|pipe' by name
             by_name = or_by_name(self._names_a_path, await self._note_names(odd=True), self._visible_note)
             addr = parse_address(address, by_name)
+        if addr.cut and names_a_file(address):  # 'Board|x.canvas', 'scan#1.pdf': a file so named is the whole
+            await self._no_note_file(address)
         if addr.subpath is not None and section == "reject":
             raise ValidationFailed(
                 f"{address!r} names a section ({addr.subpath!r}); this tool works on the whole note",
@@ -412,29 +414,6 @@ class InputNeeded(Exception):  # noqa: N818 - a signal, not an error
     def __init__(self, pending: Any) -> None:
         super().__init__("input required")
         self.pending = pending
-
-
-def note_name_loader(db: Database, vault_id: str) -> Callable[[Sequence[str] | None], Awaitable[list[NoteName]]]:
-    """What `NoteNames.get` reads a vault's note names with (the paths given, or every note for
-    None): the same for a call and for the warm-up once the index is ready (`query_warmup`)."""
-    from service.graph.address import NoteName
-    from service.graph.queries import GraphQueries
-
-    async def load(paths: Sequence[str] | None = None) -> list[NoteName]:
-        rows = await GraphQueries(db).note_names(vault_id, paths)
-        # Interned: the indexer's scan interns every file path it keeps (`service.indexer.scan`),
-        # so the held names share those strings instead of keeping a copy of each path read
-        # from SQLite (8.6 MB at 10^5 notes, settled server, tracemalloc). Each row is dropped
-        # as its name is made, so the next name's strings reuse the copy's memory: freed only
-        # after the whole list, the copies left ~8 MB of holes in the interpreter's arenas.
-        rows.reverse()
-        names: list[NoteName] = []
-        while rows:
-            path, aliases = rows.pop()
-            names.append(NoteName(sys.intern(path), tuple(aliases)))
-        return names
-
-    return load
 
 
 def _named(target: str) -> None:

@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import Field
 
-from service.errors import AlreadyExists, NoteNotFound, PathInvalid, ValidationFailed, VaultgateError
+from service.errors import AlreadyExists, NotANote, NoteNotFound, PathInvalid, ValidationFailed, VaultgateError
 from service.obsidian import bookmarks as bm
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
@@ -184,9 +184,14 @@ async def _new_item(ctx: ToolContext, args: AddBookmarkIn) -> dict[str, Any]:
             if args.type != "file":
                 raise  # '[[Launch plan|the plan]]' is no path, but a note's address
         if args.type == "file" and (vp is None or not vp.abs.is_file()):
-            found = await ctx.find_note(raw, "read", section="keep")  # a note as a wikilink names it
-            vp = found.vp
-            if found.subpath:  # '[[Plan#Goals]]': the heading (or block) a file bookmark keeps
+            try:
+                found = await ctx.find_note(raw, "read", section="keep")  # a note as a wikilink names it
+            except NotANote as exc:  # 'Trip board.canvas', 'scan#1.pdf': the file as a link names it
+                if "read_with" not in exc.details:
+                    raise
+                found = None
+            vp = found.vp if found is not None else await ctx.find_file(raw, "read")
+            if found is not None and found.subpath:  # '[[Plan#Goals]]': the heading (or block) a file bookmark keeps
                 if subpath is not None and subpath != f"#{found.subpath}":
                     raise ValidationFailed(
                         f"path names #{found.subpath} and subpath {subpath!r}: give the section once",
