@@ -300,7 +300,8 @@ async def _check_step(
             if error is not None and error.retryable and step.retry is not None and step.retry.attempts > 1:
                 runnable = False  # Obsidian slow, the caller throttled: the run's retries may get past it
             elif error is not None and step.on_error == "stop":
-                checked.problems.append(Problem(where, error.code, f"{step.tool} fails now: {error.code}"))
+                said = f"{step.tool} fails now: {error.message}"  # as the run's call answers it
+                checked.problems.append(Problem(where, error.code, said, error.details, error.hint))
             results.append(result)
         else:
             runnable = False

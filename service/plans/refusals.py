@@ -18,8 +18,9 @@ StaticCheck = Callable[[Any, Any], Awaitable[None]]
 
 async def refusal(
     check: StaticCheck | None, model: type[BaseModel], args: dict[str, Any], ctx: Any
-) -> tuple[str, str] | None:
-    """(error code, message) of the call the check refuses, None when it passes. Arguments that do
+) -> tuple[str, str, dict[str, Any], str | None] | None:
+    """(error code, message, details, hint) of the call the check refuses, as the call answers
+    them (a plan's problem carries all four: `params.Problem`), None when it passes. Arguments that do
     not validate are reported by the checker with the model. A note the check does not find is no
     refusal: an earlier step of the plan may make it (the call answers `note_not_found` at run time;
     a memory relation's target found nowhere, `unknown_endpoint`, likewise: the plan's own check
@@ -34,5 +35,5 @@ async def refusal(
         await check(ctx, validated)
     except VaultgateError as exc:
         if exc.code != "note_not_found" and exc.details.get("reason") != "unknown_endpoint":
-            return exc.code, exc.message
+            return exc.code, exc.message, exc.details, exc.hint
     return None

@@ -55,6 +55,8 @@ class CallError:
     message: str
     retryable: bool = False
     retry_after: float | None = None  # `throttled`: seconds until the bucket has a token again
+    details: dict[str, Any] | None = None  # the error's, as the call answers it (a plan's check tells them)
+    hint: str | None = None
 
 
 class Caller(Protocol):

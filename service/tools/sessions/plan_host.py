@@ -251,6 +251,6 @@ class PlanHost:
             if isinstance(error, VaultgateError):
                 wait = error.details.get("retry_after_seconds") if error.code == "throttled" else None
                 after = float(wait) if isinstance(wait, int | float) else None
-                return None, CallError(error.code, error.message, error.retryable, after)
+                return None, CallError(error.code, error.message, error.retryable, after, error.details, error.hint)
             return None, CallError("internal_error", f"{tool} failed")
         return result.structured, None

@@ -3,8 +3,11 @@ E3 s83's 4dd522b3 for the encoding's): a patch of a heading or block the note la
 steps leave it: a note a step made), a task line that holds no task or another task, an inline tag
 under a missing heading were told by their code alone ("whose text as the earlier steps leave it
 refuses the edit"); the problem now carries the error the call answers there: its message (the
-headings there are...), details and hint. Each plan's steps are then called one by one: the first
-refused is the step validate_plan named, with that error."""
+headings there are...), details and hint. A tool's static check (a patch naming no target, a
+bridge tool without its bridge) gave the message alone, a read-only step the check runs that
+fails now only its code ("read_note fails now: note_not_found"); their details and hint are
+there too. Each plan's steps are then called one by one: the first refused is the step
+validate_plan named, with that error."""
 
 from __future__ import annotations
 
@@ -38,6 +41,10 @@ PLANS: dict[str, list[dict[str, Any]]] = {
     "an inline tag under a missing heading": [
         _step("p", "add_tags", path="N.md", tags=["t"], inline=True, heading="Nope")
     ],
+    # a tool's static check (`refusals.refusal`): its details and hint too, not only its message
+    "a patch naming no target": [_step("p", "patch_note", path="N.md", content="x")],
+    "a bridge tool without its bridge": [_step("p", "execute_command", command_id="editor:save-file")],
+    "a read of a note not there": [_step("p", "read_note", path="Nowhere.md")],  # run by the check
 }  # fmt: skip
 
 
@@ -58,7 +65,7 @@ def assert_told(problem: dict[str, Any], step: str, error: dict[str, Any]) -> No
     """The problem is the run's error for that step: its code, details and hint, its message inside."""
     assert (problem["step"], problem["code"]) == (step, error["code"]), (problem, error)
     assert problem["details"] == error["details"] and problem["hint"] == error["hint"], (problem, error)
-    assert error["message"] in problem["message"] and "the plan stops" in problem["message"], (problem, error)
+    assert error["message"] in problem["message"], (problem, error)
 
 
 async def test_validate_plan_tells_a_refusal_of_the_text_as_the_run(make_vault: Callable[..., Path]) -> None:
@@ -84,6 +91,8 @@ async def test_validate_plan_tells_a_refusal_of_the_text_as_the_run(make_vault: 
             "task_changed",
         ]
         assert "N.md" in told["a block the note lacks"]["message"]  # the note, where the run's words do not name it
+        assert told["a block the note lacks"]["message"].endswith("the call fails and the plan stops")
+        assert told["a bridge tool without its bridge"]["code"] == "plugin_missing"
 
 
 FRONTMATTER: list[tuple[str, dict[str, Any]]] = [
