@@ -126,6 +126,10 @@ class CreateEntitiesIn(ToolInput):
 class CreateEntitiesOut(ToolOutput):
     created: list[EntityOut] = Field(description="Entities created.")
     existing: list[str] = Field(description="Names that exist already (reported, not duplicated).")
+    truncated: bool = Field(
+        default=False,
+        description="Over the response limit: the echoed observations were left out; names and paths stay.",
+    )
 
 
 async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEntitiesOut:
@@ -137,7 +141,9 @@ async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEnt
     # a name another call makes meanwhile goes on `existing` too, as a name that was there
     actions = [store.creating(e, made, existing) for e in planned if e.name not in existing]
     await all_or_nothing(ctx, actions, f"create_entities of {len(actions)} entities")
-    return CreateEntitiesOut(created=[entity_out(ctx, m) for m in made], existing=existing)
+    out = CreateEntitiesOut(created=[entity_out(ctx, m) for m in made], existing=existing)
+    out.truncated = fitted(out, out.created, ("observations",), ctx.services.settings.governor.max_response_bytes)
+    return out
 
 
 # -- add_observations --------------------------------------------------------------------------
