@@ -72,9 +72,12 @@ def _openable(rel: str) -> None:
 
 
 async def open_static_check(ctx: ToolContext, args: OpenIn) -> None:
-    """A bridge is configured: what validate_plan and a dry-run vault's preview, which open
-    nothing in Obsidian, can tell of the call."""
+    """What validate_plan and a dry-run vault's preview, which open nothing in Obsidian, can tell
+    of the call, as the call finds it: a bridge is configured, and the file is in the vault, one the
+    caller may read (`acl_denied`), and has no '#' (`hash_in_path`). A file not found is the call's
+    `note_not_found`, which a plan's check leaves to the run (an earlier step may make it)."""
     client_of(ctx)
+    _openable((await _target(ctx, args.path)).rel)
 
 
 async def open_in_obsidian(ctx: ToolContext, args: OpenIn) -> OpenOut:
