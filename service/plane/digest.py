@@ -1,7 +1,7 @@
 """Job 6, the digest: what changed since the last run, without an LLM — the notes created and
-changed per folder with their first sentence, the open tasks among them, and the memory entities
-updated. One finding a run (kind `digest`), whose plan writes it as a note under `Digests/`
-(`create_note`); the first run of a vault looks back one day, and a run while a digest is not
+changed per folder with their first sentence (as text only: `quoted`), the open tasks among
+them, and the memory entities updated. One finding a run (kind `digest`), whose plan writes it
+as a note under `Digests/` (`create_note`); the first run of a vault looks back one day, and a run while a digest is not
 kept yet (open) back to where that one started (`open_since`), which it then replaces — so to
 where the last digest kept ended, but never more than `WINDOW_DAYS` back. It counts every note
 changed in that window (and their open tasks), listing the newest `NOTES_LISTED` of a folder by
@@ -25,7 +25,7 @@ import re
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from service.obsidian.task_status import open_sql, tasks_sql, vault_statuses
 from service.plane.findings import Finding, still_open
@@ -63,7 +63,11 @@ def inert(text: str) -> str:
     the same characters, but opens no comment that would hide the digest's next lines (the memory
     tools refuse such an entity name; a hand-made note may hold one), and reads no `#tag` in a
     folder's heading (`## Proj #work`) or a name. `#` first: the other entities hold one."""
-    text = " ".join(text.split()).replace("#", "&#35;")
+    return _entities(" ".join(text.split()))
+
+
+def _entities(text: str) -> str:
+    text = text.replace("#", "&#35;")
     return text.replace("%%", "&#37;&#37;").replace("<!--", "&lt;!--")
 
 
@@ -88,13 +92,56 @@ def link_to(path: str, title: str | None = None) -> str:
 
 
 def _first_sentence(body: str) -> str:
+    """The first sentence of the note's text, quoted as text only (`quoted`)."""
     for line in _shown(body).splitlines():
         text = line.strip().lstrip("#>-*0123456789. ").strip()
         if text and not text.startswith(("---", "```", "|", "![")):
-            found = _SENTENCE.search(text)
+            found = _SENTENCE.search(_in_text(_BLOCK_ID.sub("", text), _unlinked))  # '[x](a.md)' ends none
             if found:
-                return found.group(0).strip()[:200]
+                return quoted(found.group(0).strip()[:200])
     return ""
+
+
+_CODE = re.compile(r"(`+)(.+?)\1")  # an inline code span: Obsidian reads no tag, link or field in one
+# A wikilink or embed (its inside), else a Markdown link or image (its text, its href).
+_LINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]|!?\[([^\[\]\n]*)\]\(([^()\n]*)\)")
+_BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
+
+
+def quoted(sentence: str) -> str:
+    """A note's sentence as the digest quotes it: it reads as in Obsidian, but is text only. A
+    wikilink, an embed or a Markdown link is the text it shows (its alias, else its target with
+    ` > ` for `#`; a link's text, else its file name), so the kept digest links to, embeds
+    (transcludes) and lists as broken nothing the quoted note did; `#` is `&#35;` (no `#tag` of
+    the digest's in Dataview, list_tags or search, as `inert`), `::` is `:&#58;` (no Dataview
+    field), an unclosed `[[` is `&#91;&#91;`, and a `^block` id ending it is dropped (no block of
+    the digest's). Inline code stays as written: Obsidian reads none of these in it, and would
+    show an entity there as written."""
+    return _in_text(_in_text(_BLOCK_ID.sub("", sentence), _unlinked), _escaped)
+
+
+def _in_text(text: str, change: Callable[[str], str]) -> str:
+    """`text` with `change` applied to what is not inline code."""
+    out: list[str] = []
+    at = 0
+    for code in _CODE.finditer(text):
+        out += [change(text[at : code.start()]), code.group(0)]
+        at = code.end()
+    return "".join([*out, change(text[at:])])
+
+
+def _unlinked(text: str) -> str:
+    def shown(link: re.Match[str]) -> str:
+        if link.group(1) is not None:
+            target, _, alias = link.group(1).partition("|")
+            return alias.strip() or " > ".join(p.strip() for p in target.split("#") if p.strip())
+        return link.group(2).strip() or unquote(link.group(3).strip("<> ")).rsplit("/", 1)[-1]
+
+    return _LINK.sub(shown, text)
+
+
+def _escaped(text: str) -> str:
+    return _entities(text).replace("::", ":&#58;").replace("[[", "&#91;&#91;")
 
 
 class Digest:
