@@ -69,13 +69,14 @@ async def test_the_entities_not_listed_are_counted(make_vault: Callable[..., Pat
 
 async def test_odd_names_open_no_comment_in_the_kept_digest(make_vault: Callable[..., Path], mode: str) -> None:
     """A hand-made entity name, a folder and a note path holding `%%` or `<!--` were written raw
-    into the digest, opening an Obsidian comment that hid its later lines (session 81)."""
+    into the digest, opening an Obsidian comment that hid its later lines (session 81). A note's
+    quoted sentence gives the digest no tag and no embed (s84)."""
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     root = make_vault(
         {
             "Memory/Odd.md": f'---\nname: "Odd %% name"\nupdated: {now}\n---\n# Odd\n',
             "Odd %% folder/Inside.md": "Text of a note in an odd folder.\n",
-            "Plain.md": "Text of a plain note.\n",
+            "Plain.md": "Text of a plain #draft note that embeds ![[Gone]] here.\n",  # quoted as text (s84)
             "Pipe|name.md": "Text of a note whose name holds a pipe.\n",  # and one a wikilink cannot name (s82)
             "Hash #1/C#1.md": "Text of a note whose path holds a hash.\n",  # linked with '#' as %23 (s83)
         }
@@ -90,10 +91,13 @@ async def test_odd_names_open_no_comment_in_the_kept_digest(make_vault: Callable
             outline = await ok(c, "get_outline", path=f"Digests/{kept.name}")
             await h.indexed()
             links = (await ok(c, "get_outlinks", path=f"Digests/{kept.name}"))["items"]
+            tags = {t["tag"]: t["count"] for t in (await ok(c, "list_tags"))["items"]}
     named = [(i["path"], i["resolved"]) for i in links]
     assert ("Pipe|name.md", True) in named and ("Hash #1/C#1.md", True) in named, links  # each names its note
+    assert all(resolved for _, resolved in named) and tags == {"draft": 1}, (links, tags)  # no embed, no tag
     text = kept.read_text(encoding="utf-8")
     assert "%%" not in text and "- Odd &#37;&#37; name" in text, text
+    assert "[[Plain|Plain]] (new): Text of a plain &#35;draft note that embeds Gone here." in text, text
     assert "[Inside](Odd%20%25%25%20folder/Inside.md)" in text and "[[Plain|Plain]]" in text, text
     assert "[C&#35;1](Hash%20%231/C%231.md)" in text, text
     headings = [h["text"] for h in outline["headings"]]
