@@ -1,6 +1,7 @@
 """Obsidian closed, over real HTTP with the SDK client, with the certificate pinned by its
 fingerprint as docs/bridges.md sets it up: each bridge tool is `plugin_unreachable` naming the
-bridge (`details.url`) with a hint, and the vault's other tools answer as before (B2 s84)."""
+bridge (`details.url`) with a hint (execute_template too, before anyone is asked), and the
+vault's other tools answer as before (B2 s84)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ async def test_obsidian_closed_is_a_clear_error_and_the_rest_still_works(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(ENV, KEY)
-    root = make_vault({"Index.md": "# Index\n"})
+    root = make_vault({"Index.md": "# Index\n", "Templates/Meeting.md": "# Meeting\n"})
     url = f"https://127.0.0.1:{closed_port()}"
     bridge = {"url": url, "api_key_env": ENV, "cert_fingerprint": "ab" * 32, "probe_at_start": False}
     async with (
@@ -32,4 +33,7 @@ async def test_obsidian_closed_is_a_clear_error_and_the_rest_still_works(
             err = await error(client, tool, args)
             assert err["code"] == "plugin_unreachable" and err["retryable"] is True, (tool, err)
             assert err["details"]["url"] == url and err["hint"], (tool, err)
+        # a call a human confirms is answered so before anyone is asked
+        made = await error(client, "execute_template", template="Meeting", folder="Projects")
+        assert made["code"] == "plugin_unreachable", made
         assert (await ok(client, "read_note", path="Index"))["content"].startswith("# Index")

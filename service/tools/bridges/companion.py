@@ -116,9 +116,18 @@ async def _template_paths(ctx: ToolContext, args: ExecuteTemplateIn) -> tuple[Va
     return template, target, folder
 
 
-async def execute_template_precheck(ctx: ToolContext, args: ExecuteTemplateIn) -> None:
+async def execute_template_static_check(ctx: ToolContext, args: ExecuteTemplateIn) -> None:
+    """What the configuration and the vault alone refuse (validate_plan, a dry-run preview)."""
     client_of(ctx)
     await _template_paths(ctx, args)
+
+
+async def execute_template_precheck(ctx: ToolContext, args: ExecuteTemplateIn) -> None:
+    """The static refusals, then Templater's templates read: Obsidian closed, the companion or
+    Templater missing are answered before anyone is asked, as the prechecks of execute_command and
+    trigger_quickadd answer them, not after a human confirmed a call that cannot run."""
+    await execute_template_static_check(ctx, args)
+    await _companion(ctx).templater_templates()
 
 
 async def execute_template(ctx: ToolContext, args: ExecuteTemplateIn) -> ExecuteTemplateOut:
@@ -322,7 +331,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=False,
         open_world=True,
         precheck=execute_template_precheck,
-        static_check=execute_template_precheck,  # also in a dry-run preview and validate_plan
+        static_check=execute_template_static_check,  # a dry-run preview and validate_plan: nothing sent
         path_args=("template",),
         reads_index=False,
         tags=("bridge", "companion"),

@@ -1,4 +1,4 @@
-"""execute_command and trigger_quickadd ask no human for a call that cannot run: an id the running
+"""execute_command, trigger_quickadd and execute_template ask no human for a call that cannot run: an id the running
 Obsidian does not have, a QuickAdd choice that is a Multi (a group) or does not exist, are refused
 by the precheck — before anything is claimed or anyone is asked — as the plugin would refuse them.
 Found by U8 (s75) driving the server against the Local REST API stand-in: trigger_quickadd 'Tools'
@@ -85,4 +85,21 @@ async def test_obsidian_closed_is_answered_before_anyone_is_asked(
     async with started(root, vaults=[{"id": "main", "path": root, "bridge": bridge}]) as vg:
         await vg.err("execute_command", "plugin_unreachable", command_id="editor:save-file")
         await vg.err("trigger_quickadd", "plugin_unreachable", choice="Log")
+        # execute_template too: it asked the human, then failed (B2 s84)
+        await vg.err("execute_template", "plugin_unreachable", template="Meeting", folder="Projects")
         assert await asked(vg) == []
+
+
+async def test_templater_not_enabled_is_answered_before_anyone_is_asked(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Templater disabled in Obsidian: execute_template asked the human, then answered
+    plugin_missing once confirmed (B2 s84). Its precheck reads Templater's templates first now."""
+    async with vault(make_vault, tmp_path) as (vg, obsidian):
+        obsidian.templates = None  # the companion finds no Templater
+        err = await vg.err("execute_template", "plugin_missing", template="Meeting", folder="Projects")
+        assert err["details"]["plugin"] == "templater-obsidian", err
+        assert await asked(vg) == [] and obsidian.created == []
+        obsidian.templates = ["Templates/Meeting.md"]  # enabled again: asked, and made once confirmed
+        made = await vg.confirmed("execute_template", template="Meeting", folder="Projects", filename="Kickoff")
+        assert made["path"] == "Projects/Kickoff.md" and len(obsidian.created) == 1
