@@ -40,8 +40,9 @@ PERIODIC = frozenset({"create_periodic_note", "append_to_periodic_note"})
 ADDRESSED = CREATE_OR_MODIFY | MODIFY | MOVES | {"delete_note", "copy_note", "set_task_status", "apply_template"}
 # Tools that edit a note and never create one (append_note does with `create_if_missing`)
 EDITS = MODIFY | {"append_note", "prepend_note", "set_task_status"}
-# edits that may not find their target (or refuse the note's text: an append after a block it leaves open)
-TEXT_TARGETS = frozenset({"patch_note", "set_task_status", "add_tags", "append_note", "write_note"})
+# edits that may not find their target (or refuse the note's text: an append after a block it leaves open,
+# a character its encoding lacks)
+TEXT_TARGETS = frozenset({"patch_note", "set_task_status", "add_tags", "append_note", "prepend_note", "write_note"})
 WHOLE_NOTE = ADDRESSED - {"patch_note"}  # their `path` names a whole note: `Note#Section` is a validation_error
 BOOKMARKS = frozenset({"add_bookmark", "remove_bookmark"})
 BOOKMARKS_FILE = ".obsidian/bookmarks.json"

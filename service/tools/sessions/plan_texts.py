@@ -102,6 +102,8 @@ def refused_by(
     found = _EDITS.get(tool)
     if tool == "append_note" or tool == "write_note" and args.get("mode") == "append":  # into a block left open
         found = (WriteNoteIn if tool == "write_note" else AppendIn, _appended)
+    if tool == "prepend_note":  # a character the note's encoding lacks
+        found = (AppendIn, _prepended)
     if tool == "merge_observations" and "#" not in rel:  # the kept note as the steps leave it, the merged one too
         found = (MergeObservationsIn, lambda ctx, call, text, rel: _merge(ctx, call, args.get(MERGED), text, rel))
     # a frontmatter edit (a property, a tag there): only the note's encoding refuses it here, its YAML is the run's
@@ -312,6 +314,10 @@ def _patch(ctx: ToolContext, args: PatchNoteIn, text: str, rel: str) -> str:
 
 def _appended(ctx: ToolContext, args: AppendIn | WriteNoteIn, text: str, rel: str) -> str:
     return sections.keeping_crlf(lambda old: added(old, args.content))(text)
+
+
+def _prepended(ctx: ToolContext, args: AppendIn, text: str, rel: str) -> str:
+    return sections.keeping_crlf(lambda old: added(old, args.content, at_start=True))(text)
 
 
 def _property(ctx: ToolContext, args: Any, text: str, rel: str) -> str:

@@ -100,6 +100,7 @@ FRONTMATTER: list[tuple[str, dict[str, Any]]] = [
     ("add_tags", {"path": "Latin.md", "tags": ["日本"]}),  # a tag cp1252 cannot hold: unrepresentable
     ("remove_tags", {"path": "N.md", "tags": ["🎉"]}),
     ("set_properties", {"path": "N.md", "properties": {" ": 1}}),  # a property name Obsidian takes not
+    ("prepend_note", {"path": "Latin.md", "content": "🎉 "}),  # its encoding's refusal: not asked before either
 ]
 
 
@@ -109,7 +110,8 @@ async def test_a_frontmatter_edit_s_own_refusal_is_foreseen_and_previewed_as_the
     """A property or tag edit of the frontmatter whose arguments the run refuses whatever the note
     (an emoji is no tag, a blank property name): validate_plan said valid and a dry-run vault's
     preview promised the change, since only the encoding's refusal of such an edit was asked; now
-    both answer the run's error. A tag the note's encoding lacks was already (E3 s83): kept here."""
+    both answer the run's error. A tag the note's encoding lacks was already (E3 s83): kept here. A
+    prepend_note of an emoji into a cp1252 note was not asked at all (valid, previewed as a change)."""
     files = {"N.md": NOTE, "Latin.md": "# Café\r\n".encode("cp1252")}
     ran: list[dict[str, Any]] = []
     async with started(make_vault(files)) as vg:
@@ -121,7 +123,8 @@ async def test_a_frontmatter_edit_s_own_refusal_is_foreseen_and_previewed_as_the
             [problem] = checked["problems"]
             assert_told(problem, "t", ran[-1])
         assert vg.snapshot() == start
-    assert [r["details"].get("reason") for r in ran] == [None, "unrepresentable", None, "invalid_property_name"]
+    reasons = [None, "unrepresentable", None, "invalid_property_name", "unrepresentable"]
+    assert [r["details"].get("reason") for r in ran] == reasons
     root = make_vault(files)
     async with started(root, vaults=[{"id": "main", "path": root, "write_mode": "dry-run"}]) as vg:
         await vg.indexed()
