@@ -48,7 +48,7 @@ async def test_the_merged_name_still_opens_and_recalls_the_entity_kept(make_vaul
         await vg.ok("add_observations", observations=[{"entityName": "Ann Lees", "contents": ["Has a cat"]}])
         assert "- Has a cat" in vg.read("Memory/Ann Lee.md")
         again = await vg.ok("create_entities", entities=[{"name": "Ann Lees", "entityType": "person"}])
-        assert again == {"created": [], "existing": ["Ann Lees"]}
+        assert again == {"created": [], "existing": ["Ann Lees"], "truncated": False}
         assert sorted(p.name for p in (vg.root / "Memory").iterdir()) == ["Ann Lee.md"]
         # an alias never sends the entity it names to the trash
         gone = await vg.ok("delete_entities", entityNames=["Ann Lees"])
