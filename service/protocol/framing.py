@@ -17,11 +17,14 @@ never this check. What it guarantees of a message it lets through:
   transports read a message with any other id (an object, an array, a boolean, null, a float)
   as a notification and never answer it, so the client would wait forever.
 
-Anything else is `Refused`: a JSON-RPC error with id null (it cannot be echoed) — `-32700
-Parse error` for what is not strict JSON or nests too deep, `-32600 Invalid Request` for a
-valid JSON value that is not one valid message or is too large — and the HTTP status the SDK
-gives those (400; 413 for a body over the limit). The message is never half-handled: a front
-answers the refusal itself and the connection goes on.
+Anything else is `Refused`: a JSON-RPC error — `-32700 Parse error` for what is not strict
+JSON or nests too deep, `-32600 Invalid Request` for a valid JSON value that is not one valid
+message or is too large — and the HTTP status the SDK gives those (400; 413 for a body over the
+limit). Its id is null when the message's id cannot be read (JSON-RPC 2.0, 5.1), else the
+request's own id: a request that parses, names a method and carries a valid id but nests too
+deep, holds a lone surrogate or has params that are no object is answered with its id, so the
+client that waits for that id is told (an SDK client waited forever for an answer with id null).
+The message is never half-handled: a front answers the refusal itself and the connection goes on.
 
 Standard library only, and nothing heavier than `json`: the stdio front checks lines before
 pydantic is imported. `json`'s C scanner parses; the depth is counted only when the message
@@ -51,19 +54,20 @@ class Refused:
     """Why a message is not answered by the server proper: the JSON-RPC error and HTTP status.
     (A plain class: `dataclasses` would cost the stdio front ~6 ms of imports at start.)"""
 
-    __slots__ = ("code", "reason", "status")
+    __slots__ = ("code", "reason", "status", "id")
 
-    def __init__(self, code: int, reason: str, status: int = 400) -> None:
+    def __init__(self, code: int, reason: str, status: int = 400, id: str | int | None = None) -> None:  # noqa: A002
         self.code = code
         self.reason = reason
         self.status = status
+        self.id = id  # the refused request's id when it could be read, else None (module text)
 
     def __repr__(self) -> str:
-        return f"Refused(code={self.code}, reason={self.reason!r}, status={self.status})"
+        return f"Refused(code={self.code}, reason={self.reason!r}, status={self.status}, id={self.id!r})"
 
     def error(self) -> dict[str, Any]:
         label = "Parse error" if self.code == PARSE_ERROR else "Invalid Request"
-        return {"jsonrpc": "2.0", "id": None, "error": {"code": self.code, "message": f"{label}: {self.reason}"}}
+        return {"jsonrpc": "2.0", "id": self.id, "error": {"code": self.code, "message": f"{label}: {self.reason}"}}
 
     def body(self) -> bytes:
         return json.dumps(self.error()).encode()
@@ -101,15 +105,16 @@ def read_message(data: bytes | bytearray | str, *, max_bytes: int = MAX_BYTES) -
         return Refused(PARSE_ERROR, f"nested deeper than {MAX_DEPTH}")
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the hooks, int digits
         return Refused(PARSE_ERROR, str(exc)[:200])
+    rid = _request_id(payload)
     # nesting deeper than MAX_DEPTH takes more than 2 * MAX_DEPTH characters and brackets
     deep = len(text) > 2 * MAX_DEPTH and text.count("[") + text.count("{") > MAX_DEPTH
     if deep and too_deep(payload, MAX_DEPTH):
-        return Refused(PARSE_ERROR, f"nested deeper than {MAX_DEPTH}")
+        return Refused(PARSE_ERROR, f"nested deeper than {MAX_DEPTH}", id=rid)
     if _SURROGATE_ESCAPE.search(text) is not None and _lone_surrogate(payload):
-        return Refused(PARSE_ERROR, "a string holds a lone surrogate")
+        return Refused(PARSE_ERROR, "a string holds a lone surrogate", id=rid)
     reason = envelope_error(payload)
     if reason is not None:
-        return Refused(INVALID_REQUEST, reason)
+        return Refused(INVALID_REQUEST, reason, id=rid)
     assert isinstance(payload, dict)
     return payload
 
@@ -141,6 +146,17 @@ def envelope_error(payload: Any) -> str | None:
         if rid is None:  # an error about a message whose id could not be read
             return None
     return None if _valid_id(rid) else f"a response id must be a string or an integer, not {_kind(rid)}"
+
+
+def _request_id(payload: Any) -> str | int | None:
+    """The id of a request (a method and a valid id) in `payload`, else None (an id that is
+    itself a lone surrogate is no id to echo)."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("method"), str) or payload.get("jsonrpc") != "2.0":
+        return None
+    rid = payload.get("id")
+    if isinstance(rid, str) and _lone_surrogate(rid):
+        return None
+    return rid if _valid_id(rid) else None
 
 
 def _valid_id(rid: Any) -> bool:

@@ -70,10 +70,12 @@ def assert_goes_on(raw: Raw, answer: Response, session: dict[str, str]) -> None:
     assert following.status == 200 and following.json() == {"jsonrpc": "2.0", "id": "alive", "result": {}}
 
 
-def refused(answer: Response, code: int, status: int = 400) -> None:
+def refused(answer: Response, code: int, status: int = 400, rid: Any = None) -> None:
+    """A refusal: `rid` is the request's id when the message parsed and named a method and a
+    valid id (the client waiting for that id is told), else null."""
     assert answer.status == status, answer
     body = answer.json()
-    assert body["id"] is None and body["error"]["code"] == code, body
+    assert body["id"] == rid and body["error"]["code"] == code, body
 
 
 @pytest.mark.parametrize(
@@ -101,12 +103,13 @@ def test_values_that_are_not_strict_json_are_a_parse_error(
     server: ServerThread, session: dict[str, str], literal: str
 ) -> None:
     with Raw(server.port) as raw:
-        for body in (
-            call(f'{{"path": {literal}}}'),
-            b'{"jsonrpc": "2.0", "id": %s, "method": "ping"}' % literal.encode(),
+        for body, rid in (
+            # a lone surrogate parses: the call's id is read and echoed; the other literals do not
+            (call(f'{{"path": {literal}}}'), 7 if "\\ud" in literal else None),
+            (b'{"jsonrpc": "2.0", "id": %s, "method": "ping"}' % literal.encode(), None),
         ):
             answer = exchange(raw, body, session)
-            refused(answer, -32700)
+            refused(answer, -32700, rid=rid)
             assert_goes_on(raw, answer, session)
 
 
@@ -133,7 +136,9 @@ def test_what_is_not_one_jsonrpc_message_is_an_invalid_request(
 ) -> None:
     with Raw(server.port) as raw:
         answer = exchange(raw, json.dumps(message).encode(), session)
-        refused(answer, -32600)
+        # a request (a method, a valid id) with params that are no object is told by its id
+        rid = 1 if isinstance(message, dict) and isinstance(message.get("params"), list) else None
+        refused(answer, -32600, rid=rid)
         assert_goes_on(raw, answer, session)
 
 

@@ -70,7 +70,9 @@ def test_deep_nesting_is_refused_however_deep_the_callers_stack() -> None:
 def test_what_is_not_strict_json_is_a_parse_error(text: str) -> None:
     refused = read_message(f'{{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {{"x": {text}}}}}')
     assert isinstance(refused, Refused) and refused.code == PARSE_ERROR, refused
-    assert refused.error()["id"] is None and refused.error()["error"]["message"].startswith("Parse error")
+    # a lone surrogate parses, so the request's id is read and echoed; the rest does not parse
+    rid = 1 if "\\ud" in text else None
+    assert refused.error()["id"] == rid and refused.error()["error"]["message"].startswith("Parse error")
 
 
 @pytest.mark.parametrize("data", [b"\xff\xfe{}", b"\xef\xbb\xbf{}", b"\xed\xa0\x80", b"", b"   ", b"{} {}"])
