@@ -41,8 +41,10 @@ ADDRESSED = CREATE_OR_MODIFY | MODIFY | MOVES | {"delete_note", "copy_note", "se
 # Tools that edit a note and never create one (append_note does with `create_if_missing`)
 EDITS = MODIFY | {"append_note", "prepend_note", "set_task_status"}
 # edits that may not find their target (or refuse the note's text: an append after a block it leaves open,
-# a character its encoding lacks)
-TEXT_TARGETS = frozenset({"patch_note", "set_task_status", "add_tags", "append_note", "prepend_note", "write_note"})
+# a character its encoding lacks; replace_text's of the one note its `path` names)
+TEXT_TARGETS = frozenset(
+    {"patch_note", "set_task_status", "add_tags", "append_note", "prepend_note", "write_note", "replace_text"}
+)
 WHOLE_NOTE = ADDRESSED - {"patch_note"}  # their `path` names a whole note: `Note#Section` is a validation_error
 BOOKMARKS = frozenset({"add_bookmark", "remove_bookmark"})
 BOOKMARKS_FILE = ".obsidian/bookmarks.json"
@@ -111,6 +113,8 @@ def tool_effect(
         b.create(new_note(path), step_id, str(args.get("if_exists", "error")))
     elif tool in EDITS and isinstance(path, str) and not (tool == "append_note" and args.get("create_if_missing")):
         b.edit(new_note(path), step_id)
+    elif tool in (*CREATE_OR_MODIFY, "replace_text") and isinstance(path, str) and b.refuses is not None:
+        b.edit(new_note(path), step_id)  # the note's text refuses it (an emoji into a cp1252 note): failing
     elif tool in CREATE_OR_MODIFY and isinstance(path, str) or tool in MODIFY and isinstance(path, str):
         b.write(new_note(path))
     elif tool == "delete_note" and isinstance(path, str):

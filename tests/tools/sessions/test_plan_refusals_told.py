@@ -101,6 +101,10 @@ FRONTMATTER: list[tuple[str, dict[str, Any]]] = [
     ("remove_tags", {"path": "N.md", "tags": ["🎉"]}),
     ("set_properties", {"path": "N.md", "properties": {" ": 1}}),  # a property name Obsidian takes not
     ("prepend_note", {"path": "Latin.md", "content": "🎉 "}),  # its encoding's refusal: not asked before either
+    # asked (E4 s84), but the plan's effects wrote the note all the same: valid (E5 s84)
+    ("write_note", {"path": "Latin.md", "content": "🎉 ", "mode": "append"}),
+    ("replace_text", {"path": "Latin", "find": "Café", "replace": "🎉", "dry_run": False}),  # never asked
+    ("replace_text", {"path": "Latin.md", "find": "Café", "replace": "🎉"}),  # its dry run refuses it too
 ]
 
 
@@ -111,7 +115,9 @@ async def test_a_frontmatter_edit_s_own_refusal_is_foreseen_and_previewed_as_the
     (an emoji is no tag, a blank property name): validate_plan said valid and a dry-run vault's
     preview promised the change, since only the encoding's refusal of such an edit was asked; now
     both answer the run's error. A tag the note's encoding lacks was already (E3 s83): kept here. A
-    prepend_note of an emoji into a cp1252 note was not asked at all (valid, previewed as a change)."""
+    prepend_note of an emoji into a cp1252 note was not asked at all (valid, previewed as a change);
+    nor was replace_text's of one note, and a write_note append's refusal was found but the effects
+    wrote the note all the same (validate_plan said valid; the dry-run vault refused both already)."""
     files = {"N.md": NOTE, "Latin.md": "# Café\r\n".encode("cp1252")}
     ran: list[dict[str, Any]] = []
     async with started(make_vault(files)) as vg:
@@ -123,7 +129,7 @@ async def test_a_frontmatter_edit_s_own_refusal_is_foreseen_and_previewed_as_the
             [problem] = checked["problems"]
             assert_told(problem, "t", ran[-1])
         assert vg.snapshot() == start
-    reasons = [None, "unrepresentable", None, "invalid_property_name", "unrepresentable"]
+    reasons = [None, "unrepresentable", None, "invalid_property_name", *["unrepresentable"] * 4]
     assert [r["details"].get("reason") for r in ran] == reasons
     root = make_vault(files)
     async with started(root, vaults=[{"id": "main", "path": root, "write_mode": "dry-run"}]) as vg:
