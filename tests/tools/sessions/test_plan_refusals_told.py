@@ -103,6 +103,7 @@ FRONTMATTER: list[tuple[str, dict[str, Any]]] = [
     ("prepend_note", {"path": "Latin.md", "content": "🎉 "}),  # its encoding's refusal: not asked before either
     # asked (E4 s84), but the plan's effects wrote the note all the same: valid (E5 s84)
     ("write_note", {"path": "Latin.md", "content": "🎉 ", "mode": "append"}),
+    ("append_note", {"path": "Latin.md", "content": "🎉 ", "create_if_missing": True}),
     ("replace_text", {"path": "Latin", "find": "Café", "replace": "🎉", "dry_run": False}),  # never asked
     ("replace_text", {"path": "Latin.md", "find": "Café", "replace": "🎉"}),  # its dry run refuses it too
 ]
@@ -129,7 +130,7 @@ async def test_a_frontmatter_edit_s_own_refusal_is_foreseen_and_previewed_as_the
             [problem] = checked["problems"]
             assert_told(problem, "t", ran[-1])
         assert vg.snapshot() == start
-    reasons = [None, "unrepresentable", None, "invalid_property_name", *["unrepresentable"] * 4]
+    reasons = [None, "unrepresentable", None, "invalid_property_name", *["unrepresentable"] * 5]
     assert [r["details"].get("reason") for r in ran] == reasons
     root = make_vault(files)
     async with started(root, vaults=[{"id": "main", "path": root, "write_mode": "dry-run"}]) as vg:
