@@ -14,7 +14,8 @@ asked or sent: the template must be a note the caller may read, the note to
 create a path the caller may write (its folder is always sent, the root as "/": `VAULT_ROOT`, so
 Templater's own default location never decides where a note lands); the same checks, and a
 configured bridge, are the spec's `static_check`, so a dry-run vault's preview and validate_plan
-refuse as the call does.
+refuse as the call does; so is the new note's name (`template_note.check_new_note`). What a human
+confirms names the template file and the note as Obsidian will name it (`template_note`).
 `trigger_quickadd` reads QuickAdd's choices before anyone is asked (its precheck): a Multi or an
 unknown name is refused there, so no human confirms a call that cannot run.
 Listed paths the caller may not read are left out; `makemd_query` leaves them out before it cuts
@@ -29,7 +30,9 @@ from pydantic import BaseModel, Field, field_validator
 from service.bridges.companion import Companion
 from service.errors import ValidationFailed
 from service.markdown.parse import note_title
+from service.policy.confirmations import ChangePreview
 from service.tools.bridges.app import client_of
+from service.tools.bridges.template_note import check_new_note, template_preview
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.obsidian.config import visible_path
@@ -113,6 +116,7 @@ async def _template_paths(ctx: ToolContext, args: ExecuteTemplateIn) -> tuple[Va
     folder = normalize(args.folder.strip().strip("/")) if args.folder.strip().strip("/") else ""
     name = args.filename if args.filename is not None else "Untitled"
     target = ctx.resolve(with_md(f"{folder}/{name}" if folder else name), "write")
+    check_new_note(ctx, target)
     return template, target, folder
 
 
@@ -128,6 +132,12 @@ async def execute_template_precheck(ctx: ToolContext, args: ExecuteTemplateIn) -
     trigger_quickadd answer them, not after a human confirmed a call that cannot run."""
     await execute_template_static_check(ctx, args)
     await _companion(ctx).templater_templates()
+
+
+async def execute_template_confirm(ctx: ToolContext, args: ExecuteTemplateIn) -> ChangePreview:
+    """What the human confirms: the template file found, the note as Obsidian will name it."""
+    template, target, _ = await _template_paths(ctx, args)
+    return template_preview(ctx, template, target, open_note=args.open)
 
 
 async def execute_template(ctx: ToolContext, args: ExecuteTemplateIn) -> ExecuteTemplateOut:
@@ -330,6 +340,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         mutating=True,
         idempotent=False,
         open_world=True,
+        confirm_when=execute_template_confirm,  # names the template file and the note to create
         precheck=execute_template_precheck,
         static_check=execute_template_static_check,  # a dry-run preview and validate_plan: nothing sent
         path_args=("template",),

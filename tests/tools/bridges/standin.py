@@ -141,6 +141,9 @@ class Obsidian:
     quickadd_prompt_s: float = 0.0
     new_file_location: str = "root"
     new_file_folder: str = ""
+    # The vault's folder, when Templater's notes are to be made there as Obsidian makes them
+    # (`vault.getAvailablePath`: a name taken gets ' 1', ' 2', ...; the folder made when missing).
+    vault_root: Path | None = None
     created: list[dict[str, Any]] = field(default_factory=list)
     quickadd_runs: list[dict[str, Any]] = field(default_factory=list)
     hold: bool = False
@@ -316,7 +319,17 @@ class Obsidian:
             elif self.new_file_location == "folder":
                 folder = self.new_file_folder
         joined = f"{folder or ''}/{body.get('filename') or 'Untitled'}"
-        return "/".join(part for part in joined.split("/") if part) + ".md"
+        stem = "/".join(part for part in joined.split("/") if part)
+        if self.vault_root is None:
+            return stem + ".md"
+        n, path = 0, stem + ".md"
+        while (self.vault_root / path).exists():  # getAvailablePath
+            n += 1
+            path = f"{stem} {n}.md"
+        made = self.vault_root / path
+        made.parent.mkdir(parents=True, exist_ok=True)
+        made.write_text((self.vault_root / str(body["template"])).read_text(encoding="utf-8"), encoding="utf-8")
+        return path
 
 
 class _Server(uvicorn.Server):
