@@ -281,8 +281,10 @@ async def _check_step(
                 on_plan = _on_plan(checked, builder.paths[earlier:])
                 if step.tool in MOVES and len(builder.effects.files_moved) > moves:  # none: no new_path to move to
                     await preview_move(step.tool, args, host, builder)
-                elif step.tool in REWRITES:
-                    await preview_rewrite(step.tool, args, host, builder, step.id)
+                elif step.tool in REWRITES:  # a replace_text its notes' encoding refuses: told as the run
+                    rewrite = await preview_rewrite(step.tool, args, host, builder, step.id, ask=told is None)
+                    if rewrite is not None and not refused:
+                        checked.told.setdefault(where, rewrite)
                 _failures(builder, since, step, where)  # the dry run's too: a read-only note it would edit
                 if builder.since() == since:  # the call is foreseen succeeding
                     known[index] = _known_result(step, builder, builder.paths[earlier:], moves)

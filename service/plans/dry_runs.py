@@ -2,14 +2,18 @@
 link, tag or text rewrite (`rewrite_links`, `rename_tag`, `replace_text`) is run with `dry_run` through the dispatch
 chain, every page, to learn the files it would change; those are the plan's effects. A read-only
 note among them (a move's dry run refuses with `vault_unwritable`; a rewrite's lists the note)
-means the step is refused at run time: it is listed in the effects' failures."""
+means the step is refused at run time: it is listed in the effects' failures. So is a replace_text
+whose replacement a note's encoding cannot hold (`replace_refusal`), found by its dry run over the
+notes no earlier step touched and by the tool's own edit over those the earlier steps leave."""
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
+from service.errors import VaultgateError
 from service.graph.address import parse_address
 from service.plans.effects import EffectsBuilder
+from service.plans.host import Failure
 from service.plans.notepaths import note_file
 from service.plans.planned_links import Rewriter, links_on_plan, move_on_plan, renamed_around
 from service.plans.texts import TARGETS, PlannedText
@@ -23,27 +27,33 @@ class Reader(Rewriter, Protocol):
     async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """Run a call that changes nothing through the dispatch chain: (result, error code)."""
 
+    async def call(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, Failure | None]:
+        """`read`, with its error whole (its details: the note a replace_text's encoding refuses)."""
+
     async def text_changes(self, tool: str, args: dict[str, Any], texts: dict[str, PlannedText]) -> list[str]:
         """The notes of `texts` (as the earlier steps leave them) whose text `tool` called with
         `args` changes, by the tool's own edit function."""
 
+    async def text_refusal(self, tool: str, args: dict[str, Any], rel: str, text: PlannedText) -> VaultgateError | None:
+        """The error `tool`'s edit of the note at `rel`, its text as the earlier steps leave it, raises."""
+
 
 async def _dry_run(
     host: Reader, tool: str, args: dict[str, Any]
-) -> tuple[dict[str, Any] | None, set[str], dict[str, str], str | None]:
+) -> tuple[dict[str, Any] | None, set[str], dict[str, str], Failure | None]:
     """A rewriting tool's own dry run, every page: its first page, every file it changes (the
     notes it edits, with their new paths, and the settings files it repoints), every file a move
-    moves (old path -> new: a folder's notes), and the error code of a page refused."""
+    moves (old path -> new: a folder's notes), and the error of a page refused."""
     first: dict[str, Any] | None = None
     files: set[str] = set()
     moved: dict[str, str] = {}
     cursor: str | None = None
     for _page in range(MAX_PAGES):
-        page, code = await host.read(
+        page, error = await host.call(
             tool, {**args, "dry_run": True, "limit": DRY_RUN_PAGE, **({"cursor": cursor} if cursor else {})}
         )
         if page is None:
-            return first, files, moved, code
+            return first, files, moved, error
         first = first or page
         for item in page.get("items") or []:
             files.add(str(item["path"]))
@@ -70,7 +80,8 @@ async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: E
     if moved.folder:  # a folder the plan makes, moved as one by the builder: its dry run cannot see it
         await move_on_plan(host, builder, moved)
         return
-    preview, files, pairs, code = await _dry_run(host, tool, args)
+    preview, files, pairs, error = await _dry_run(host, tool, args)
+    code = None if error is None else error.code
     if code == "vault_unwritable":  # a read-only note holds a link it would rewrite: refused at run time
         builder.unwritable_now(moved.from_path)
     if code == "already_exists" and not _freed(builder, moved.from_path, str(args.get("new_path", ""))):
@@ -105,18 +116,33 @@ def _freed(builder: EffectsBuilder, source: str, new_path: str) -> bool:
     return any(name in p.lower() for p in gone - {source})
 
 
-async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder: EffectsBuilder, step_id: str) -> None:
+async def preview_rewrite(
+    tool: str, args: dict[str, Any], host: Reader, builder: EffectsBuilder, step_id: str, *, ask: bool = True
+) -> VaultgateError | None:
     """rename_tag / rewrite_links / replace_text: the notes its dry run lists are files the plan modifies; a
     rewrite_links' over the vault the earlier steps leave where they made its new target or a
     file named as one of its targets (`service.plans.planned_links`). The call is then no
     change of files found only at run time: taken out of `bulk_changes`, where the builder puts
-    every call of a tool it has no rule for (one entry a call)."""
+    every call of a tool it has no rule for (one entry a call). A replace_text a note's encoding
+    refuses (`replace_refusal`; `ask`: not yet asked of the note its `path` names) is listed in
+    `failing` and its error returned, for the check to tell as the run does."""
     known = f"{step_id}: {tool}"
-    if args.get("dry_run", True):
+    dry = bool(args.get("dry_run", True))
+    preview, files, _moved, error = (None, set(), {}, None) if dry else await _dry_run(host, tool, args)
+    if tool == "replace_text" and ask:
+        if dry:  # the step is a dry run: it refuses as its first page does
+            error = (await host.call(tool, {**args, "limit": 1}))[1]
+        told = await replace_refusal(host, builder, args, error)
+        if told is not None:
+            builder.failing.append((told.code, str(told.details.get("path"))))
+            if known in builder.effects.bulk_changes:
+                builder.effects.bulk_changes.remove(known)
+            return told
+    if dry:
         if known in builder.effects.bulk_changes:
             builder.effects.bulk_changes.remove(known)
-        return  # a dry run inside the plan changes nothing
-    preview, files, _moved, code = await _dry_run(host, tool, args)
+        return None  # a dry run inside the plan changes nothing
+    code = None if error is None else error.code
     old = str(args.get("old_target", ""))
     planned: list[str] | None = None  # the notes it edits over the vault the earlier steps leave
     targets: list[str] | None = None  # a rewrite_links' [old, new] paths, where the check knows them
@@ -126,7 +152,7 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
         made = builder.planned(target)
         if made is None or not builder.exists(made):  # ...nor one an earlier step makes: the run fails too
             builder.absent.append(("", made or note_file(target)))
-            return
+            return None
         planned = await links_on_plan(host, builder, old, made)
         literal = note_file(parse_address(old).target)  # the path as written, where a file is (as the tool takes it)
         if builder.exists(literal) and builder.planned(parse_address(old).target) in (None, literal):
@@ -140,7 +166,7 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
             new = made or new
             if made is not None and not builder.exists(made):  # moved away or deleted: the run fails
                 builder.absent.append(("", made))
-                return
+                return None
             if not builder.exists(new):  # moved by a name its address does not tell (an alias): at run time
                 run_time = True
             else:
@@ -155,7 +181,7 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
     if planned is not None:
         files = set(planned)
     elif preview is None or run_time:
-        return
+        return None
     if known in builder.effects.bulk_changes:
         builder.effects.bulk_changes.remove(known)
     for rel in sorted(files):  # not a note an earlier step deleted or moved away: the run meets none there
@@ -167,6 +193,7 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
     recorded = args if targets is None else {**args, TARGETS: targets}
     for rel in sorted({*(f for f in files if builder.exists(f)), *written}):
         builder.edited(rel, tool, recorded)
+    return None
 
 
 async def _replaced_on_plan(host: Reader, builder: EffectsBuilder, args: dict[str, Any]) -> list[str] | None:
@@ -187,3 +214,35 @@ async def _replaced_on_plan(host: Reader, builder: EffectsBuilder, args: dict[st
             return None
         scoped = {rel: t for rel, t in texts.items() if any(rel.startswith(f"{f}/") for f in inside)}
     return None if scoped is None else await host.text_changes("replace_text", args, scoped)
+
+
+async def replace_refusal(
+    host: Reader, builder: EffectsBuilder, args: dict[str, Any], error: Failure | None
+) -> VaultgateError | None:
+    """The refusal of a replace_text whose replacement a note's encoding cannot hold (an emoji into
+    a cp1252 note: `unrepresentable`), as the run meets its notes, in path order, over the vault
+    the earlier steps leave: of the notes no earlier step touched, the one its dry run on the vault
+    now (`error`) refused; of those the earlier steps made, wrote, moved or copied, the ones the
+    tool's own edit refuses as the steps leave their text (the note its `path` names, or every
+    note: its edit leaves one outside its `folder` as it is). The first of them, where it is the
+    first the run meets (a touched note refused by the dry run says nothing of the notes after it)."""
+    texts = builder.planned_texts()
+    path = args.get("path")
+    if isinstance(path, str):
+        rel = builder.planned(parse_address(path).target)
+        planned = [rel] if rel is not None and rel in texts else []
+    else:
+        planned = sorted(rel for rel in texts if rel.lower().endswith(".md"))
+    found: VaultgateError | None = None
+    for rel in planned:
+        told = await host.text_refusal("replace_text", args, rel, texts[rel])
+        if told is not None and told.details.get("reason") == "unrepresentable":
+            found = told
+            break
+    details = (error.details or {}) if error is not None else {}
+    on_disk = str(details.get("path")) if details.get("reason") == "unrepresentable" else None
+    if on_disk is None or found is not None and str(found.details.get("path")) <= on_disk:
+        return found
+    if on_disk in builder.texts or not builder.exists(on_disk):  # a note a step touched: the run's is unknown
+        return None
+    return await host.text_refusal("replace_text", args, on_disk, builder.text_of(on_disk))

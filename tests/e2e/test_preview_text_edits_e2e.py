@@ -4,7 +4,9 @@ before, its preview promised a change of the note. A patch of a heading it has p
 validate_plan's problem for that patch carries the error's message, details and hint (E4 s84). An
 add_tags without a heading (the frontmatter's) on a cp1252 note is refused as the run refuses it,
 by validate_plan too: an emoji is no tag (the preview promised the change before E4 s84), a tag
-cp1252 cannot hold ('日本') is `unrepresentable` (E3 s83 made the preview ask that)."""
+cp1252 cannot hold ('日本') is `unrepresentable` (E3 s83 made the preview ask that). A replace_text over
+the whole vault or a folder of an emoji into the cp1252 note: validate_plan said valid, the call
+refuses it (`unrepresentable`); its problem is now that error (E6 s85)."""
 
 from __future__ import annotations
 
@@ -50,6 +52,18 @@ async def test_a_dry_run_vault_answers_an_edit_the_note_refuses_over_http(
             step = {"id": "t", "tool": "add_tags", "args": {"path": "Latin.md", "tags": [tag]}}
             [problem] = (await ok(c, "validate_plan", plan={"goal": "g", "steps": [step]}))["problems"]
             assert (problem["details"], problem["hint"]) == (refused_tag["details"], refused_tag["hint"]), problem
+        replacing = await error(c, "replace_text", find="Café", replace="🎉")  # its dry run: the whole vault
+        assert (replacing["code"], replacing["details"]["path"]) == ("validation_error", "Latin.md"), replacing
+        for scope in ({}, {"folder": "/"}):
+            args = {"find": "Café", "replace": "🎉", "dry_run": False, **scope}
+            step = {"id": "r", "tool": "replace_text", "args": args}
+            [problem] = (await ok(c, "validate_plan", plan={"goal": "g", "steps": [step]}))["problems"]
+            assert (problem["code"], problem["details"], problem["hint"]) == (
+                replacing["code"],
+                replacing["details"],
+                replacing["hint"],
+            ), problem
+            assert replacing["message"] in problem["message"], problem
         previewed = await ok(c, "patch_note", path="Home#Goals", content="x")
         assert previewed["dry_run"] is True and previewed["effects"]["files_modified"] == ["Home.md"]
     assert snapshot(root) == before
