@@ -105,16 +105,16 @@ def read_message(data: bytes | bytearray | str, *, max_bytes: int = MAX_BYTES) -
         return Refused(PARSE_ERROR, f"nested deeper than {MAX_DEPTH}")
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the hooks, int digits
         return Refused(PARSE_ERROR, str(exc)[:200])
-    rid = _request_id(payload)
+    # the id to echo is read only in a refusal: a message let through never needs it
     # nesting deeper than MAX_DEPTH takes more than 2 * MAX_DEPTH characters and brackets
     deep = len(text) > 2 * MAX_DEPTH and text.count("[") + text.count("{") > MAX_DEPTH
     if deep and too_deep(payload, MAX_DEPTH):
-        return Refused(PARSE_ERROR, f"nested deeper than {MAX_DEPTH}", id=rid)
+        return Refused(PARSE_ERROR, f"nested deeper than {MAX_DEPTH}", id=_request_id(payload))
     if _SURROGATE_ESCAPE.search(text) is not None and _lone_surrogate(payload):
-        return Refused(PARSE_ERROR, "a string holds a lone surrogate", id=rid)
+        return Refused(PARSE_ERROR, "a string holds a lone surrogate", id=_request_id(payload))
     reason = envelope_error(payload)
     if reason is not None:
-        return Refused(INVALID_REQUEST, reason, id=rid)
+        return Refused(INVALID_REQUEST, reason, id=_request_id(payload))
     assert isinstance(payload, dict)
     return payload
 

@@ -113,3 +113,18 @@ def test_a_message_over_the_limit_is_413() -> None:
     refused = read_message(body, max_bytes=50)
     assert isinstance(refused, Refused) and (refused.code, refused.status) == (-32600, 413)
     assert json.loads(refused.body())["error"]["message"].startswith("Invalid Request")
+
+
+def test_a_message_let_through_never_reads_the_id_to_echo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The id a refusal echoes is read in the refusal only, off the hot path (s85 P5)."""
+    import service.protocol.framing as framing
+
+    def unread(payload: Any) -> None:
+        raise AssertionError("the id to echo was read for a message let through")
+
+    monkeypatch.setattr(framing, "_request_id", unread)
+    for message in OK:
+        assert read_message(json.dumps(message).encode()) == message
+    monkeypatch.undo()
+    refused = read_message(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "ping", "params": [1]}))
+    assert isinstance(refused, Refused) and refused.id == 7
