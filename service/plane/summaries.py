@@ -7,11 +7,13 @@ reader, nor one the sensitive rules flag (a secret, a sensitive tag or term: `[s
 `[search] sensitive_terms` / `sensitive_tags`). The model is asked for at most four sentences,
 each ending with the numbers of its sources (`[1][3]`); a sentence that cites nothing, or a
 number that was not sent, is dropped — so every sentence kept cites its sources, written as
-wikilinks. An answer with no such sentence fails the job (skipped, tried again next run). One
-finding a run (kind `summary`), whose plan writes the summaries under `Digests/` (named as the
-digest's are, `service.plane.digest.free_note`; notes there are not summarised). A summary not
-kept yet (open) is found again as it is, and a later run's takes a note and a key of its own:
-the changes it summarised are sent to the model once, and stay in a summary until one is kept.
+wikilinks — and each is quoted as text only (`service.plane.quoting.quoted`, on one line): what
+the model wrote gives the kept note no tag, link, embed, field or block. An answer with no such
+sentence fails the job (skipped, tried again next run). One finding a run (kind `summary`),
+whose plan writes the summaries under `Digests/` (named as the digest's are,
+`service.plane.digest.free_note`; notes there are not summarised). A summary not kept yet (open)
+is found again as it is, and a later run's takes a note and a key of its own: the changes it
+summarised are sent to the model once, and stay in a summary until one is kept.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ import sqlite3
 from collections import defaultdict
 from typing import Any
 
-from service.plane.digest import FOLDER, free_note, inert, iso, link_to
+from service.plane.digest import FOLDER, free_note, iso
 from service.plane.findings import Finding, still_open
 from service.plane.gateway import GatewayFailed
 from service.plane.job import JobContext, Need
+from service.plane.quoting import inert, link_to, quoted, unlinked
 from service.plane.reader import quotable
 
 NOTES_SENT = 12  # notes of one folder sent at most
@@ -41,9 +44,12 @@ _CITE = re.compile(r"\[(\d+)\]")
 
 def cited(answer: str, sent: list[str]) -> list[str]:
     """The sentences of `answer` that cite only notes that were sent, citations as wikilinks (none
-    that would open an Obsidian comment in the kept note: one `%%`, an `<!--`)."""
+    that would open an Obsidian comment in the kept note: one `%%`, an `<!--`), each on one line and
+    quoted as text only (`quoting.quoted`, as the digest quotes a note's sentence): a `#tag`, a
+    `[[link]]`, an embed, a `key:: value` or a `^block` the model wrote is no tag, link, field or
+    block of the kept summary's, and a line break in it starts no heading or list of its own."""
     kept = []
-    for match in _SENTENCE.finditer(answer):
+    for match in _SENTENCE.finditer(unlinked(answer)):  # the `!` of an embed, the `.` of `x.md` end none
         sentence = match.group(0).strip()
         numbers = [int(n) for n in _CITE.findall(sentence)]
         if not numbers or any(not 1 <= n <= len(sent) for n in numbers):
@@ -51,7 +57,7 @@ def cited(answer: str, sent: list[str]) -> list[str]:
         text = re.sub(r"\s+([.!?])", r"\1", _CITE.sub("", sentence)).strip()
         links = "".join(f" {link_to(sent[n - 1])}" for n in dict.fromkeys(numbers))  # a path holding %%: no comment
         if text and text.count("%%") % 2 == 0 and "<!--" not in text:  # none opens a comment hiding the rest
-            kept.append(text + links)
+            kept.append(quoted(" ".join(text.split())) + links)
     return kept
 
 

@@ -14,9 +14,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 
 from service.graph.analytics import Limit, NoteGraph, communities
-from service.plane.digest import inert, link_to
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
+from service.plane.quoting import inert, link_to
 from service.plane.reader import readable
 
 MIN_SIZE = 5

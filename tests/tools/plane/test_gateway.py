@@ -42,6 +42,7 @@ class Model:
         self.mode = "ok"
         self.requests: list[dict[str, Any]] = []
         self.release = asyncio.Event()
+        self.extra = ""  # said after the usual answer (mode ok)
 
     async def chat(self, request: Request) -> Response:
         body = await request.json()
@@ -60,7 +61,7 @@ class Model:
             "Things happened without sources."
             if self.mode == "uncited"
             else f"The alpha launch moved to May [{number.get('Alpha', 1)}]. Beta still needs testers "
-            f"[{number.get('Beta', 2)}]. A sentence citing nothing. One citing a note never sent [9]."
+            f"[{number.get('Beta', 2)}]. A sentence citing nothing. One citing a note never sent [9]." + self.extra
         )
         return JSONResponse(
             {
