@@ -53,9 +53,9 @@ async def test_a_2025_era_client_is_asked_through_elicitation_for_each_bridge_ca
     make_vault: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(ENV, KEY)
-    root = make_vault({"Templates/Meeting.md": "# Meeting\n", "Projects/Plan.md": "# Plan\n"})
+    root = make_vault({"Templates/Meeting.md": "# Meeting\n", "Projects/Kickoff.md": "# Kept\n"})
     cert = make_cert(tmp_path / "tls")
-    obsidian = Obsidian()
+    obsidian = Obsidian(vault_root=root)  # Templater's notes made in the vault as Obsidian names them
     asked: list[str] = []
     async with serving(obsidian, cert) as url:
         vault = bridged_vault(root, url, cert.fingerprint)
@@ -67,6 +67,19 @@ async def test_a_2025_era_client_is_asked_through_elicitation_for_each_bridge_ca
                 result = await client.call_tool(tool, args)
                 assert not result.is_error, (tool, result.structured_content)
                 assert len(asked) == n, tool  # asked once, through the client
+            # the human is shown the template file and the note as Obsidian will name it (B3 s85)
+            assert tool == "execute_template"  # the last of CALLS
+            made = result.structured_content or {}
+            assert made["path"] == "Projects/Kickoff 1.md" and made["template"] == "Templates/Meeting.md", made
+            assert "runs the template Templates/Meeting.md" in asked[-1], asked[-1]
+            assert "creates the note Projects/Kickoff 1.md" in asked[-1], asked[-1]
+            assert "A note Projects/Kickoff.md exists already" in asked[-1], asked[-1]
+            # a name Obsidian cannot make or link: refused with its hint, nobody asked, nothing sent
+            refused = await client.call_tool("execute_template", {"template": "Meeting", "filename": "Time: 10"})
+            error = (refused.structured_content or {}).get("error") or {}
+            assert refused.is_error and error.get("code") == "path_invalid" and error.get("hint"), error
+            assert len(asked) == len(CALLS)
+    assert (root / "Projects/Kickoff.md").read_text() == "# Kept\n"
     assert obsidian.executed == ["graph:open"]
     assert [run["choice"] for run in obsidian.quickadd_runs] == ["Log"]
     assert [made["filename"] for made in obsidian.created] == ["Kickoff"]
