@@ -10,16 +10,14 @@ run it in a worker thread or process.
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from service.errors import PathInvalid
 from service.indexer.issues import FileIssue, issue
+from service.vault import dirfd
 from service.vault.decoding import UTF8, decode_note
 from service.vault.etags import etag_of
-from service.vault.spelling import on_disk
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,22 +33,6 @@ class NoteInput:
     encoding: str = UTF8  # what the bytes were read as (`service.vault.decoding`)
 
 
-# A special file is never waited on (a FIFO's open blocks until a writer comes), a link never followed.
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-def _open(root: Path, rel: str) -> int:
-    """Open the note `rel` (NFC), also where the disk spells its name in another Unicode form
-    (an NFD name from macOS: `service.vault.spelling`)."""
-    try:
-        return os.open(root / rel, _READ_FLAGS)
-    except FileNotFoundError:
-        spelled = on_disk(str(root), rel)
-        if spelled == rel:
-            raise
-        return os.open(root / spelled, _READ_FLAGS)
-
-
 def read_note_file(root: Path, rel: str) -> NoteInput | None:
     """A note as it is on disk now, or None when it is gone, unreadable, special or a symlink."""
     item = read_note_checked(root, rel)
@@ -62,24 +44,26 @@ def read_note_checked(root: Path, rel: str) -> NoteInput | FileIssue | None:
     it is a special file or the OS refuses to read it.
 
     Never index through a link: it could expose a file outside the vault, or a note the ACL
-    denies under an allowed name. Reading a link goes through the path ACL instead."""
+    denies under an allowed name. Reading a link goes through the path ACL instead. The file is
+    opened as the write path opens it (`service.vault.dirfd`), never through a link anywhere on
+    the way: a folder swapped for a link to outside the vault after the change was seen (a
+    watcher event, a write's index update) is not read through. Before, only the file itself was
+    opened with O_NOFOLLOW, and the outside file's text was indexed and searchable under the
+    vault path. A name the disk spells in another Unicode form (NFD) is found as the walk finds it."""
     try:
-        fd = _open(root, rel)
+        fd, st = dirfd.open_file(root, rel)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
+    except PathInvalid as exc:
+        if exc.details.get("reason") == "special file":
+            return issue(rel, "special_file", "not a regular file")
+        return None  # a link, the file itself or a folder on the way: nothing of the vault's there
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.EMLINK):
-            return None  # the file is a symlink
         return issue(rel, "unreadable", exc.strerror or type(exc).__name__)
     except (ValueError, UnicodeError):  # a NUL or a name the OS cannot take
         return issue(rel, "unreadable", "invalid name")
     try:
         with open(fd, "rb", buffering=0) as f:
-            st = os.fstat(fd)
-            if stat.S_ISDIR(st.st_mode):
-                return None
-            if not stat.S_ISREG(st.st_mode):
-                return issue(rel, "special_file", "not a regular file")
             data = f.readall()
     except OSError as exc:
         return issue(rel, "unreadable", exc.strerror or type(exc).__name__)

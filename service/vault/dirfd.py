@@ -166,6 +166,12 @@ def read_file(root: Path, rel: str) -> tuple[bytes, os.stat_result]:
         return fh.readall(), st
 
 
+def open_file(root: Path, rel: str) -> tuple[int, os.stat_result]:
+    """The regular file `rel` opened for reading as `read_file` opens it (no link followed
+    anywhere on the way; `read_file`'s errors), and its stat: the caller closes the descriptor."""
+    return got if (got := _plain(root, rel)) is not None else _walked(root, rel)
+
+
 def read_start(root: Path, rel: str, chars: int) -> str:
     """The first `chars` characters of the file `rel` (opened as `read_file` opens it) as
     `decode_note` decodes the whole file, which is never held (`decoding.decode_start`)."""
