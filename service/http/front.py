@@ -46,15 +46,14 @@ stream as it does for a GET without the header.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from mcp_types import PROTOCOL_VERSION_META_KEY, UNSUPPORTED_PROTOCOL_VERSION
+from mcp_types import PROTOCOL_VERSION_META_KEY
 from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.http.stops import REQUEST
-from service.protocol.framing import INVALID_REQUEST, Refused, read_message, too_large
+from service.protocol.framing import INVALID_REQUEST, UNSUPPORTED_VERSION, Refused, read_message, too_large
 
 __all__ = ["RequestFront"]
 
@@ -89,7 +88,7 @@ class RequestFront:
         if scope["method"] != "POST":
             unknown = _unknown_version(scope)
             if unknown is not None:
-                await _refuse_version(send, unknown, None)  # the SDK answered 405
+                await _refuse(send, _version_refused(unknown, None))  # the SDK answered 405
                 return
             if scope["method"] == "GET" and _header(scope, RESUME_FROM) is not None:
                 scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k != RESUME_FROM]}
@@ -129,7 +128,7 @@ class RequestFront:
                     return
                 unknown = _unknown_version(scope)
                 if unknown is not None and not _enveloped(parsed):  # else the SDK's ladder answers (docstring)
-                    await _refuse_version(send, unknown, parsed.get("id"))
+                    await _refuse(send, _version_refused(unknown, parsed.get("id")))
                     return
                 if "method" not in parsed or "id" not in parsed:
                     scope = {**scope, NO_ANSWER: True}  # the transport answers it 202 (`service.http.transport`)
@@ -191,16 +190,12 @@ def _enveloped(message: dict[str, Any]) -> bool:
     return isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta
 
 
-async def _refuse_version(send: Send, requested: str, request_id: Any) -> None:
+def _version_refused(requested: str, request_id: Any) -> Refused:
     """400 `-32022` for an `MCP-Protocol-Version` header naming no version served (docstring)."""
     supported = list(SUPPORTED_PROTOCOL_VERSIONS)
-    message = (
-        f"Unsupported protocol version: the MCP-Protocol-Version header is {requested!r}, "
-        f"and this server supports {', '.join(supported)}"
-    )
+    reason = f"the MCP-Protocol-Version header is {requested!r}, and this server supports {', '.join(supported)}"
     data = {"supported": supported, "requested": requested}
-    error = {"code": UNSUPPORTED_PROTOCOL_VERSION, "message": message, "data": data}
-    await _send(send, 400, json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode())
+    return Refused(UNSUPPORTED_VERSION, reason, 400, request_id, data)
 
 
 async def _refuse(send: Send, refused: Refused) -> None:

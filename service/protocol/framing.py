@@ -46,28 +46,44 @@ if TYPE_CHECKING:  # `typing` costs the stdio front ~2 ms at start
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+UNSUPPORTED_VERSION = -32022  # MCP's "Unsupported protocol version" (`mcp_types.UNSUPPORTED_PROTOCOL_VERSION`)
+_LABELS = {PARSE_ERROR: "Parse error", UNSUPPORTED_VERSION: "Unsupported protocol version"}  # else Invalid Request
 MAX_DEPTH = 200  # nested arrays/objects; pydantic's JSON parser (the SDK's) refuses from ~201
 MAX_BYTES = 4 * 1024 * 1024  # the SDK's default body limit; HTTP passes its configured one
 
 
 class Refused:
-    """Why a message is not answered by the server proper: the JSON-RPC error and HTTP status.
+    """Why a message is not answered by the server proper: the JSON-RPC error and HTTP status,
+    and the error's `data` when it has one (the HTTP front's refusal of an unsupported
+    `MCP-Protocol-Version` header lists the versions served there).
     (A plain class: `dataclasses` would cost the stdio front ~6 ms of imports at start.)"""
 
-    __slots__ = ("code", "reason", "status", "id")
+    __slots__ = ("code", "reason", "status", "id", "data")
 
-    def __init__(self, code: int, reason: str, status: int = 400, id: str | int | None = None) -> None:  # noqa: A002
+    def __init__(
+        self,
+        code: int,
+        reason: str,
+        status: int = 400,
+        id: str | int | None = None,  # noqa: A002
+        data: dict[str, Any] | None = None,
+    ) -> None:
         self.code = code
         self.reason = reason
         self.status = status
         self.id = id  # the refused request's id when it could be read, else None (module text)
+        self.data = data
 
     def __repr__(self) -> str:
-        return f"Refused(code={self.code}, reason={self.reason!r}, status={self.status}, id={self.id!r})"
+        told = f", data={self.data!r}" if self.data is not None else ""
+        return f"Refused(code={self.code}, reason={self.reason!r}, status={self.status}, id={self.id!r}{told})"
 
     def error(self) -> dict[str, Any]:
-        label = "Parse error" if self.code == PARSE_ERROR else "Invalid Request"
-        return {"jsonrpc": "2.0", "id": self.id, "error": {"code": self.code, "message": f"{label}: {self.reason}"}}
+        message = f"{_LABELS.get(self.code, 'Invalid Request')}: {self.reason}"
+        error: dict[str, Any] = {"code": self.code, "message": message}
+        if self.data is not None:
+            error["data"] = self.data
+        return {"jsonrpc": "2.0", "id": self.id, "error": error}
 
     def body(self) -> bytes:
         return json.dumps(self.error()).encode()

@@ -98,3 +98,46 @@ async def test_a_version_header_naming_no_version_served_is_refused(
     assert answer["error"]["code"] == -32022
     assert f"the MCP-Protocol-Version header is {version!r}" in answer["error"]["message"]
     assert answer["error"]["data"] == {"supported": list(SUPPORTED_PROTOCOL_VERSIONS), "requested": version}
+
+
+async def _version_answer(method: str, body: bytes, version: bytes) -> tuple[int, list[Any], bytes]:
+    sent: list[Message] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        raise AssertionError("passed on")
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(sending: Message) -> None:
+        sent.append(sending)
+
+    accept = [(b"accept", b"application/json, text/event-stream"), (b"content-type", b"application/json")]
+    scope = {"type": "http", "method": method, "path": "/mcp", "headers": [*accept, (b"mcp-protocol-version", version)]}
+    await RequestFront(app, path="/mcp", max_body=1 << 20)(scope, receive, send)
+    return sent[0]["status"], sent[0]["headers"], sent[1]["body"]
+
+
+VERSIONS = "2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28"
+LISTED = '["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]'
+
+
+async def test_the_version_refusal_bytes_on_the_wire_are_pinned() -> None:
+    """The refusal goes through `Refused` as every other front refusal does (s85 P5); its bytes
+    are those the hand-written answer of s84 (787ea19c) sent, quoting included."""
+    status, headers, body = await _version_answer(
+        "POST", b'{"jsonrpc":"2.0","id":"a1","method":"tools/list"}', 'gar"b\u00e9'.encode("latin-1")
+    )
+    assert (status, headers) == (400, [(b"content-type", b"application/json"), (b"content-length", b"360")])
+    assert body == (
+        b'{"jsonrpc": "2.0", "id": "a1", "error": {"code": -32022, "message": "Unsupported protocol version: '
+        b"the MCP-Protocol-Version header is 'gar\\\"b\\u00e9', and this server supports " + VERSIONS.encode() + b'", '
+        b'"data": {"supported": ' + LISTED.encode() + b', "requested": "gar\\"b\\u00e9"}}}'
+    )
+    status, headers, body = await _version_answer("GET", b"", b"2099-01-01")
+    assert (status, headers) == (400, [(b"content-type", b"application/json"), (b"content-length", b"356")])
+    assert body == (
+        b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32022, "message": "Unsupported protocol version: '
+        b"the MCP-Protocol-Version header is '2099-01-01', and this server supports " + VERSIONS.encode() + b'", '
+        b'"data": {"supported": ' + LISTED.encode() + b', "requested": "2099-01-01"}}}'
+    )

@@ -128,3 +128,16 @@ def test_a_message_let_through_never_reads_the_id_to_echo(monkeypatch: pytest.Mo
     monkeypatch.undo()
     refused = read_message(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "ping", "params": [1]}))
     assert isinstance(refused, Refused) and refused.id == 7
+
+
+def test_a_refusal_may_carry_data_and_mcps_unsupported_version_code() -> None:
+    """`Refused` carries an error's `data` and labels -32022 (the HTTP front's version refusal)."""
+    from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
+
+    from service.protocol.framing import UNSUPPORTED_VERSION
+
+    assert UNSUPPORTED_VERSION == UNSUPPORTED_PROTOCOL_VERSION
+    refused = Refused(UNSUPPORTED_VERSION, "the header is 'x'", 400, 5, {"requested": "x"})
+    error = {"code": -32022, "message": "Unsupported protocol version: the header is 'x'", "data": {"requested": "x"}}
+    assert refused.body() == json.dumps({"jsonrpc": "2.0", "id": 5, "error": error}).encode()
+    assert "data" not in Refused(-32600, "no").error()["error"]  # no data, no key: the bytes stay as they were
