@@ -17,7 +17,8 @@ configured bridge, are the spec's `static_check`, so a dry-run vault's preview a
 refuse as the call does; so is the new note's name (`template_note.check_new_note`). What a human
 confirms names the template file and the note as Obsidian will name it (`template_note`).
 `trigger_quickadd` reads QuickAdd's choices before anyone is asked (its precheck): a Multi or an
-unknown name is refused there, so no human confirms a call that cannot run.
+unknown name is refused there, so no human confirms a call that cannot run; what a human
+confirms says the choice's kind (a Macro runs scripts), its group and the values given.
 Listed paths the caller may not read are left out; `makemd_query` leaves them out before it cuts
 to `limit` (below), so they neither take a place nor show in `truncated`.
 Touches: no vault file itself; the companion's `/vaultgate/v1/…` routes.
@@ -206,6 +207,34 @@ async def trigger_quickadd(ctx: ToolContext, args: TriggerIn) -> TriggerOut:
     return TriggerOut(choice=args.choice, executed=True)
 
 
+KINDS = {  # what each kind of QuickAdd choice does, for the human confirming a run of one
+    "Template": "a Template choice makes a note from a template",
+    "Capture": "a Capture choice adds text to a note",
+    "Macro": "a Macro choice runs commands and user scripts",
+}
+
+
+async def trigger_confirm(ctx: ToolContext, args: TriggerIn) -> ChangePreview:
+    """What the human confirms: the choice's kind and group as QuickAdd has them now, and the
+    values given. Which note it writes is in the choice's own settings, which the companion does
+    not answer (routes.ts lists id, name, type and parent), so the preview says so."""
+    found = [c for c in await _companion(ctx).quickadd_choices() if c.get("name") == args.choice]
+    kind = str(found[0].get("type", "")) if found else ""
+    group = found[0].get("parent") if found else None
+    values = ", ".join(f"{name} = {value!r}" for name, value in sorted(args.variables.items()))
+    return ChangePreview(
+        f"trigger_quickadd: QuickAdd, in the running Obsidian, runs its {kind or 'QuickAdd'} choice {args.choice!r}"
+        + (f" (in {group!r})" if isinstance(group, str) else "")
+        + (f"; {KINDS[kind]}" if kind in KINDS else "")
+        + (
+            f", with the values {values}."
+            if values
+            else ", with no values (a prompt it has waits for the person at Obsidian)."
+        )
+        + "\nWhich notes it writes is set in the choice's settings in QuickAdd, which vaultgate cannot read."
+    )
+
+
 async def trigger_static_check(ctx: ToolContext, args: TriggerIn) -> None:
     """A bridge is configured (a dry-run vault's preview and validate_plan, which ask no plugin)."""
     client_of(ctx)
@@ -374,6 +403,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         mutating=True,
         idempotent=False,
         open_world=True,
+        confirm_when=trigger_confirm,  # the choice's kind and group, the values given
         precheck=trigger_precheck,
         static_check=trigger_static_check,
         reads_index=False,

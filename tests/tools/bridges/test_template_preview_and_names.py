@@ -1,4 +1,5 @@
-"""execute_template: what a human confirming it is shown, and the note names it refuses (B2 s84).
+"""execute_template and trigger_quickadd: what a human confirming them is shown, and the note names
+execute_template refuses (left by B2 s84).
 
 - The confirmation showed the raw arguments (`{"template":"Meeting",...}`): not the template file
   the name resolved to, nor the note Obsidian would create. Templater asks Obsidian for
@@ -10,6 +11,10 @@
   no link reaches it) or a character Windows refuses went to Templater as given. It is now
   `path_invalid` with a hint (`details.field`), before anyone is asked or anything is sent, and
   validate_plan tells it before any step runs.
+
+- trigger_quickadd's confirmation, the raw arguments too, now says the choice's kind (a Macro runs
+  scripts), its group and the values given, and that the notes it writes are in the choice's own
+  settings, which vaultgate cannot read (the companion lists only id, name, type and parent).
 
 Through the dispatch chain against the Local REST API stand-in (tests/tools/bridges/standin.py).
 """
@@ -68,3 +73,17 @@ async def test_a_name_obsidian_cannot_make_or_link_is_refused_before_anything_is
         checked = await vg.ok("validate_plan", plan={"goal": "make", "steps": [step]})
         assert [(p["step"], p["code"]) for p in checked["problems"]] == [("s1", "path_invalid")], checked
     assert obsidian.sent == [] and obsidian.created == []
+
+
+async def test_the_confirmation_of_a_quickadd_run_says_what_kind_of_choice_runs(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    async with bridged(make_vault, tmp_path) as (vg, obsidian):
+        asked = await vg.err("trigger_quickadd", "elicit_required", choice="New project", variables={"title": "Q1"})
+        preview = asked["details"]["preview"]
+        assert "runs its Template choice 'New project' (in 'Tools'); a Template choice makes a note" in preview, preview
+        assert "with the values title = 'Q1'." in preview and "cannot read" in preview, preview
+        bare = (await vg.err("trigger_quickadd", "elicit_required", choice="Log"))["details"]["preview"]
+        assert "runs its Capture choice 'Log'; a Capture choice adds text to a note, with no values" in bare, bare
+        await vg.confirmed("trigger_quickadd", choice="New project", variables={"title": "Q1"})
+    assert obsidian.quickadd_runs == [{"choice": "New project", "variables": {"title": "Q1"}}]
