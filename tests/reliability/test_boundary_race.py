@@ -1,8 +1,9 @@
 """The vault boundary under a folder<->symlink swap, over a real server and the SDK client: while a
 thread keeps exchanging `Race/` with a symlink to a folder outside the vault, clients create,
 append, write, move and delete notes under `Race/`; nothing outside changes and every answer is
-structured. (The in-process variant, tests/tools/notes/test_boundary_race.py, covers the same
-tools through the dispatch chain; these go through HTTP and through a spawned stdio server.)
+structured, and search finds no outside text (the index read none). (The in-process variant,
+tests/tools/notes/test_boundary_race.py, covers the same tools through the dispatch chain; these go
+through HTTP and through a spawned stdio server.)
 """
 
 from __future__ import annotations
@@ -58,10 +59,14 @@ async def test_no_write_escapes_through_a_folder_swapped_for_a_symlink_over_http
     root, outside = race_vault(make_vault, tmp_path)
     before = snapshot(outside)
     codes: list[str] = []
-    async with e2e(root, index={"watch": False}, throttle={"enabled": False}) as (url, _), Client(url) as client:
+    async with e2e(root, index={"watch": False}, throttle={"enabled": False}) as (url, vg), Client(url) as client:
         with flipping(root, outside):
             for i in range(ROUNDS):
                 codes += await one_round(client, i)
+        # nothing outside was read either: a write's index update never reads through the link (459b9f44)
+        await vg.settled()
+        found = await client.call_tool("search_text", {"query": "outside"})
+        assert found.structured_content is not None and found.structured_content["items"] == [], found
     assert snapshot(outside) == before
     assert_structured(codes)
 
