@@ -20,14 +20,12 @@ from pydantic import ValidationError
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import ValidationFailed
-from service.tools.models import META_KEYS, PIPELINE_ARGS, PIPELINE_MAX_LENGTH, ToolInput
+from service.tools.models import MAX_ISSUES, META_KEYS, PIPELINE_MAX_LENGTH, ToolInput, invalid_arguments
+
+__all__ = ["MAX_DEPTH", "MAX_ISSUES", "MAX_NODES", "Validate", "check_shape", "merge_meta"]  # MAX_ISSUES: tests
 
 MAX_DEPTH = 48
 MAX_NODES = 200_000
-MAX_ISSUES = 50  # field issues listed in details (details.issues_total counts them all)
-
-
-TOO_LARGE = frozenset({"string_too_long", "too_long", "bytes_too_long"})  # pydantic's length errors
 
 
 def check_shape(raw: dict[str, Any]) -> None:
@@ -69,12 +67,6 @@ def merge_meta(args: ToolInput, meta: dict[str, Any]) -> None:
         setattr(args, name, value)
 
 
-def accepted_arguments(model: type[ToolInput]) -> list[str]:
-    """The tool's own argument names, in its schema's order (the pipeline's and `vault` last)."""
-    own = [n for n in model.model_fields if n not in PIPELINE_ARGS and n != "vault"]
-    return [*own, "vault", *sorted(PIPELINE_ARGS)]
-
-
 class Validate:
     name = "validate"
 
@@ -85,33 +77,7 @@ class Validate:
             call.args = call.spec.input_model.model_validate(call.raw_args)
         except ValidationError as exc:
             errors = exc.errors(include_url=False, include_input=False)
-            issues = [
-                {
-                    "field": ".".join(str(p) for p in e["loc"]) or "(arguments)",
-                    "issue": e["msg"],
-                    "type": e["type"],
-                }
-                for e in errors[:MAX_ISSUES]
-            ]
-            details: dict[str, Any] = {"issues": issues}
-            if len(errors) > MAX_ISSUES:  # 100,000 unknown arguments are not listed back one by one
-                details["issues_total"] = len(errors)
-            large = [i["field"] for i in issues if i["type"] in TOO_LARGE]
-            if large:  # as a tool's own size checks answer
-                details.update(reason="too_large", field=large[0])
-            if any(i["type"] == "extra_forbidden" for i in issues):
-                # `path` given to list_tasks (which takes `note`): name what the tool does take
-                details["accepted"] = accepted_arguments(call.spec.input_model)
-            takes = f" ({call.tool} takes: {', '.join(details['accepted'])})" if "accepted" in details else ""
-            raise ValidationFailed(
-                f"invalid arguments for {call.tool}: "
-                + "; ".join(f"{i['field']}: {i['issue']}" for i in issues[:5])
-                + takes,
-                details=details,
-                # describe_capability works for every tool; tools/list shows only the advertised ones
-                hint=f"Check the arguments against {call.tool}'s input schema: "
-                f'describe_capability {{"name": "{call.tool}"}} returns it.',
-            ) from None
+            raise invalid_arguments(call.tool, call.spec.input_model, errors) from None
         if call.meta:
             merge_meta(call.args, call.meta)
         return await next(call)

@@ -4,7 +4,8 @@
 dependency graph (`service.plans.graph`), the parameter values, then each step in run order —
 the tool exists and is visible to the caller, the caller holds its scopes, `foreach` resolves
 to a list, each call's arguments validate against the tool's input model (fields whose value is
-a reference known only at run time are left out of that check), what its tool's `static_check`
+a reference known only at run time are left out of that check; one problem a call, the error the
+call answers: `Host.invalid_arguments`), what its tool's `static_check`
 refuses (`service.plans.refusals`), the paths it touches pass the caller's path ACL — and the
 plan's size after `foreach` expansion against `MAX_CALLS`.
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from service.errors import VaultgateError
 from service.plans import graph as plan_graph
@@ -82,19 +84,14 @@ class Checked:
         return not self.problems
 
 
-def _arg_problems(tool: ToolInfo, args: dict[str, Any], late: set[str]) -> list[str]:
-    """Validation errors of `args` against the tool's input model, except in `late` fields."""
+def _arg_errors(tool: ToolInfo, args: dict[str, Any], late: set[str]) -> list[ErrorDetails]:
+    """The input model's errors of `args`, except in `late` fields (their value is known at run time)."""
     trial = {k: v for k, v in args.items() if k not in late}
     try:
         tool.input_model.model_validate(trial)
     except ValidationError as exc:
-        out: list[str] = []
-        for err in exc.errors():
-            loc = err.get("loc") or ()
-            if loc and loc[0] in late:  # its value is only known at run time
-                continue
-            out.append(f"{'.'.join(str(x) for x in loc) or 'args'}: {err.get('msg')}")
-        return out
+        errors = exc.errors(include_url=False, include_input=False)
+        return [e for e in errors if not (e["loc"] and e["loc"][0] in late)]
     return []
 
 
@@ -232,8 +229,10 @@ async def _check_step(
                 checked.problems.append(Problem(step.id, "bad_reference", str(exc)))
                 late.add(key)
         where = step.id if step.foreach is None else f"{step.id}[{index}]"
-        for message in _arg_problems(tool, args, late)[:5]:
-            checked.problems.append(Problem(where, "validation_error", message))
+        errors = _arg_errors(tool, args, late)
+        if errors:  # one problem, the error the call answers (the validate layer's): every issue in its details
+            invalid = host.invalid_arguments(tool, errors)
+            checked.problems.append(Problem(where, invalid.code, invalid.message, invalid.details, invalid.hint))
         path = args.get("path")
         if step.tool in WHOLE_NOTE and isinstance(path, str) and "#" in path:  # refused by the call
             section = await host.section_problem(path)
@@ -297,7 +296,7 @@ async def _check_step(
             refused = None if late else await refusal(tool.static_check, tool.input_model, args, host.ctx)
             if refused is not None:
                 checked.problems.append(Problem(where, *refused))
-        elif runnable and not late:
+        elif runnable and not late and not errors:  # its arguments refused: told once, not made
             result, error = await host.call(step.tool, args)
             if error is not None and error.retryable and step.retry is not None and step.retry.attempts > 1:
                 runnable = False  # Obsidian slow, the caller throttled: the run's retries may get past it

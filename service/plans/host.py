@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel
+from pydantic_core import ErrorDetails
 
 from service.errors import VaultgateError
 from service.plans.effects import MemoryNotes
@@ -65,6 +66,10 @@ class Host(Rewriter, Protocol):
     def ctx(self) -> Any: ...  # the caller's tool context, given to a tool's `static_check`
 
     def scope_problem(self, tool: ToolInfo) -> str | None: ...
+
+    def invalid_arguments(self, tool: ToolInfo, errors: list[ErrorDetails]) -> VaultgateError:
+        """The error a call of `tool` answers for arguments its input model refuses with `errors`
+        (the dispatch chain's validate layer's: each issue in `details.issues`, and its hint)."""
 
     def path_problem(self, rel: str, op: str) -> tuple[str, str] | None:
         """(code, message) when a call could not use `rel` for `op`: path_invalid..., acl_denied."""

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic_core import ErrorDetails
 
 from service.errors import ValidationFailed
 
@@ -25,6 +26,8 @@ PIPELINE_ARGS = frozenset({"idempotency_key", "elicit_token"})
 # The request `_meta` key that may carry each pipeline argument instead of the arguments.
 META_KEYS = {"idempotency_key": "vaultgate/idempotency_key", "elicit_token": "vaultgate/elicit_token"}
 PIPELINE_MAX_LENGTH = 200
+MAX_ISSUES = 50  # field issues an invalid call's error lists in details (details.issues_total counts them all)
+TOO_LARGE = frozenset({"string_too_long", "too_long", "bytes_too_long"})  # pydantic's length errors
 # The `path` of a tool that works on an existing note (`ToolContext.find_note`).
 NOTE_ADDRESS = "Note path ('.md' optional) or as a wikilink names it: bare name, partial path, alias, any case."
 FILE_ADDRESS = (
@@ -180,3 +183,37 @@ def page_of(items: list[Any], offset: int, limit: int, **state: Any) -> tuple[li
     window = items[offset : offset + limit]
     more = offset + limit < len(items)
     return window, (encode_cursor(offset + limit, **state) if more else None)
+
+
+def accepted_arguments(model: type[BaseModel]) -> list[str]:
+    """The tool's own argument names, in its schema's order (the pipeline's and `vault` last)."""
+    own = [n for n in model.model_fields if n not in PIPELINE_ARGS and n != "vault"]
+    return [*own, "vault", *sorted(PIPELINE_ARGS)]
+
+
+def invalid_arguments(tool: str, model: type[BaseModel], errors: Sequence[ErrorDetails]) -> ValidationFailed:
+    """The error a call of `tool` whose arguments its input model refuses with `errors` answers (the
+    validate layer's, and a plan's check's for such a step): every field issue in `details.issues`
+    (at most `MAX_ISSUES`), the first five in the message, what the tool takes where an argument
+    is none of its own, a too-long one as the tool's own size checks name it."""
+    issues = [
+        {"field": ".".join(str(p) for p in e["loc"]) or "(arguments)", "issue": e["msg"], "type": e["type"]}
+        for e in errors[:MAX_ISSUES]
+    ]
+    details: dict[str, Any] = {"issues": issues}
+    if len(errors) > MAX_ISSUES:  # 100,000 unknown arguments are not listed back one by one
+        details["issues_total"] = len(errors)
+    large = [i["field"] for i in issues if i["type"] in TOO_LARGE]
+    if large:  # as a tool's own size checks answer
+        details.update(reason="too_large", field=large[0])
+    if any(i["type"] == "extra_forbidden" for i in issues):
+        # `path` given to list_tasks (which takes `note`): name what the tool does take
+        details["accepted"] = accepted_arguments(model)
+    takes = f" ({tool} takes: {', '.join(details['accepted'])})" if "accepted" in details else ""
+    return ValidationFailed(
+        f"invalid arguments for {tool}: " + "; ".join(f"{i['field']}: {i['issue']}" for i in issues[:5]) + takes,
+        details=details,
+        # describe_capability works for every tool; tools/list shows only the advertised ones
+        hint=f"Check the arguments against {tool}'s input schema: "
+        f'describe_capability {{"name": "{tool}"}} returns it.',
+    )

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from service.errors import PathInvalid, ValidationFailed, VaultgateError
 from service.graph.address import NoteName, parse_address, resolve_address
@@ -30,6 +31,7 @@ from service.plans.texts import PlannedText
 from service.security import scopes as scope_rules
 from service.security.acl import drop_box_denial
 from service.tools.context import ToolContext
+from service.tools.models import invalid_arguments
 from service.tools.sessions import plan_rewrites, plan_texts
 from service.tools.spec import Catalog
 from service.tools.tasks.periodic import PeriodIn, template_of
@@ -103,6 +105,9 @@ class PlanHost:
     def scope_problem(self, tool: ToolInfo) -> str | None:
         missing = [s for s in tool.scopes if not scope_rules.holds(self.ctx.principal.scopes, s)]
         return f"{tool.name} needs scope {' and '.join(missing)}" if missing else None
+
+    def invalid_arguments(self, tool: ToolInfo, errors: list[ErrorDetails]) -> VaultgateError:
+        return invalid_arguments(tool.name, tool.input_model, errors)
 
     def path_problem(self, rel: str, op: str) -> tuple[str, str] | None:
         vp = self._resolve(rel)
