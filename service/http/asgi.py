@@ -4,7 +4,8 @@ The top of the layer order (with `serve.py`): this is the one HTTP module that k
 application; it reads values off it and hands them to the tier's parts, which are built from
 values only — the edge (`Edge`: Host/Origin guard + bearer tokens, outermost), the request
 front (`RequestFront`: every POSTed message parsed and validated once, `service.protocol.framing`),
-the plain routes (`health_routes`), the requests in flight (`StopFront`: each finishes or is answered
+the plain routes (`health_routes`; a path none serves is a JSON 404, `route_errors`), the
+requests in flight (`StopFront`: each finishes or is answered
 when the server stops), the SDK's transport security and the MCP endpoint (`LazySessionManager`:
 plain JSON answers unless a request needs a stream). The lifespan starts the application and
 the session manager and stops them in reverse.
@@ -26,7 +27,7 @@ from service.http.edge import Edge
 from service.http.fast_calls import ShippedLists
 from service.http.front import RequestFront
 from service.http.hosts import HostGuard
-from service.http.routes import health_routes
+from service.http.routes import health_routes, route_errors
 from service.http.stops import StopFront, Stops
 from service.http.transport import LazySessionManager, mcp_app
 from service.protocol.fast_path import FastPath
@@ -104,7 +105,10 @@ def http_app(vg: VaultgateApp) -> Starlette:
         Middleware(StopFront, path=http.path, stops=stops),
     ]
     starlette = Starlette(
-        routes=[Route(http.path, mcp_app(session_manager)), *routes], middleware=middleware, lifespan=lifespan
+        routes=[Route(http.path, mcp_app(session_manager)), *routes],
+        middleware=middleware,
+        exception_handlers=route_errors([http.path, *(route.path for route in routes)]),
+        lifespan=lifespan,
     )
     starlette.state.stops = stops  # `service.serve` stops them as uvicorn begins to stop
     return starlette

@@ -7,13 +7,20 @@ with jwt auth answers a caller without an admin token only per-vault readiness b
 the storage backend flags (`public_readiness`).
 
 The routes are built from values — the version, the readiness and gauge callables, the metrics
-registry, the confirmation store, the settings sections they read — never from the application."""
+registry, the confirmation store, the settings sections they read — never from the application.
+
+A path no route serves (`GET /nope`, `POST /mcpx`, any method) is answered 404 in the shape of
+the routes' own errors, JSON `{"error": "not_found", "error_description", "path", "routes"}`
+naming the path and the paths served (the MCP endpoint first), and a method a route does not
+take 405 the same way, its `Allow` header kept (`route_errors`); Starlette answered both in
+plain text. The MCP endpoint answers its own errors (the SDK's JSON-RPC ones), unchanged."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sized
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -155,3 +162,25 @@ def health_routes(
         Route("/admin/confirm", admin_confirm, methods=["POST"]),
         Route("/metrics", metrics, methods=["GET"]),
     ]
+
+
+def route_errors(paths: list[str]) -> dict[Any, Callable[[Request, Exception], Awaitable[Response]]]:
+    """Starlette's `exception_handlers` for a path no route serves (404) and a method a route
+    does not take (405): JSON naming the path and the `paths` served (module docstring)."""
+    listed = ", ".join(paths)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        path = str(request.scope.get("path", ""))[:200]  # as the server read it (`*` for `OPTIONS *`)
+        description = f"no route at {path!r}: this server serves {listed} (the MCP endpoint is {paths[0]})"
+        body = {"error": "not_found", "error_description": description, "path": path, "routes": paths}
+        return JSONResponse(body, status_code=404)
+
+    async def not_allowed(request: Request, exc: Exception) -> Response:
+        headers = exc.headers if isinstance(exc, HTTPException) else None
+        allowed = (headers or {}).get("Allow", "")
+        path = str(request.scope.get("path", ""))[:200]
+        description = f"{path!r} does not take {request.method[:20]!r}" + (f": it takes {allowed}" if allowed else "")
+        body = {"error": "method_not_allowed", "error_description": description, "path": path, "routes": paths}
+        return JSONResponse(body, status_code=405, headers=headers)
+
+    return {404: not_found, 405: not_allowed}

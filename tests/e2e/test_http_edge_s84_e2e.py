@@ -8,6 +8,9 @@
 - a request target in absolute form (`POST http://127.0.0.1:port/mcp`, RFC 9112 3.2.2) is served
   at its path by both parsers (h11 answered 404), and its host is checked as Host is: 421 for a
   host not allowed, in the target or in the Host header (`service.http.hosts`).
+- (P5 s85) a path no route serves, any method, is a JSON 404 naming the path and the paths served
+  (Starlette answered plain text "Not Found"), a method a plain route does not take a JSON 405
+  with its `Allow`; /mcp's own answers (the SDK's JSON-RPC errors) are unchanged.
 """
 
 from __future__ import annotations
@@ -99,3 +102,34 @@ async def test_bad_version_header_and_absolute_targets(make_vault: Callable[...,
         for target in (f"ftp://{here}/mcp", f"http://user@{here}/mcp", "http:///mcp"):
             status, body = await _exchange(port, _post(target, here), ping)
             assert status == 400 and json.loads(body)["error"]["code"] == -32600, (target, body)
+
+        # (P5 s85) unknown paths: JSON naming the path and the paths served, every method
+        served = [
+            "/mcp",
+            "/healthz",
+            "/readyz",
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-protected-resource/mcp",
+            "/admin/confirm",
+            "/metrics",
+        ]
+        for method, target, path in (
+            ("GET", "/nope", "/nope"),
+            ("POST", "/mcpx", "/mcpx"),
+            ("OPTIONS", "/nope", "/nope"),
+            ("OPTIONS", "*", "*"),
+            ("DELETE", f"http://{here}/mcp/x", "/mcp/x"),
+        ):
+            status, body = await _exchange(port, f"{method} {target} HTTP/1.1\r\nHost: {here}\r\n{ACCEPT}", ping)
+            answer = json.loads(body)
+            assert status == 404 and answer["error"] == "not_found", (method, target, body)
+            assert (answer["path"], answer["routes"]) == (path, served), answer
+            assert f"no route at {path!r}" in answer["error_description"] and "/mcp" in answer["error_description"]
+        status, body = await _exchange(port, f"HEAD /nope HTTP/1.1\r\nHost: {here}\r\n")
+        assert status == 404 and body == b"", body  # (a HEAD answer has no body)
+        status, body = await _exchange(port, f"GET /admin/confirm HTTP/1.1\r\nHost: {here}\r\n")
+        answer = json.loads(body)
+        assert status == 405 and answer["error"] == "method_not_allowed" and "takes POST" in answer["error_description"]
+        # /mcp answers as it did: the SDK's JSON-RPC 405
+        status, body = await _exchange(port, f"PUT /mcp HTTP/1.1\r\nHost: {here}\r\n{ACCEPT}")
+        assert status == 405 and json.loads(body)["error"] == {"code": -32600, "message": "Method Not Allowed"}, body
