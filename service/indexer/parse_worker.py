@@ -37,6 +37,7 @@ from typing import IO, Any
 from service.indexer import caps, rows
 from service.indexer.issues import FileIssue
 from service.markdown import frontmatter
+from service.vault import dirfd
 
 Batch = tuple[list[rows.Prepared], list[tuple[str, float, int]], list[FileIssue]]
 CHUNK = 50  # notes a worker reads, parses and sends at a time
@@ -63,6 +64,7 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     # process: left set, they would override every later reading's `[limits]` there).
     yaml_before = frontmatter.use_limits(Limits(**{name: limits[name] for name in LIMIT_NAMES}))
     before = caps.use_max_chars(limits.get("max_indexed_note_chars", caps.DEFAULT_MAX_CHARS))
+    dirfd.arm_single_open(Path(root))  # a note opened in one call, no link on the way (`reading`)
     try:
         _answer(Path(root), inp, out, task_format)
     finally:
