@@ -14,8 +14,10 @@ inline tag under a heading) is run by the tool's own edit function on the note's
 check does (`service.tools.sessions.plan_texts.refused_by`): a heading the note lacks is the call's
 own refusal, never a change; so is a property or tag edit of the frontmatter the run refuses
 whatever the note (no tag, '🎉'; a blank property name) or whose text its encoding lacks. A
-memory tool's refusals of the notes as they are now (an observation a supersede names not there,
-a merge's block id taken, a capture processed already) are its own
+plugin's action, whose effects its arguments do not tell, adds its confirmation's words to the
+summary (the spec's `dry_run_preview`: execute_template names the template file and the note
+Obsidian will make). A memory tool's refusals of the notes as they are now (an observation a
+supersede names not there, a merge's block id taken, a capture processed already) are its own
 (`service.tools.memory.previews`).
 """
 
@@ -118,4 +120,9 @@ class WritePreview:
             if refused_edit is not None:
                 raise refused_edit
         preview = preview_of(spec.name, effects)
+        if spec.dry_run_preview is not None:  # a plugin's action: what its confirmation would say
+            told = await spec.dry_run_preview(self.context_for(call), args)
+            if told is not None:
+                summary = told if isinstance(told, str) else told.summary
+                preview = preview.model_copy(update={"summary": f"{preview.summary}\n{summary}"})
         return ToolResult(structured=preview.model_dump(mode="json", by_alias=True), text=preview.summary)

@@ -53,6 +53,9 @@ class ToolSpec:
     # validate_plan (`service.plans.check`) as well, where the handler and `precheck` do not run,
     # so neither promises a call the tool refuses. Usually the tool's precheck itself.
     static_check: Precheck | None = None
+    # What a dry-run vault's preview adds to its summary for a call whose effects its arguments
+    # do not tell (a plugin's action): the words of its confirmation, from a function that asks no plugin.
+    dry_run_preview: ConfirmWhen | None = None
     idempotent: bool = True
     open_world: bool = False
     max_bytes: int | None = None

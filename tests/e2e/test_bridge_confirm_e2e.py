@@ -38,7 +38,7 @@ def answering(action: str, asked: list[str]) -> Any:
     return answer
 
 
-def bridged_vault(root: Path, url: str, fingerprint: str) -> dict[str, Any]:
+def bridged_vault(root: Path, url: str, fingerprint: str, vault_id: str = "main") -> dict[str, Any]:
     bridge = {
         "url": url,
         "api_key_env": ENV,
@@ -46,7 +46,7 @@ def bridged_vault(root: Path, url: str, fingerprint: str) -> dict[str, Any]:
         "safe_commands": ["graph:open"],
         "probe_at_start": False,
     }
-    return {"id": "main", "path": root, "bridge": bridge}
+    return {"id": vault_id, "path": root, "bridge": bridge}
 
 
 async def test_a_2025_era_client_is_asked_through_elicitation_for_each_bridge_call(
@@ -54,13 +54,15 @@ async def test_a_2025_era_client_is_asked_through_elicitation_for_each_bridge_ca
 ) -> None:
     monkeypatch.setenv(ENV, KEY)
     root = make_vault({"Templates/Meeting.md": "# Meeting\n", "Projects/Kickoff.md": "# Kept\n"})
+    dry_root = make_vault({"Templates/Meeting.md": "# Meeting\n", "Projects/Kickoff.md": "# Kept\n"})
     cert = make_cert(tmp_path / "tls")
     obsidian = Obsidian(vault_root=root)  # Templater's notes made in the vault as Obsidian names them
     asked: list[str] = []
     async with serving(obsidian, cert) as url:
         vault = bridged_vault(root, url, cert.fingerprint)
+        dry = {**bridged_vault(dry_root, url, cert.fingerprint, "dry"), "write_mode": "dry-run"}
         async with (
-            e2e(root, vaults=[vault]) as (mcp_url, _),
+            e2e(root, vaults=[vault, dry]) as (mcp_url, _),
             Client(mcp_url, mode="legacy", elicitation_callback=answering("accept", asked)) as client,
         ):
             for n, (tool, args) in enumerate(CALLS, start=1):
@@ -79,10 +81,18 @@ async def test_a_2025_era_client_is_asked_through_elicitation_for_each_bridge_ca
             error = (refused.structured_content or {}).get("error") or {}
             assert refused.is_error and error.get("code") == "path_invalid" and error.get("hint"), error
             assert len(asked) == len(CALLS)
+            # a dry-run vault's preview says what the confirmation says; nobody asked, nothing sent (B4 s85)
+            args = {"template": "Meeting", "folder": "Projects", "filename": "Kickoff", "vault": "dry"}
+            preview = (await client.call_tool("execute_template", args)).structured_content or {}
+            assert preview.get("dry_run") is True, preview
+            assert "runs the template Templates/Meeting.md" in preview["summary"], preview
+            assert "creates the note Projects/Kickoff 1.md" in preview["summary"], preview
+            assert len(asked) == len(CALLS)
     assert (root / "Projects/Kickoff.md").read_text() == "# Kept\n"
     assert obsidian.executed == ["graph:open"]
     assert [run["choice"] for run in obsidian.quickadd_runs] == ["Log"]
     assert [made["filename"] for made in obsidian.created] == ["Kickoff"]
+    assert not (dry_root / "Projects/Kickoff 1.md").exists()
 
 
 @pytest.mark.parametrize(("tool", "args"), CALLS[:2])

@@ -219,8 +219,16 @@ async def trigger_confirm(ctx: ToolContext, args: TriggerIn) -> ChangePreview:
     values given. Which note it writes is in the choice's own settings, which the companion does
     not answer (routes.ts lists id, name, type and parent), so the preview says so."""
     found = [c for c in await _companion(ctx).quickadd_choices() if c.get("name") == args.choice]
-    kind = str(found[0].get("type", "")) if found else ""
-    group = found[0].get("parent") if found else None
+    return _quickadd_preview(args, found[0] if found else {})
+
+
+async def trigger_dry_run_preview(ctx: ToolContext, args: TriggerIn) -> ChangePreview:
+    """A dry-run vault's preview asks no plugin: the confirmation's words without the choice's kind."""
+    return _quickadd_preview(args, {})
+
+
+def _quickadd_preview(args: TriggerIn, choice: dict[str, object]) -> ChangePreview:
+    kind, group = str(choice.get("type", "")), choice.get("parent")
     values = ", ".join(f"{name} = {value!r}" for name, value in sorted(args.variables.items()))
     return ChangePreview(
         f"trigger_quickadd: QuickAdd, in the running Obsidian, runs its {kind or 'QuickAdd'} choice {args.choice!r}"
@@ -370,6 +378,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=False,
         open_world=True,
         confirm_when=execute_template_confirm,  # names the template file and the note to create
+        dry_run_preview=execute_template_confirm,  # asks no plugin: a dry-run vault's preview says the same
         precheck=execute_template_precheck,
         static_check=execute_template_static_check,  # a dry-run preview and validate_plan: nothing sent
         path_args=("template",),
@@ -404,6 +413,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=False,
         open_world=True,
         confirm_when=trigger_confirm,  # the choice's kind and group, the values given
+        dry_run_preview=trigger_dry_run_preview,  # the same words, the kind left out (no plugin asked)
         precheck=trigger_precheck,
         static_check=trigger_static_check,
         reads_index=False,
