@@ -31,7 +31,8 @@ The verified `Principal` travels in the ASGI scope (`vaultgate.principal`); `sco
 set the way the SDK's own bearer middleware does, so the SDK binds each session to its token's
 identity (another token reusing the session id gets 404). A request target in absolute form
 (`http://host/mcp`) is served at its path with either parser, its host checked as Host is
-(`service.http.hosts`). `/metrics` is checked too when
+(`service.http.hosts`); a target that carries a fragment (`/mcp#x`) is 400 with either parser
+(httptools served the path before it, h11 answered 404). `/metrics` is checked too when
 `auth.protect_metrics` is on (and then needs `admin`).
 """
 
@@ -115,6 +116,7 @@ class Edge:
             await _json(send, 400, Refused(INVALID_REQUEST, misframed, 400).error(), {"connection": "close"})
             return
         authority, wrong = _absolute(scope)
+        wrong = _fragment(scope) or wrong
         if wrong is not None:
             await _json(send, 400, Refused(INVALID_REQUEST, wrong, 400).error())
             return
@@ -225,6 +227,18 @@ def _absolute(scope: Scope) -> tuple[str | None, str | None]:
         scope["raw_path"] = scope.get("root_path", "").encode("latin-1") + rest
         scope["path"] = scope.get("root_path", "") + unquote(rest.decode("latin-1"))
     return authority, None
+
+
+def _fragment(scope: Scope) -> str | None:
+    """Why a request target that carries a fragment is refused, else None. A target has none
+    (RFC 9112 3.2); httptools dropped it and served the path before it, h11 kept it in the path
+    (404), and a proxy in front may have judged the request by a path that held it."""
+    raw: bytes = scope.get("raw_path") or b""
+    target: bytes | None = scope.get(TARGET)  # httptools: the whole target; h11: path and query
+    if b"#" not in (target if target is not None else raw + scope.get("query_string", b"")):
+        return None
+    shown = (target or raw)[:200].decode("latin-1")
+    return f"the request target {shown!r} carries a fragment ('#'), which a request target never has"
 
 
 def _twice(headers: list[tuple[bytes, bytes]]) -> str | None:

@@ -142,6 +142,8 @@ def head_limited(
                 parsed = absolute_target(self.url)
                 if parsed is not None:  # its path for uvicorn (which failed `http://host` with no path)
                     cast("dict[str, Any]", self.scope)[TARGET], self.url = self.url, parsed[2]
+            elif b"#" in self.url:  # the edge refuses a fragment, which httptools drops unsaid
+                cast("dict[str, Any]", self.scope)[TARGET] = self.url
             super().on_headers_complete()
             self._headed = True
 

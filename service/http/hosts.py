@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from starlette.datastructures import Headers
 
-TARGET = "vaultgate.target"  # scope key: the absolute-form target httptools' protocol parsed (`absolute_target`)
+TARGET = "vaultgate.target"  # scope key: the target httptools read, in absolute form or with a fragment (edge)
 _ABSOLUTE = re.compile(rb"([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)(.*)", re.DOTALL)
 
 

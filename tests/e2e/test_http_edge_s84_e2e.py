@@ -10,7 +10,8 @@
   host not allowed, in the target or in the Host header (`service.http.hosts`).
 - (P5 s85) a path no route serves, any method, is a JSON 404 naming the path and the paths served
   (Starlette answered plain text "Not Found"), a method a plain route does not take a JSON 405
-  with its `Allow`; /mcp's own answers (the SDK's JSON-RPC errors) are unchanged.
+  with its `Allow`; /mcp's own answers (the SDK's JSON-RPC errors) are unchanged. A target that
+  carries a fragment is 400 with either parser (httptools served the path before the `#`).
 """
 
 from __future__ import annotations
@@ -130,6 +131,10 @@ async def test_bad_version_header_and_absolute_targets(make_vault: Callable[...,
         status, body = await _exchange(port, f"GET /admin/confirm HTTP/1.1\r\nHost: {here}\r\n")
         answer = json.loads(body)
         assert status == 405 and answer["error"] == "method_not_allowed" and "takes POST" in answer["error_description"]
+        # (P5 s85) a target with a fragment is 400 with either parser (httptools served /mcp, h11 404)
+        for target in ("/mcp#frag", f"http://{here}/mcp#frag", "/mcp?x=1#frag", "/healthz#x"):
+            status, body = await _exchange(port, _post(target, here), ping)
+            assert status == 400 and "carries a fragment" in json.loads(body)["error"]["message"], (target, body)
         # /mcp answers as it did: the SDK's JSON-RPC 405
         status, body = await _exchange(port, f"PUT /mcp HTTP/1.1\r\nHost: {here}\r\n{ACCEPT}")
         assert status == 405 and json.loads(body)["error"] == {"code": -32600, "message": "Method Not Allowed"}, body

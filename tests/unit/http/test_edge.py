@@ -288,6 +288,10 @@ def test_a_parser_asked_for_but_not_installed_stops_the_start(monkeypatch: pytes
         ("ftp://127.0.0.1:8765/mcp", "127.0.0.1:8765", 400, None),
         ("http://me@127.0.0.1:8765/mcp", "127.0.0.1:8765", 400, None),
         ("http:///mcp", "127.0.0.1:8765", 400, None),
+        # (P5 s85) a fragment: no target has one (httptools served the path before it, h11 404)
+        ("/mcp#frag", "127.0.0.1:8765", 400, None),
+        ("http://127.0.0.1:8765/mcp#frag", "127.0.0.1:8765", 400, None),
+        ("/healthz#x", "127.0.0.1:8765", 400, None),
     ],
 )
 async def test_an_absolute_form_target_is_served_at_its_path_and_its_host_checked(
