@@ -1,7 +1,8 @@
 """tests/tools/memory/test_create_entities_repeated.py over real HTTP with the SDK client (both
 eras): create_entities in the official memory server's shape naming one entity in two items makes
 it once with both items' observations (before M2 s84 the second item's were dropped, the call
-answering success), and two types for one name are refused with nothing written. With the
+answering success), and two types for one name are refused with nothing written, as is a blank
+type (M3 s85). With the
 report over `[governor] max_response_bytes` (tests/tools/memory/test_create_entities_report_fits.py)
 every made entity is still listed, its echoed observations left out and `truncated` set."""
 
@@ -33,6 +34,11 @@ async def test_a_name_given_twice_in_one_call_keeps_every_observation(
         two_types = [{"name": "Mercury", "entityType": "planet"}, {"name": "Mercury", "entityType": "element"}]
         refused = await error(client, "create_entities", entities=two_types)
         assert (refused["code"], refused["details"]["reason"]) == ("validation_error", "repeated_name"), refused
+        blank = await error(client, "create_entities", entities=[{"name": "Untyped", "entityType": " "}])
+        assert (blank["code"], blank["details"]) == (
+            "validation_error",
+            {"field": "entities[0].entityType", "reason": "empty"},
+        ), blank
         assert snapshot(root) == before
         texts = [f"fact {j} " + " ".join(f"w{j}x{k}" for k in range(20)) for j in range(40)]
         many = await ok(

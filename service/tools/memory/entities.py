@@ -19,7 +19,13 @@ from service.memory.model import Entity, Observation, Relation, new_block_id, no
 from service.memory.store import Loaded
 from service.tools.context import ToolContext
 from service.tools.memory.names import entity_name, relate, relation_link, target_key, target_name, target_names
-from service.tools.memory.prechecks import entities_there, new_entities, not_to_itself, observations_counted
+from service.tools.memory.prechecks import (
+    entities_there,
+    new_entities,
+    not_to_itself,
+    observations_counted,
+    observed,
+)
 from service.tools.memory.repeats import dated_attributes, holds_again
 from service.tools.memory.report import fitted
 from service.tools.memory.similar import Similar
@@ -136,7 +142,8 @@ class CreateEntitiesOut(ToolOutput):
 async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEntitiesOut:
     store = entity_store(ctx)
     await store.names_read()  # each new name is looked up below: the notes read off the event loop
-    planned = new_entities(ctx, store, args.entities)  # every name checked before the first write
+    # every name and text checked before the first write; a big call's off the loop (`observed`)
+    planned = await sized(observed(args), new_entities, ctx, store, args.entities)
     existing = [e.name for e in planned if store.load(e.name, "write", any_case=False) is not None]
     made: list[Loaded] = []
     # a name another call makes meanwhile goes on `existing` too, as a name that was there

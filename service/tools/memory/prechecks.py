@@ -31,6 +31,7 @@ from service.tools.memory.writing import (
     provenance,
     with_tags,
 )
+from service.vault.offloop import sized
 
 
 def arguments(ctx: ToolContext, tool: str, args: Any) -> None:
@@ -44,12 +45,7 @@ def arguments(ctx: ToolContext, tool: str, args: Any) -> None:
         observation_text(args.value, "value")
         provenance(ctx, args.source)
     elif tool == "create_entities":
-        firsts: dict[str, int] = {}
-        for i, item in enumerate(args.entities):
-            name = entity_name(ctx, store, item.name, f"entities[{i}].name")
-            for text in item.observations:
-                observation_text(text, f"entities[{i}].observations")
-            one_type(args.entities, firsts.setdefault(name, i), i)
+        new_entities(ctx, store, args.entities)  # the call's own check of every item, so the two cannot drift
     elif tool == "process_capture" and args.action != "discard" and not (args.target or "").strip():
         raise no_target(args.action)
 
@@ -117,6 +113,10 @@ def entities_there(tool: str) -> Any:
     async def check(ctx: ToolContext, args: Any) -> None:
         store = entity_store(ctx)
         try:
+            if tool == "create_entities":  # its names are looked up (`new_entities`): read off the event loop first
+                await store.names_read()
+                await sized(observed(args), arguments, ctx, tool, args)
+                return
             if tool == "add_observations":  # each batch's entity, then its texts, as the call checks them
                 observations_checked(ctx, store, args)
             arguments(ctx, tool, args)
@@ -137,16 +137,26 @@ def entities_there(tool: str) -> Any:
     return check
 
 
+def observed(args: Any) -> int:
+    """The characters of a create_entities call's observations: past `offloop.OFF_LOOP_CHARS`, its
+    items are checked in a worker thread (`new_entities`: ~0.1 ms an observation, seconds for a
+    call of 50,000), the event loop free for the other calls meanwhile."""
+    return sum(len(text) for item in args.entities for text in item.observations)
+
+
 def new_entities(ctx: ToolContext, store: EntityStore, items: list[Any]) -> list[Entity]:
     """The entities a create_entities call makes of its `items`, every name checked, each once: an item naming
     one an earlier item names adds its observations to it (each text once; a name given two types
-    is `validation_error`, `repeated_name`). A plan's check foresees the note from it (`planned`)."""
+    is `validation_error`, `repeated_name`). The call's own check, and its `static_check`'s
+    (`arguments`: a dry-run vault's preview, a plan's check); a plan's check foresees the note
+    from it too (`planned`). Safe in a worker thread (`observed`): it reads, and the name lookup
+    takes its lock."""
     planned: dict[str, tuple[int, Entity]] = {}  # names as the store tells them apart: 'ann lee' is not 'Ann Lee'
     fields = provenance(ctx)
     for i, item in enumerate(items):
         name = entity_name(ctx, store, item.name, f"entities[{i}].name")
         no_open_comment(name, f"entities[{i}].name")  # its note's `# title`
-        kind = one_line(item.entityType)
+        kind = entity_type(item.entityType, f"entities[{i}].entityType")
         texts = [observation_text(t, f"entities[{i}].observations") for t in item.observations]
         store.path_of(name, "write", any_case=False)  # a case twin of an entity is refused, not taken for it
         first, entity = planned.setdefault(name, (i, Entity(name, kind)))
@@ -154,6 +164,20 @@ def new_entities(ctx: ToolContext, store: EntityStore, items: list[Any]) -> list
         known = {o.text for o in entity.observations}
         entity.observations += [Observation(t, None, "", dict(fields)) for t in dict.fromkeys(texts) if t not in known]
     return [entity for _, entity in planned.values()]
+
+
+def entity_type(raw: str, field: str) -> str:
+    """A new entity's type on one line; a blank one is `validation_error` (`empty`): an entity note
+    whose `entityType` is "" is found by no type (read_memory_graph, search_memory) and tells a
+    reader nothing (the official memory server takes any string; its callers send a type)."""
+    kind = one_line(raw)
+    if not kind:
+        raise ValidationFailed(
+            f"{field} is blank",
+            details={"field": field, "reason": "empty"},
+            hint="Give the entity a type, e.g. person, project, organization.",
+        )
+    return kind
 
 
 def one_type(items: list[Any], first: int, i: int) -> None:
