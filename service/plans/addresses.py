@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from service.graph.address import Address, parse_address
 from service.plans.effects import EffectsBuilder
+from service.plans.host import Told
 from service.plans.model import Step
 from service.plans.notepaths import canvas_file, note_file
 from service.plans.tool_effects import ADDRESSED, CREATE_OR_MODIFY, MOVES, PERIODIC
@@ -32,9 +33,9 @@ class Finder(Protocol):
 
     async def resolve(self, address: str, made: list[str], gone: set[str]) -> tuple[str | None, int]: ...
 
-    def path_problem(self, rel: str, op: str) -> tuple[str, str] | None: ...
+    def path_problem(self, rel: str, op: str, written: str | None = None) -> Told | None: ...
 
-    def new_name_problem(self, rel: str) -> tuple[str, str] | None: ...
+    def new_name_problem(self, rel: str) -> Told | None: ...
 
 
 async def found_args(tool: str, args: dict[str, Any], host: Finder, builder: EffectsBuilder) -> dict[str, Any]:
@@ -121,7 +122,7 @@ def made_late_name(step: Step, args: dict[str, Any], builder: EffectsBuilder, la
     return not builder.note_exists(parsed(path, builder).target)
 
 
-def name_problems(tool: str, args: dict[str, Any], host: Finder) -> list[tuple[str, str]]:
+def name_problems(tool: str, args: dict[str, Any], host: Finder) -> list[Told]:
     """The problems of the note path a step names as written (`path_invalid`, a name the vault
     refuses): what the call itself refuses, whichever note the run then finds by it."""
     rel = note_file(parse_address(str(args["path"])).target)

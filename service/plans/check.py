@@ -77,6 +77,7 @@ class Checked:
     touches: dict[str, frozenset[str] | None] = field(default_factory=dict)  # mutating step -> files (None: unknown)
     paths: dict[tuple[str, str], str] = field(default_factory=dict)  # (path, op) -> the first call touching it
     told: dict[str, VaultgateError] = field(default_factory=dict)  # call -> its refusal of its note's text
+    written: dict[str, str] = field(default_factory=dict)  # a note's path -> as the first call naming it wrote it
     after: dict[str, set[str]] | None = None  # step -> steps to finish first (`service.plans.schedule`)
 
     @property
@@ -134,7 +135,7 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
         reads_allowed = await _check_step(step, tool, scope, host, builder, checked, reads_allowed)
     refused: set[str] = set()
     for (rel, op), where in checked.paths.items():  # each (path, op) once, named by its first call
-        problem = host.path_problem(rel, op)
+        problem = host.path_problem(rel, op, checked.written.get(rel))
         if problem:
             checked.problems.append(Problem(where, *problem))
             refused.add(rel)
@@ -290,6 +291,8 @@ async def _check_step(
                 checked.calls.append((step.id, step.tool, args, on_plan))
                 for rel_op in builder.paths[earlier:]:  # a folder move's files too: later calls on them are on plan
                     checked.paths.setdefault(rel_op, where)
+                if isinstance(args.get("path"), str):  # its path as written, which a refusal of it names
+                    checked.written.setdefault(new_note(args["path"]), args["path"])
                 so_far = checked.touches.get(step.id)
                 checked.touches[step.id] = None if touched is None or so_far is None else so_far | touched
         elif acts:  # not made now: what its call refuses from the configuration alone (no bridge)

@@ -18,6 +18,8 @@ from service.plans.planned_links import Rewriter
 from service.plans.refusals import StaticCheck
 from service.plans.texts import PlannedText
 
+Told = tuple[str, str, dict[str, Any] | None, str | None]  # a refusal: code, message, details, hint
+
 
 class Failure(Protocol):
     """A call's error as a check reads it (`service.plans.runner.CallError` is one)."""
@@ -71,12 +73,14 @@ class Host(Rewriter, Protocol):
         """The error a call of `tool` answers for arguments its input model refuses with `errors`
         (the dispatch chain's validate layer's: each issue in `details.issues`, and its hint)."""
 
-    def path_problem(self, rel: str, op: str) -> tuple[str, str] | None:
-        """(code, message) when a call could not use `rel` for `op`: path_invalid..., acl_denied."""
+    def path_problem(self, rel: str, op: str, written: str | None = None) -> Told | None:
+        """(code, message, details, hint) of the call's refusal when it could not use `rel` for
+        `op`: path_invalid... (naming the note's path as `written`, where a call gave it so),
+        acl_denied (its rule in the details), as the call answers it."""
 
-    def new_name_problem(self, rel: str) -> tuple[str, str] | None:
-        """(code, message) when the vault refuses to create a file or folder named as `rel`'s last
-        segment (a link or invisible character, a device name), as the writing call would."""
+    def new_name_problem(self, rel: str) -> Told | None:
+        """(code, message, details, hint) when the vault refuses to create a file or folder named as
+        `rel`'s last segment (a link or invisible character, a device name), as the writing call would."""
 
     def exists(self, rel: str) -> bool: ...
 

@@ -13,17 +13,17 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from service.errors import PathInvalid, ValidationFailed, VaultgateError
+from service.errors import AclDenied, PathInvalid, ValidationFailed, VaultgateError
 from service.graph.address import NoteName, parse_address, resolve_address
 from service.graph.linkpath import strip_md
 from service.memory.store import memory_notes
 from service.plans.effects import MemoryNotes
-from service.plans.host import ToolInfo
+from service.plans.host import Told, ToolInfo
 from service.plans.model import Plan
 from service.plans.planned_links import Rewritten
 from service.plans.runner import CallError
@@ -36,6 +36,7 @@ from service.tools.sessions import plan_rewrites, plan_texts
 from service.tools.spec import Catalog
 from service.tools.tasks.periodic import PeriodIn, template_of
 from service.tools.tasks.templates import find_template
+from service.types import Op
 from service.vault.paths import VaultPath, normalize
 from service.vault.readonly import read_only
 
@@ -53,6 +54,13 @@ def parse_plan(document: dict[str, Any]) -> Plan:
             details={"field": "plan", "problems": problems},
             hint="See the plan JSON Schema (docs/plan.schema.json); fix the listed fields.",
         ) from None
+
+
+def _told(rel: str, exc: VaultgateError) -> Told:
+    """A path's refusal as the call answers it: its code, message (naming `rel` where it does not),
+    details and hint."""
+    said = exc.message if rel in exc.message else f"{rel}: {exc.message}"
+    return exc.code, said, exc.details, exc.hint
 
 
 class PlanHost:
@@ -109,27 +117,40 @@ class PlanHost:
     def invalid_arguments(self, tool: ToolInfo, errors: list[ErrorDetails]) -> VaultgateError:
         return invalid_arguments(tool.name, tool.input_model, errors)
 
-    def path_problem(self, rel: str, op: str) -> tuple[str, str] | None:
+    def path_problem(self, rel: str, op: str, written: str | None = None) -> Told | None:
         vp = self._resolve(rel)
-        if isinstance(vp, VaultgateError):  # the code the call would answer (path_invalid...)
-            return vp.code, f"{rel}: {vp.message}"
+        if isinstance(vp, VaultgateError):  # the error the call would answer (path_invalid...)
+            if written is not None:  # as the call takes the note's path: as written, '.md' optional
+                try:
+                    self.ctx.resolve_note(written, cast(Op, op))
+                except PathInvalid as exc:
+                    return _told(written, exc)
+                except VaultgateError:
+                    pass
+            return _told(rel, vp)
         guard = self.ctx.services.guard
         if not guard.allows(self.ctx.principal, self.ctx.vault, vp.rel, op):
-            return "acl_denied", f"{rel}: the path ACL does not allow {op}"
+            try:  # the call's own refusal: its rule in the details
+                guard.check(self.ctx.principal, self.ctx.vault, vp.rel, op)
+            except AclDenied as exc:
+                return _told(rel, exc)
+            except VaultgateError:  # a read-only vault: the run refuses the tool before any path
+                pass
+            return "acl_denied", f"{rel}: the path ACL does not allow {op}", None, None
         # A drop box: changing a file there needs read access (what the call answers, once the caller
         # holds the op's scope: without it the call is `forbidden` and says nothing of the file).
         holds_op = scope_rules.holds(self.ctx.principal.scopes, scope_rules.OP_SCOPE[op])
         if op != "read" and holds_op and os.path.isfile(vp.abs):
             for seen in dict.fromkeys((vp.rel, vp.real_rel or vp.rel)):
                 if not guard.allows(self.ctx.principal, self.ctx.vault, seen, "read"):
-                    return "acl_denied", f"{rel}: {drop_box_denial(vp.rel, op).message}"
+                    return _told(rel, drop_box_denial(vp.rel, op))
         return None
 
-    def new_name_problem(self, rel: str) -> tuple[str, str] | None:
+    def new_name_problem(self, rel: str) -> Told | None:
         try:
             self.ctx.vault.paths.check_new_name(rel, rel.rsplit("/", 1)[-1])
         except VaultgateError as exc:
-            return exc.code, f"{rel}: {exc.message}"
+            return _told(rel, exc)
         return None
 
     def exists(self, rel: str) -> bool:
