@@ -18,8 +18,11 @@ def inert(text: str) -> str:
     a note's name) on one line, with `%%`, `<!--` and `#` written as HTML entities: Obsidian shows
     the same characters, but opens no comment that would hide the digest's next lines (the memory
     tools refuse such an entity name; a hand-made note may hold one), and reads no `#tag` in a
-    folder's heading (`## Proj #work`) or a name. `#` first: the other entities hold one."""
-    return _entities(" ".join(text.split()))
+    folder's heading (`## Proj #work`) or a name. `#` first: the other entities hold one. So are
+    `[`, `]` and `^`, and `::` is `:&#58;`: a name `Fan of [[Foo]]`, `Deadline:: Friday` or
+    `Ann ^blk` (the memory tools take them) gives the kept note no link, Dataview field or block."""
+    text = _entities(" ".join(text.split())).replace("[", "&#91;").replace("]", "&#93;")
+    return text.replace("^", "&#94;").replace("::", ":&#58;")
 
 
 def _entities(text: str) -> str:

@@ -56,3 +56,28 @@ async def test_a_quoted_sentence_gives_the_digest_no_tag_link_or_field(make_vaul
         assert "due" in own, own  # what the digest would have taken
         for line in LINES:
             assert line in text.splitlines(), (line, text)
+
+
+async def test_a_name_gives_the_digest_no_link_field_or_block(make_vault: Callable[..., Path]) -> None:
+    """A folder's name in its heading and a memory entity's name (M3 s85): `[[Foo]]`, `x:: y` and
+    `^blk` in them made a link (to a missing note), a Dataview field and a block of the kept
+    digest's. Now `[`, `]`, `^` are HTML entities and `::` is `:&#58;` (`quoting.inert`)."""
+    root = make_vault(
+        {"Home.md": "# Home\n\nThe home note of this vault.\n", "Proj [[Foo]] x:: y/N.md": "# N\n\nA note.\n"}
+    )
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        for name in ("Deadline:: Friday", "Fan of [[Foo]] band", "Ann ^blk"):
+            await vg.ok("create_entities", entities=[{"name": name, "entityType": "t", "observations": ["a fact"]}])
+        await vg.ok("run_consolidation", wait=True, jobs=["digest"])
+        [digest] = (await vg.ok("list_findings", kind="digest"))["items"]
+        await vg.ok("apply_finding", finding_id=digest["id"])
+        [kept] = (root / "Digests").iterdir()
+        rel = f"Digests/{kept.name}"
+        await vg.indexed()
+        out = (await vg.ok("get_outlinks", path=rel))["items"]
+        assert sorted(o["path"] for o in out) == ["Home.md", "Proj [[Foo]] x:: y/N.md"], out
+        fields = (await vg.ok("eval_dataview_field", path=rel))["fields"]
+        assert not {"deadline", "Deadline", "x"} & set(fields), fields
+        lines = kept.read_text(encoding="utf-8").splitlines()
+        assert "- Ann &#94;blk" in lines and "## Proj &#91;&#91;Foo&#93;&#93; x:&#58; y (1)" in lines, lines
