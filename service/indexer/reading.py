@@ -6,18 +6,33 @@ there (gone, a folder, a symlink), or a `FileIssue` when the file cannot be inde
 socket or device; the OS refusing the read). Bytes that are not UTF-8 are read with the encoding
 `service.vault.decoding` detects, which the `NoteInput` names. Blocks on the file system: callers
 run it in a worker thread or process.
+
+A note longer than the index reads (`[limits] max_indexed_note_chars`, `caps.kept_text`) and
+over `HEAD_FROM` bytes is not held whole: its first bytes, which hold every character the index
+keeps, are decoded (the encoding named by them), and the content hash and the character count
+run over the rest a chunk at a time. A 600 MB note took 2.4 GB to index read whole (its bytes
+and its text at once); read so, it takes about `HEAD_FROM` bytes and their text. Its encoding
+is the one its head shows (bytes that are not UTF-8 only past the head: read as UTF-8 here).
 """
 
 from __future__ import annotations
 
+import codecs
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from service.errors import PathInvalid
+from service.indexer.caps import max_chars
 from service.indexer.issues import FileIssue, issue
 from service.vault import dirfd
 from service.vault.decoding import UTF8, decode_note
-from service.vault.etags import etag_of
+from service.vault.etags import ETAG_CHARS, etag_of
+
+HEAD_FROM = 16 * 1024 * 1024  # bytes: a longer note that the index cuts is read for its head only
+CHUNK = 1024 * 1024  # bytes hashed and counted at a time past the head
+_SINGLE_BYTE = ("cp1252", "latin-1")  # one character a byte
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +46,12 @@ class NoteInput:
     size: int
     etag: str
     encoding: str = UTF8  # what the bytes were read as (`service.vault.decoding`)
+    chars: int = -1  # the whole note's characters where `text` is its head only (module text), else -1
+
+    @property
+    def whole_chars(self) -> int:
+        """The note's length in characters (of its text as decoded), whether `text` is all of it."""
+        return len(self.text) if self.chars < 0 else self.chars
 
 
 def read_note_file(root: Path, rel: str) -> NoteInput | None:
@@ -64,6 +85,9 @@ def read_note_checked(root: Path, rel: str) -> NoteInput | FileIssue | None:
         return issue(rel, "unreadable", "invalid name")
     try:
         with open(fd, "rb", buffering=0) as f:
+            head = max(4 * max_chars() + 4, HEAD_FROM)  # a character is at most 4 bytes
+            if st.st_size > head and not rel.lower().endswith(".canvas"):  # a canvas is JSON: read whole
+                return _head_only(rel, f, head, st.st_mtime, getattr(st, "st_birthtime", st.st_ctime))
             data = f.readall()
     except OSError as exc:
         return issue(rel, "unreadable", exc.strerror or type(exc).__name__)
@@ -77,3 +101,37 @@ def read_note_checked(root: Path, rel: str) -> NoteInput | FileIssue | None:
         etag=etag_of(data),
         encoding=encoding,
     )
+
+
+def _head_only(rel: str, f: BinaryIO, head: int, mtime: float, ctime: float) -> NoteInput:
+    """The note read by its first `head` bytes (module text): decoded as `decode_note` decodes
+    them (a character cut at their end held back, or replaced past what the index keeps), the
+    hash and the characters counted over the whole file, a chunk at a time."""
+    data = f.read(head)
+    digest = hashlib.sha256(data)
+    try:  # an incomplete last character is kept back, not refused
+        text, encoding = codecs.getincrementaldecoder(UTF8)().decode(data), UTF8
+    except UnicodeDecodeError:
+        text, encoding = decode_note(data)
+    counter = None if encoding in _SINGLE_BYTE else codecs.getincrementaldecoder(_codec(encoding))(errors="replace")
+    size, chars = len(data), 0
+    for at in range(_bom(encoding), size if counter is not None else 0, CHUNK):  # a chunk of text at a time
+        chars += len(counter.decode(data[at : at + CHUNK]))  # type: ignore[union-attr]
+    del data
+    while chunk := f.read(CHUNK):
+        digest.update(chunk)
+        size += len(chunk)
+        if counter is not None:
+            chars += len(counter.decode(chunk))
+    chars = size if counter is None else chars + len(counter.decode(b"", final=True))
+    return NoteInput(rel, text, mtime, ctime, size, digest.hexdigest()[:ETAG_CHARS], encoding, chars)
+
+
+def _codec(encoding: str) -> str:
+    """The codec that counts a note's characters as `decode_note` named its encoding."""
+    return UTF8 if encoding == "utf-8-replaced" else encoding
+
+
+def _bom(encoding: str) -> int:
+    """The bytes of the byte-order mark `decode_note` left out of a note read as `encoding`."""
+    return 4 if encoding.startswith("utf-32") else 2 if encoding.startswith("utf-16") else 0

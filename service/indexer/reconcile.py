@@ -244,11 +244,11 @@ async def name_capped(ix: IndexerState) -> None:
             continue
         ix._read_whole[path] = (etag, cap)  # claimed: a run beside this one does not read it too
         item = await asyncio.to_thread(read_note_file, ix.vault.paths.root, path)
-        if item is None or item.etag != etag or len(item.text) > cap:
+        if item is None or item.etag != etag or item.whole_chars > cap:
             ix._read_whole.pop(path, None)
-        if item is None or item.etag != etag or len(item.text) <= cap:
+        if item is None or item.etag != etag or item.whole_chars <= cap:
             continue
-        detail = f"text {len(item.text)} chars > {cap}: the first {len(kept_text(item.text, cap))} indexed"
+        detail = f"text {item.whole_chars} chars > {cap}: the first {len(kept_text(item.text, cap))} indexed"
         del item
         async with ix._apply_lock:
             row = await ix.db.fetchone("SELECT etag FROM notes WHERE vault_id = ? AND path = ?", (ix.vault.id, path))

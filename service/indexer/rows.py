@@ -78,7 +78,7 @@ def prepare(item: NoteInput, paths: PathSet | None, task_format: Style | None = 
     text = kept_text(item.text)  # past [limits] max_indexed_note_chars: not indexed
     p = parse_note(item.path, text, task_format)
     properties = [row for key, value in p.properties.items() for row in property_rows(key, value, _json)]
-    properties, capped = within_caps(p, properties, (len(item.text), len(text)))
+    properties, capped = within_caps(p, properties, (item.whole_chars, len(text)))
     body = text[p.body_start :]
     if PLUGIN_KEY in p.properties:  # an Excalidraw drawing: its words, not its scene
         body = without_scene(body)

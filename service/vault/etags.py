@@ -11,10 +11,12 @@ import hashlib
 
 from service.errors import Conflict, NoteNotFound, VaultgateError
 
+ETAG_CHARS = 32  # of the SHA-256 hex digest
+
 
 def etag_of(data: bytes) -> str:
     """The content hash callers pass back as `expected_etag`."""
-    return hashlib.sha256(data).hexdigest()[:32]
+    return hashlib.sha256(data).hexdigest()[:ETAG_CHARS]
 
 
 def stale_etag(rel: str, expected_etag: str, current: str | None) -> VaultgateError:
