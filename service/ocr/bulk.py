@@ -143,7 +143,9 @@ class OcrJobs:
             for rel in todo:
                 await self.give_way(job)
                 try:
-                    reading = await self.reader.read(vault.id, rel, vault.paths.on_disk(rel), force=force)
+                    reading = await self.reader.read(
+                        vault.id, rel, vault.paths.root, vault.paths.on_disk(rel), force=force
+                    )
                 except VaultgateError as exc:
                     job.failed += 1
                     if len(job.failures) < FAILURES_KEPT:

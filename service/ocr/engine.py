@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from service.errors import ComputeBudgetExceeded, ModeUnavailable, ValidationFailed, VaultgateError
+from service.errors import ComputeBudgetExceeded, ModeUnavailable, PathInvalid, ValidationFailed, VaultgateError
 from service.ocr import worker
 from service.settings.ocr import OcrSettings
 
@@ -75,6 +75,8 @@ def failure_error(failure: worker.Failure, path: str) -> VaultgateError:
         return ModeUnavailable(
             failure.message, details=details, hint="Install the system libraries it names (libgl1, libglib2.0-0)."
         )
+    if failure.code == "path_invalid":  # a folder on the way swapped for a link since the call began
+        return PathInvalid(failure.message, details=details)
     if failure.code in ("too_large", "too_many_pixels"):
         return ComputeBudgetExceeded(
             failure.message, details=details, hint="Scale the file down, or raise the [ocr] bound it names."
@@ -118,12 +120,13 @@ class OcrEngine:
         if not available():
             raise unavailable("engine_missing")
 
-    async def read(self, path: str, kind: str, index: int) -> worker.Page | worker.Failure:
-        """One image, or page `index` of a PDF, read in the worker within `timeout_s`."""
-        return await self._run(worker.read_file, path, kind, index, self.bounds)
+    async def read(self, root: str, rel: str, kind: str, index: int) -> worker.Page | worker.Failure:
+        """One image, or page `index` of a PDF (`rel` in the vault at `root`, opened with no link
+        on the way), read in the worker within `timeout_s`."""
+        return await self._run(worker.read_file, root, rel, kind, index, self.bounds)
 
-    async def pdf_pages(self, path: str) -> int | worker.Failure:
-        return await self._run(worker.pdf_pages, path, self.bounds)
+    async def pdf_pages(self, root: str, rel: str) -> int | worker.Failure:
+        return await self._run(worker.pdf_pages, root, rel, self.bounds)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         from concurrent.futures.process import BrokenProcessPool

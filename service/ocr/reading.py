@@ -18,17 +18,18 @@ import asyncio
 import json
 import os
 import sqlite3
-import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from service.errors import ComputeBudgetExceeded, NoteNotFound, ValidationFailed
+from service.errors import ComputeBudgetExceeded, NoteNotFound, PathInvalid, ValidationFailed
 from service.obsidian.attachments import kind_of
 from service.ocr import attached, worker
 from service.ocr.engine import OcrEngine, failure_error
 from service.storage.db import Database
+from service.vault import dirfd
 from service.vault.files import etag_of
+from service.vault.paths import realpath_now
 
 Line = worker.Line
 
@@ -61,8 +62,11 @@ class OcrReader:
         self.db = db
         self.max_pdf_pages = max_pdf_pages
 
-    async def read(self, vault_id: str, rel: str, path: Path, *, force: bool = False) -> Reading:
-        """The text of the file `rel` (absolute `path`): cached by content unless `force`."""
+    async def read(self, vault_id: str, rel: str, root: Path, path: Path, *, force: bool = False) -> Reading:
+        """The text of the file `rel` (absolute `path` in the vault at `root`): cached by content
+        unless `force`. The file is opened with no link followed on the way, here and in the
+        worker (`service.vault.dirfd`): a folder swapped for a link to outside since the path was
+        checked is `path_invalid`, never read through; an in-vault link is resolved first."""
         self.engine.check()
         kind = readable_kind(rel)
         if kind is None:
@@ -72,8 +76,9 @@ class OcrReader:
                 hint="OCR reads png, jpg, webp, gif, bmp, avif images and PDFs.",
             )
         try:
-            digest, mtime, size = await asyncio.to_thread(self._measure, path)
-        except FileNotFoundError:
+            disk_rel = _in_vault(root, rel, path)
+            digest, mtime, size = await asyncio.to_thread(self._measure, root, disk_rel)
+        except (FileNotFoundError, NotADirectoryError):
             raise NoteNotFound(f"no file at {rel!r}", details={"path": rel}) from None
         except OSError as exc:
             raise ValidationFailed(f"cannot read {rel!r}: {exc.strerror or exc}", details={"path": rel}) from None
@@ -85,7 +90,7 @@ class OcrReader:
                 await self.db.run_write(lambda conn: self._store(conn, vault_id, rel, digest, None, mtime, size))
                 return _reading(rel, kind, digest, self.engine.name, cached, cached=True)
         try:
-            text, lines, pages, read, seconds = await self._recognize(rel, str(path), kind)
+            text, lines, pages, read, seconds = await self._recognize(rel, (str(root), disk_rel), kind)
         except (ComputeBudgetExceeded, ValidationFailed) as exc:
             code = exc.code
             await self.db.run_write(lambda conn: self._failed(conn, vault_id, rel, digest, mtime, size, code))
@@ -94,12 +99,17 @@ class OcrReader:
         await self.db.run_write(lambda conn: self._store(conn, vault_id, rel, digest, row, mtime, size))
         return Reading(rel, kind, digest, self.engine.name, text, lines, pages, read, seconds, cached=False)
 
-    def _measure(self, path: Path) -> tuple[str, float, int]:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read forever
-            raise _Refused(worker.Failure("not_a_file", "not a regular file", {"reason": "not_a_file"}))
+    def _measure(self, root: Path, disk_rel: str) -> tuple[str, float, int]:
+        try:
+            fd, st = dirfd.open_file(root, disk_rel)  # a FIFO is refused unopened (it would block)
+        except IsADirectoryError:
+            raise _Refused(worker.Failure("not_a_file", "not a regular file", {"reason": "not_a_file"})) from None
+        except PathInvalid as exc:
+            if exc.details.get("reason") != "special file":
+                raise
+            raise _Refused(worker.Failure("not_a_file", "not a regular file", {"reason": "not_a_file"})) from None
         limit = self.engine.bounds.max_bytes
-        with path.open("rb") as fh:
+        with os.fdopen(fd, "rb") as fh:
             data = fh.read(limit + 1) if st.st_size <= limit else b""
         if st.st_size > limit or len(data) > limit:  # also one that grew since it was measured
             size = max(st.st_size, len(data))
@@ -110,22 +120,22 @@ class OcrReader:
                     {"limit": "bytes", "bytes": size, "max_file_bytes": limit},
                 )
             )
-        if readable_kind(str(path)) == "image" and (failure := worker.probe_image(data, self.engine.bounds)):
+        if readable_kind(disk_rel) == "image" and (failure := worker.probe_image(data, self.engine.bounds)):
             raise _Refused(failure)
         return etag_of(data), st.st_mtime, st.st_size
 
-    async def _recognize(self, rel: str, path: str, kind: str) -> tuple[str, list[Line], int, int, float]:
+    async def _recognize(self, rel: str, where: tuple[str, str], kind: str) -> tuple[str, list[Line], int, int, float]:
         started = time.monotonic()
         pages = 1
         if kind == "pdf":
-            counted = await self.engine.pdf_pages(path)
+            counted = await self.engine.pdf_pages(*where)
             if isinstance(counted, worker.Failure):
                 raise failure_error(counted, rel)
             pages = counted
         lines: list[Line] = []
         read = min(pages, self.max_pdf_pages)
         for index in range(read):
-            page = await self.engine.read(path, kind, index)
+            page = await self.engine.read(*where, kind, index)
             if isinstance(page, worker.Failure):
                 raise failure_error(page, rel)
             lines += page.lines
@@ -193,6 +203,18 @@ class OcrReader:
 
         if rels:
             await self.db.run_write(work)
+
+
+def _in_vault(root: Path, rel: str, path: Path) -> str:
+    """`path` relative to `root` as the disk spells it, an in-vault link on the way resolved now
+    (as a write resolves it): what `dirfd` opens. One that leads out of the vault is `path_invalid`."""
+    real = Path(realpath_now(path, rel))
+    try:
+        return real.relative_to(root).as_posix()
+    except ValueError:
+        raise PathInvalid(
+            f"{rel!r} resolves outside the vault", details={"path": rel, "reason": "symlink leaves the vault"}
+        ) from None
 
 
 class _Refused(Exception):  # noqa: N818 - internal: the file is past a bound or undecodable

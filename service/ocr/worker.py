@@ -25,6 +25,7 @@ import signal
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 _engine: Any = None
@@ -83,13 +84,21 @@ def engine(threads: int = 1) -> Any:
     return _engine
 
 
-def _read(path: str, bounds: Bounds) -> bytes | Failure:
+def _read(root: str, rel: str, bounds: Bounds) -> bytes | Failure:
+    """The bytes of the vault file `rel`, opened with no link followed anywhere below `root`
+    (`service.vault.dirfd`): a folder swapped for a link to outside since the call checked the
+    path is refused, never read through."""
+    from service.errors import PathInvalid
+    from service.vault import dirfd
+
     try:
-        size = os.path.getsize(path)
-        if size > bounds.max_bytes:
-            return _too_large(size, bounds)
-        with open(path, "rb") as fh:
+        fd, st = dirfd.open_file(Path(root), rel)
+        with os.fdopen(fd, "rb") as fh:
+            if st.st_size > bounds.max_bytes:
+                return _too_large(st.st_size, bounds)
             data = fh.read(bounds.max_bytes + 1)
+    except PathInvalid as exc:
+        return Failure("path_invalid", exc.message, dict(exc.details))
     except OSError as exc:
         return Failure("unreadable_file", f"cannot read the file: {exc.strerror or exc}", {})
     if len(data) > bounds.max_bytes:  # grew since it was measured
@@ -173,11 +182,11 @@ def _too_many_pixels(width: int, height: int, bounds: Bounds) -> Failure:
     )
 
 
-def pdf_pages(path: str, bounds: Bounds) -> int | Failure:
-    """How many pages the PDF has."""
+def pdf_pages(root: str, rel: str, bounds: Bounds) -> int | Failure:
+    """How many pages the PDF `rel` (of the vault at `root`) has."""
     if _load_error is not None:
         return _engine_failed()
-    data = _read(path, bounds)
+    data = _read(root, rel, bounds)
     if isinstance(data, Failure):
         return data
     doc = _pdf(data)
@@ -239,11 +248,12 @@ def recognize_image(image: Any, page: int | None, scale: float = 1.0) -> list[Li
     return lines
 
 
-def read_file(path: str, kind: str, index: int, bounds: Bounds) -> Page | Failure:
-    """One unit of work: the image at `path`, or page `index` (0-based) of the PDF there."""
+def read_file(root: str, rel: str, kind: str, index: int, bounds: Bounds) -> Page | Failure:
+    """One unit of work: the image `rel` of the vault at `root`, or page `index` (0-based) of the
+    PDF there."""
     if _load_error is not None:
         return _engine_failed()
-    data = _read(path, bounds)
+    data = _read(root, rel, bounds)
     if isinstance(data, Failure):
         return data
     loaded = render_page(data, index, bounds) if kind == "pdf" else decode_image(data, bounds)

@@ -85,7 +85,7 @@ class OcrAttachmentOut(ToolOutput):
 async def ocr_attachment(ctx: ToolContext, args: OcrAttachmentIn) -> OcrAttachmentOut:
     vp = await ctx.find_file(args.path, "read")  # the file before the mode (`service.tools.search`, ORDER)
     ocr = _ocr(ctx)
-    reading = await ocr.reader.read(ctx.vault.id, vp.rel, vp.abs, force=args.force)
+    reading = await ocr.reader.read(ctx.vault.id, vp.rel, ctx.vault.paths.root, vp.abs, force=args.force)
     text = reading.text[: args.max_chars]
     shown, used = [], 0
     if args.lines:

@@ -60,14 +60,14 @@ def noise_png(width: int, height: int) -> bytes:
 _READ_FILE = worker.read_file  # the real one: in the worker process too, which imports this module afresh
 
 
-def held_read_file(gate: str, held: frozenset[str], path: str, kind: str, index: int, bounds: Any) -> Any:
+def held_read_file(gate: str, held: frozenset[str], root: str, rel: str, kind: str, index: int, bounds: Any) -> Any:
     """`worker.read_file`, except that a file whose name is in `held` waits while the file `gate`
     exists (for 600 s at most): it runs in the OCR worker process, so a bulk job is still running,
     in the middle of that file, for as long as the test wants (its cancel kills the worker)."""
     deadline = time.monotonic() + 600
-    while Path(path).name in held and os.path.exists(gate) and time.monotonic() < deadline:
+    while Path(rel).name in held and os.path.exists(gate) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return _READ_FILE(path, kind, index, bounds)
+    return _READ_FILE(root, rel, kind, index, bounds)
 
 
 def ocr_held(monkeypatch: pytest.MonkeyPatch, gate: Path, *names: str) -> None:

@@ -49,7 +49,7 @@ class _Reader:
             self.listing.set()
             await self.release.wait()
 
-    async def read(self, vault_id: str, rel: str, path: Any, *, force: bool = False) -> Any:
+    async def read(self, vault_id: str, rel: str, root: Any, path: Any, *, force: bool = False) -> Any:
         await self.reading.wait()
         return SimpleNamespace(cached=False)
 

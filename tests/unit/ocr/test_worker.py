@@ -47,7 +47,7 @@ def test_a_pdf_page_with_a_huge_media_box_renders_within_max_side() -> None:
 
 def test_a_recognizer_that_cannot_load_is_mode_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(worker, "_load_error", "ImportError: libGL.so.1: cannot open shared object file")
-    failed = worker.read_file("/nonexistent.png", "image", 0, BOUNDS)
+    failed = worker.read_file("/nonexistent", "a.png", "image", 0, BOUNDS)
     assert isinstance(failed, worker.Failure) and failed.code == "engine_failed"
     error = failure_error(failed, "a.png")
     assert isinstance(error, ModeUnavailable) and error.details["reason"] == "engine_failed"
