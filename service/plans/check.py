@@ -48,7 +48,16 @@ from service.plans.refusals import refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
 from service.plans.texts import CAPTURE, LINKS, MERGED, TEMPLATE
-from service.plans.tool_effects import CREATE_OR_MODIFY, MODIFY, MOVES, PERIODIC, REWRITES, TEXT_TARGETS, WHOLE_NOTE
+from service.plans.tool_effects import (
+    CREATE_OR_MODIFY,
+    EDITS,
+    MODIFY,
+    MOVES,
+    PERIODIC,
+    REWRITES,
+    TEXT_TARGETS,
+    WHOLE_NOTE,
+)
 from service.vault.paths import renamed
 
 MAX_STEPS = 500  # steps as written
@@ -286,6 +295,15 @@ async def _check_step(
                     if rewrite is not None and not refused:
                         checked.told.setdefault(where, rewrite)
                 _failures(builder, since, step, where)  # the dry run's too: a read-only note it would edit
+                if (
+                    builder.absent[since[1] :]
+                    and step.tool in EDITS
+                    and not any(builder.stepped())
+                    and not builder.unforeseen()
+                ):
+                    missing = await host.missing(str(args.get("path")))  # the vault as it is now: as the call tells it
+                    if missing is not None:
+                        checked.told.setdefault(where, missing)
                 if builder.since() == since:  # the call is foreseen succeeding
                     known[index] = _known_result(step, builder, builder.paths[earlier:], moves)
                 checked.calls.append((step.id, step.tool, args, on_plan))

@@ -101,6 +101,10 @@ class Host(Rewriter, Protocol):
         """The existing note a note address names in the vault now, as the tools find it (a
         bare name, a partial path, an alias); None when no note or several fit."""
 
+    async def missing(self, address: str) -> VaultgateError | None:
+        """The error a call editing the note `address` names answers where none is in the vault now
+        (`note_not_found`: the closest names, a file of that name no note tool reads), as it raises it."""
+
     async def section_problem(self, address: str) -> str | None:
         """Why a tool working on a whole note refuses `address` (it names a section, `Note#Goals`),
         as the tool itself answers; None when it does not."""

@@ -18,7 +18,7 @@ from typing import Any, cast
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from service.errors import AclDenied, PathInvalid, ValidationFailed, VaultgateError
+from service.errors import AclDenied, NoteNotFound, PathInvalid, ValidationFailed, VaultgateError
 from service.graph.address import NoteName, parse_address, resolve_address
 from service.graph.linkpath import strip_md
 from service.memory.store import memory_notes
@@ -216,6 +216,15 @@ class PlanHost:
 
         found = resolve_address(target, names, readable)
         return found.path, found.total
+
+    async def missing(self, address: str) -> VaultgateError | None:
+        try:
+            await self.ctx.find_note(address, "write", section="keep")
+        except NoteNotFound as exc:
+            return exc
+        except VaultgateError:  # several fit, none may be changed: the call answers that itself
+            return None
+        return None
 
     async def section_problem(self, address: str) -> str | None:
         try:

@@ -57,7 +57,8 @@ async def test_validate_plan_tells_the_encoding_refusal_as_the_run(make_vault: C
         assert problem["step"] == "e[1]" and problem["details"]["character"] == "🎉", problem
         missing = {"id": "m", "tool": "append_note", "args": {"path": "Nowhere.md", "content": "x"}}
         checked = await vg.ok("validate_plan", plan={"goal": "g", "steps": [missing]})
-        assert [(p.get("details"), p["code"]) for p in checked["problems"]] == [(None, "note_not_found")], checked
+        direct = await vg.err("append_note", "note_not_found", path="Nowhere.md", content="x")  # its details (E6 s85)
+        assert [(p.get("details"), p["code"]) for p in checked["problems"]] == [(direct["details"], "note_not_found")]
         # a cp1252 drawing's refusal does not advise writing the whole file
         await vg.ok("write_excalidraw", path="Plan", add=[{"type": "text", "x": 0, "y": 0, "text": "Café"}])
         [drawing] = [p for p in vg.root.iterdir() if p.name.endswith(".excalidraw.md")]

@@ -3,7 +3,9 @@ vault or with a character no path takes (`path_invalid`), a name the vault refus
 path the ACL denies and a drop box's note (`acl_denied`) gave a message only, the run's words behind
 the path; the problem now carries the run's details (the reason, the ACL rule) and hint, its message
 the run's. Each plan's steps are then called one by one: the first refused is the step validate_plan
-named, with that error, in a plan whose later step names what an earlier made too."""
+named, with that error, in a plan whose later step names what an earlier made too. So does an edit of
+a note not in the vault in a plan whose earlier steps change no note: `note_not_found` with the
+closest names, where it said "append_note of Hom.md, no note there"."""
 
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ PLANS: dict[str, list[dict[str, Any]]] = {
     "a device name": [_step("c", "create_note", path="Nul", content="x")],
     "a folder the ACL denies": [_step("c", "create_note", path="Closed/N", content="x")],
     "a drop box's note": [_step("a", "append_note", path="Box/Old.md", content="more")],
+    "a note not there": [_step("a", "append_note", path="Hom", content="x")],  # closest: Home
+    "a note not there, its tags": [_step("t", "add_tags", path="Projects/Nowhere", tags=["t"])],
     "a move of a made note into a denied folder": [
         _step("c", "create_note", path="Made", content="# Made\n"),
         _step("m", "move_note", path="$steps.c.path", new_path="Closed/"),
@@ -53,3 +57,4 @@ async def test_a_path_problem_is_told_as_the_run_answers_it(make_vault: Callable
             assert (problem["details"], problem["hint"]) == (error["details"], error["hint"]), (name, problem, error)
             assert error["message"] in problem["message"], (name, problem, error)
     assert told["a folder the ACL denies"]["details"]["rule"]
+    assert told["a note not there"]["details"]["suggestions"] == ["Home.md"], told["a note not there"]
