@@ -14,6 +14,7 @@ Touches: nothing (reads the memory folder's names).
 from __future__ import annotations
 
 import contextlib
+import unicodedata
 from typing import Any
 
 from service.errors import AclDenied, AmbiguousNote, NoteNotFound, ValidationFailed
@@ -159,7 +160,8 @@ def new_entities(ctx: ToolContext, store: EntityStore, items: list[Any]) -> list
         kind = entity_type(item.entityType, f"entities[{i}].entityType")
         texts = [observation_text(t, f"entities[{i}].observations") for t in item.observations]
         store.path_of(name, "write", any_case=False)  # a case twin of an entity is refused, not taken for it
-        first, entity = planned.setdefault(name, (i, Entity(name, kind)))
+        # one name in NFC and NFD is one note (the vault names files in NFC): one entity, the first spelling
+        first, entity = planned.setdefault(unicodedata.normalize("NFC", name), (i, Entity(name, kind)))
         one_type(items, first, i)
         known = {o.text for o in entity.observations}
         entity.observations += [Observation(t, None, "", dict(fields)) for t in dict.fromkeys(texts) if t not in known]

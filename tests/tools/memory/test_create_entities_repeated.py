@@ -66,3 +66,25 @@ async def test_a_plan_foresees_the_merged_note(vg: Harness) -> None:
     [ann] = (await vg.ok("open_nodes", names=["Ann Lee"]))["entities"]
     oslo, bergen = ann["observations"]
     assert oslo["superseded_by"] == bergen["block_id"] and bergen["superseded_by"] is None, ann
+
+
+async def test_a_name_given_in_nfc_and_nfd_keeps_both_items_observations(vg: Harness) -> None:
+    """One name spelled in NFD and in NFC ('Café' as typed on macOS and elsewhere) is one note: the
+    second item's observations went nowhere (S1 s85: `created` the first item, `existing` the
+    name, 'y' lost)."""
+    items = [
+        {"name": "Cafe\u0301", "entityType": "place", "observations": ["x"]},
+        {"name": "Caf\u00e9", "entityType": "place", "observations": ["y"]},
+    ]
+    out = await vg.ok("create_entities", entities=items)
+    assert len(out["created"]) == 1 and out["existing"] == [], out
+    assert [o["text"] for o in out["created"][0]["observations"]] == ["x", "y"], out
+    nodes = await vg.ok("open_nodes", names=["Caf\u00e9"])
+    assert [o["text"] for o in nodes["entities"][0]["observations"]] == ["x", "y"], nodes
+    two_types = [items[0], {**items[1], "entityType": "person"}]
+    error = await vg.err(
+        "create_entities",
+        "validation_error",
+        entities=[{**i, "name": "Ne\u0301e"} for i in two_types[:1]] + [{**two_types[1], "name": "N\u00e9e"}],
+    )
+    assert error["details"]["reason"] == "repeated_name", error
