@@ -30,6 +30,7 @@ passage is `sensitive` when its note holds a secret or it mentions health or mon
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sqlite3
 from dataclasses import replace
@@ -40,7 +41,7 @@ from pydantic import BaseModel, Field
 from service.embeddings.counting import counter
 from service.embeddings.sizes import TokenSizes
 from service.embeddings.tokens import tokenizer
-from service.errors import ValidationFailed
+from service.errors import PathInvalid, ValidationFailed
 from service.rerank.protocol import reorder
 from service.retrieval import hybrid, passages
 from service.semantic import search as sem
@@ -61,6 +62,7 @@ from service.tools.search_common import (
 )
 from service.tools.sensitive import Excerpts, excerpts, guard_of
 from service.tools.spec import ToolSpec
+from service.vault import dirfd
 from service.vault.spelling import on_disk
 
 DEFAULT_TOKENS = 2000
@@ -216,13 +218,27 @@ def line_ranges(root: Path, spans: list[tuple[str, str]]) -> list[LineRange | No
     out: list[LineRange | None] = []
     for path, text in spans:
         if path not in files:
-            try:
-                files[path] = (root / on_disk(str(root), path)).read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError):
-                files[path] = None
+            files[path] = _file_lines(root, on_disk(str(root), path))
         found = files[path]
         out.append(_lines(found, text) if found is not None else None)
     return out
+
+
+def _file_lines(root: Path, rel: str) -> list[str] | None:
+    """The lines of the note `rel`, opened with no link followed on the way (`service.vault.dirfd`):
+    a folder swapped for a link to outside since the search is never read through (None, as for a
+    note gone). An in-vault link on the way is resolved first, as a read resolves it."""
+    try:
+        try:
+            data = dirfd.read_bytes(root, rel)
+        except PathInvalid:  # a link on the way: read where it leads now, if that is in the vault
+            real = Path(os.path.realpath(root / rel))
+            if not real.is_relative_to(root) or real == root:
+                return None
+            data = dirfd.read_bytes(root, real.relative_to(root).as_posix())
+        return data.decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError, PathInvalid):
+        return None
 
 
 def _lines(lines: list[str], text: str) -> LineRange | None:
