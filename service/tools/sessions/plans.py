@@ -46,10 +46,11 @@ class ProblemItem(BaseModel):
     message: str = Field(description="Details.")
     details: dict[str, JsonValue] | None = Field(
         default=None,
-        description="The details of the error the call would answer, where the check foresees its refusal of the "
-        "note's text as the earlier steps leave it: a heading, block or anchor it lacks (reason not_found, with the "
-        "headings or block ids there are), a line holding no task (not_a_task), a block id the kept entity's note "
-        "uses (block_id_taken), a character its encoding cannot hold (unrepresentable); null for other problems.",
+        description="The details of the error the call would answer, where the check foresees its refusal as the "
+        "earlier steps leave the vault: invalid arguments (issues, accepted), a path or name the vault refuses or "
+        "the ACL denies, a note not found (closest names), a heading, block or anchor a note lacks (not_found, with "
+        "the headings or block ids there are), a line holding no task (not_a_task), a block id taken "
+        "(block_id_taken), a character a note's encoding cannot hold (unrepresentable); null for other problems.",
     )
     hint: str | None = Field(default=None, description="That error's hint: what to do instead (null: none).")
 
