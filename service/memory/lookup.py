@@ -11,16 +11,18 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
-from service.errors import AmbiguousNote
+from service.errors import AmbiguousNote, PathInvalid
 from service.markdown.frontmatter import split
 from service.memory.body import OBS_HEADING, REL_HEADING
 from service.memory.model import parse
+from service.vault import dirfd
 from service.vault.casing import fold
 from service.vault.decoding import decode_start
 
 # what a note's entity name is read as: (mtime_ns, size, entity name, its aliases, both folded: `fold`)
 _Known = tuple[int, int, str, tuple[str, ...], str, frozenset[str]]
 NAME_READ = 64 * 1024  # the name is in the frontmatter, at the note's start
+_READ = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 MAX_NOTES = 20_000  # names kept (a few hundred bytes each); past it, the least recently used go
 
 
@@ -71,41 +73,60 @@ def _note_named(
     `any_case`: else the one note whose entity name is `name` in another letter case or Unicode
     spelling (`fold`: 'william gibson', 'WILLIAM GIBSON' for 'William Gibson'; NFD for NFC), else
     (`by_alias`) the one whose aliases hold it so; `ambiguous_note` naming the entities when
-    several names fold alike (notes made by hand: the tools refuse a case twin)."""
+    several names fold alike (notes made by hand: the tools refuse a case twin).
+
+    The folder is opened with no link on the way (`service.vault.dirfd`, walked from `/`: the
+    vault root is a real path) and its notes read relative to it, never through a link: a folder
+    swapped for a link to outside since the call checked the path is not listed (None), and a
+    note that is itself a link is no entity here."""
+    try:
+        with dirfd.folder(Path("/"), str(folder).strip("/")) as opened:  # no link on the way (a swap)
+            return _listed(known_names, opened.fd, str(folder), name, skip, by_alias, any_case)
+    except (OSError, PathInvalid):
+        return None
+
+
+def _listed(
+    known_names: OrderedDict[str, _Known],
+    fd: int,
+    folder: str,
+    name: str,
+    skip: Callable[[str], bool],
+    by_alias: bool,
+    any_case: bool,
+) -> str | None:
+    """`_note_named` in the folder open as `fd` (`folder`: its absolute path, the names' keys)."""
     found: str | None = None
     aliased: list[str] = []
     key = fold(name) if any_case and name else ""
     folded: dict[str, str] = {}  # file name -> entity name, for the names `name` folds like
     folded_alias: list[str] = []
     seen: set[str] = set()
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return None
-    for entry in entries:
+    for entry in list(os.scandir(fd)):
         nfc = entry.name if entry.name.isascii() else unicodedata.normalize("NFC", entry.name)
         if not nfc.endswith(".md") or nfc.startswith(".") or skip(nfc):
             continue
+        path = os.path.join(folder, entry.name)
         try:
-            if not entry.is_file():
+            if not entry.is_file(follow_symlinks=False):  # a link is no entity note here (it may lead out)
                 continue
-            st = entry.stat()
+            st = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        seen.add(entry.path)
-        known = known_names.get(entry.path)
+        seen.add(path)
+        known = known_names.get(path)
         if known is not None:
-            known_names.move_to_end(entry.path)
+            known_names.move_to_end(path)
         if known is None or known[:2] != (st.st_mtime_ns, st.st_size):
             try:
-                head = _head(entry.path)
+                head = _head(fd, entry.name)
             except OSError:
                 continue
             named = parse(_named_part(head), nfc[:-3])  # `name` (else `# title`) and `aliases`
             aliases = tuple(a.strip() for a in named.aliases)
             entity = named.name.strip()
             known = (st.st_mtime_ns, st.st_size, entity, aliases, fold(entity), frozenset(map(fold, aliases)))
-            known_names[entry.path] = known
+            known_names[path] = known
         if known[2] == name and found is None:
             found = nfc
         elif by_alias and name and name in known[3]:
@@ -131,10 +152,11 @@ def _note_named(
     return folded_alias[0] if len(folded_alias) == 1 else None
 
 
-def _head(path: str) -> str:
-    """The start of a note as the index and `VaultFiles.read` decode it, so `name: Zoé` is the
-    name the graph lists (`decoding.decode_start`: the encoding is decided from the whole note)."""
-    with open(path, "rb") as f:
+def _head(fd: int, name: str) -> str:
+    """The start of the note `name` of the folder open as `fd` (never through a link) as the index
+    and `VaultFiles.read` decode it, so `name: Zoé` is the name the graph lists
+    (`decoding.decode_start`: the encoding is decided from the whole note)."""
+    with os.fdopen(os.open(name, _READ, dir_fd=fd), "rb") as f:
         return decode_start(f, NAME_READ)
 
 
