@@ -58,6 +58,7 @@ from service.plans.tool_effects import (
     TEXT_TARGETS,
     WHOLE_NOTE,
 )
+from service.plans.twins import twin_problems
 from service.vault.paths import renamed
 
 MAX_STEPS = 500  # steps as written
@@ -156,6 +157,8 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
         if problem:
             first = next((w for (p, _), w in checked.paths.items() if p == rel or p.startswith(f"{rel}/")), None)
             checked.problems.append(Problem(first, *problem))  # a folder: the first call writing in it
+    told = refused | {p.step for p in checked.problems if p.step}  # a call refused already: told once
+    checked.problems += twin_problems(checked.paths, made, told, host.root, builder.stepped()[1], host.trash)
     if builder.effects.estimated_steps > MAX_CALLS and not any(p.code == "too_large" for p in checked.problems):
         checked.problems.append(
             Problem(None, "too_large", f"{builder.effects.estimated_steps} tool calls; at most {MAX_CALLS}")

@@ -1,7 +1,9 @@
 """A plan that renames a note, then edits it by its old path, over HTTP with the SDK client:
 validate_plan foresees the edit's `note_not_found` and execute_plan refuses the plan whole
 (nothing renamed). Before, the plan was passed as valid (the edit previewed as creating the
-note) and the run renamed the note, then failed at the edit."""
+note) and the run renamed the note, then failed at the edit. A plan making folders that differ
+only in letter case (E7 s85) is refused up front the same way, with the run's own error (it was
+valid, and the run failed its second step)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,14 @@ PLAN = {
     ],
 }
 
+TWINS = {
+    "goal": "a folder, then a note in its case twin",
+    "steps": [
+        {"id": "a", "tool": "create_folder", "args": {"path": "Fold"}},
+        {"id": "b", "tool": "create_note", "args": {"path": "fold/n", "content": "n"}},
+    ],
+}
+
 
 async def test_an_edit_by_a_path_an_earlier_step_renamed_is_refused_up_front(
     make_vault: Callable[..., Path], mode: str
@@ -36,3 +46,11 @@ async def test_an_edit_by_a_path_an_earlier_step_renamed_is_refused_up_front(
             assert refused["code"] == "validation_error"
             assert [p["code"] for p in refused["details"]["problems"]] == ["note_not_found"]
             assert h.read("Proj/B.md") == "# B\n" and not (h.root / "Proj/B2.md").exists()
+            twins = await ok(c, "validate_plan", plan=TWINS)
+            [problem] = twins["problems"]
+            assert (problem["step"], problem["code"]) == ("b", "already_exists"), problem
+            assert problem["message"] == "'Fold' already exists: 'fold/n.md' differs from it only in letter case"
+            assert problem["details"] == {"path": "Fold", "new_path": "fold/n.md"} and problem["hint"], problem
+            refused = await error(c, "execute_plan", plan=TWINS)
+            assert refused["code"] == "validation_error" and refused["details"]["problems"] == twins["problems"]
+            assert not (h.root / "Fold").exists() and not (h.root / "fold").exists()

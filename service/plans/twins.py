@@ -1,0 +1,71 @@
+"""Case twins a plan's creates make (`service.vault.casing`): a file or folder whose name differs
+from one there only in letter case is refused by the call making it (`already_exists`, `CaseTwin`),
+whether the vault held that one before the plan or an earlier call of the plan made it
+(`[create_note G/x, create_note g/n]`: the second call is refused, 'G' is there). The check tells
+each as the run's call answers it: its message, details and hint; within one bulk_create_notes, as
+the batch's own check words it ("created earlier in this call").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from service.plans.params import Problem
+from service.plans.summary import PlanEffects
+from service.vault.casing import CaseTwin, fold, refuse_case_twin
+
+
+def twin_problems(
+    paths: dict[tuple[str, str], str], made: PlanEffects, skip: set[str], root: Path, gone: set[str], trash: str
+) -> list[Problem]:
+    """One problem for each call that would create a case twin (`paths`: (path, op) -> the first
+    call naming it, in run order; `made`: the plan's effects; `skip`: paths and calls already refused; `gone`:
+    files earlier steps moved away or deleted, no twin any more)."""
+    new = {*made.folders_created, *made.files_created, *(m.to_path for m in made.files_moved)}
+    earlier: dict[str, tuple[str, str]] = {}  # folded path -> (as a call of the plan made it, that call)
+    problems: list[Problem] = []
+    for (rel, op), where in paths.items():
+        segments = rel.split("/")
+        prefixes = ["/".join(segments[:depth]) for depth in range(1, len(segments) + 1)]
+        if (
+            op != "write"
+            or skip.intersection((rel, where))
+            or f"{rel}/".startswith(f"{trash}/")
+            or not new.intersection(prefixes)
+        ):
+            continue
+        told = _twin(root, rel, prefixes, earlier, where, gone)
+        if told is not None:
+            problems.append(Problem(where, told.code, told.message, told.details, told.hint))
+            continue
+        for spelled in prefixes:
+            earlier.setdefault(fold(spelled), (spelled, where))
+    return problems
+
+
+def _twin(
+    root: Path, rel: str, prefixes: list[str], earlier: dict[str, tuple[str, str]], where: str, gone: set[str]
+) -> CaseTwin | None:
+    """The run's refusal of the call creating `rel`: a twin of a file or folder there now (the
+    file layer's own check), else of one an earlier call made (or the same batch)."""
+    try:
+        refuse_case_twin(root, rel)
+    except CaseTwin as exc:
+        if exc.details.get("path") not in gone:
+            return exc
+    except (OSError, ValueError):  # not a path the disk takes: the call's own check tells it
+        pass
+    for spelled in prefixes:
+        found, by = earlier.get(fold(spelled), (spelled, ""))
+        if found == spelled:
+            continue
+        if by == where:  # the same call: a batch's own check of its paths
+            return CaseTwin(
+                f"{found!r} is created earlier in this call: {spelled!r} differs from it only in letter case",
+                details={"path": found, "new_path": spelled},
+            )
+        return CaseTwin(
+            f"{found!r} already exists: {rel!r} differs from it only in letter case",
+            details={"path": found, "new_path": rel},
+        )
+    return None
