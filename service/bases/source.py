@@ -24,13 +24,16 @@ import time
 import weakref
 from array import array
 from collections.abc import Awaitable, Callable, Collection, Iterable
+from pathlib import Path
 from typing import Any, cast
 
 from service.bases.reads import IndexTexts
 from service.bases.snapshot import NOT_NOTE, PROPERTY, UNSET, LinkTable, Props, Record, Snapshot, StoredTexts
+from service.errors import PathInvalid
 from service.gcpause import paused
 from service.query_images import Tags, borrowed, peer_tags, publish
 from service.storage.db import driver
+from service.vault import dirfd
 from service.vault.spelling import on_disk
 
 _NOTES = "SELECT id, path, etag, mtime, ctime, size FROM notes WHERE vault_id = ?"
@@ -100,9 +103,8 @@ def _load(
     for rel in files:
         if rel in known or rel.lower().endswith(".md"):
             continue
-        try:
-            st = os.stat(os.path.join(root, on_disk(root, rel)))  # an NFD name too
-        except OSError:
+        st = _file_stat(root, on_disk(root, rel))  # an NFD name too
+        if st is None:
             continue
         records.append(Record(rel, st.st_size, st.st_mtime, (), "{}", ()))
         held.append(NOT_NOTE)
@@ -115,6 +117,18 @@ def _load(
     if notes is not None and previous is not None and _same_names(previous, versions):
         _carry_columns(previous, snap, set(stale), notes)
     return snap
+
+
+def _file_stat(root: str, rel: str) -> os.stat_result | None:
+    """The size and times of the file `rel`, opened with no link followed on the way
+    (`service.vault.dirfd`, one openat2 call where armed): a folder swapped for a link to outside
+    since the index listed it is never followed (None, as for a file gone or not a regular file)."""
+    try:
+        fd, st = dirfd.open_file(Path(root), rel)
+    except (OSError, PathInvalid):
+        return None
+    os.close(fd)
+    return st
 
 
 def _same_names(previous: Snapshot, new: Collection[str]) -> bool:
