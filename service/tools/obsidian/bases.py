@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
@@ -33,6 +34,8 @@ from service.tools.context import ToolContext, link_target
 from service.tools.models import JsonValue, NoteRef, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import Partial, partial, query_key, readable
 from service.tools.spec import ToolSpec
+from service.vault import dirfd
+from service.vault.paths import VaultPath
 from service.vault.vault import Vault
 
 _SNAPSHOTS = SnapshotCache()
@@ -133,9 +136,17 @@ async def _snapshot(ctx: ToolContext) -> Snapshot:
     return await snapshot_of(ctx.vault, ctx.services.db)
 
 
-def _stat_record(abs_path: str, rel: str) -> Record:
-    st = os.stat(abs_path)
-    return StatRecord(rel, st.st_size, st.st_ctime, st.st_mtime, [], {}, [])
+def _stat_record(root: Path, vp: VaultPath) -> Record:
+    """The `this` record of a file the snapshot does not hold yet: its size and times from the
+    file opened with no link followed on the way (`service.vault.dirfd`; an in-vault link is
+    resolved first, as a read resolves it): a folder swapped for a link to outside since the
+    call checked the path is `path_invalid`, never followed."""
+    try:
+        fd, st = dirfd.open_file(root, vp.real_rel or vp.abs.relative_to(root).as_posix())
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        raise NoteNotFound(f"no file at {vp.rel!r}", details={"path": vp.rel}) from None
+    os.close(fd)
+    return StatRecord(vp.rel, st.st_size, st.st_ctime, st.st_mtime, [], {}, [])
 
 
 async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[str, int, Record | None, str]:
@@ -146,7 +157,7 @@ async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[
     if args.path.lower().rstrip("]").endswith(".base"):
         vp = await ctx.find_file(args.path, "read")  # a bare name too, as `![[Books.base]]` names it
         data = await asyncio.to_thread(ctx.vault.files.read_bytes, vp)
-        this = snap.by_path.get(vp.rel) or await asyncio.to_thread(_stat_record, str(vp.abs), vp.rel)
+        this = snap.by_path.get(vp.rel) or await asyncio.to_thread(_stat_record, ctx.vault.paths.root, vp)
         return data.decode("utf-8", errors="replace"), 0, this, vp.rel
     try:
         found = await ctx.find_note(args.path, "read", section="reject")
@@ -174,7 +185,7 @@ async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[
             hint=hint,
         )
     block = blocks[args.block]
-    this = snap.by_path.get(found.vp.rel) or await asyncio.to_thread(_stat_record, str(found.vp.abs), found.vp.rel)
+    this = snap.by_path.get(found.vp.rel) or await asyncio.to_thread(_stat_record, ctx.vault.paths.root, found.vp)
     return block.text, block.line, this, f"{found.vp.rel}#{args.block}"
 
 
@@ -216,7 +227,7 @@ async def query_base(ctx: ToolContext, args: QueryBaseIn) -> QueryBaseOut:
     text, line_offset, this, source = await _source(ctx, args, snap)
     if args.this is not None:
         found = await ctx.find_note(args.this, "read", section="reject")
-        this = snap.by_path.get(found.vp.rel) or await asyncio.to_thread(_stat_record, str(found.vp.abs), found.vp.rel)
+        this = snap.by_path.get(found.vp.rel) or await asyncio.to_thread(_stat_record, ctx.vault.paths.root, found.vp)
     key = query_key(source, text, args.view, args.this)
     offset = decode_cursor(args.cursor, t="base", q=key)
     base = model.load(text, line_offset, ctx.services.settings.limits)
