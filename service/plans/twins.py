@@ -23,6 +23,7 @@ def twin_problems(
     files earlier steps moved away or deleted, no twin any more)."""
     new = {*made.folders_created, *made.files_created, *(m.to_path for m in made.files_moved)}
     earlier: dict[str, tuple[str, str]] = {}  # folded path -> (as a call of the plan made it, that call)
+    listed: dict[str, dict[str, str]] = {}  # each folder of the vault read and case folded once (a batch's way)
     problems: list[Problem] = []
     for (rel, op), where in paths.items():
         segments = rel.split("/")
@@ -34,7 +35,7 @@ def twin_problems(
             or not new.intersection(prefixes)
         ):
             continue
-        told = _twin(root, rel, prefixes, earlier, where, gone)
+        told = _twin(root, rel, prefixes, earlier, where, gone, listed)
         if told is not None:
             problems.append(Problem(where, told.code, told.message, told.details, told.hint))
             continue
@@ -44,12 +45,18 @@ def twin_problems(
 
 
 def _twin(
-    root: Path, rel: str, prefixes: list[str], earlier: dict[str, tuple[str, str]], where: str, gone: set[str]
+    root: Path,
+    rel: str,
+    prefixes: list[str],
+    earlier: dict[str, tuple[str, str]],
+    where: str,
+    gone: set[str],
+    listed: dict[str, dict[str, str]],
 ) -> CaseTwin | None:
     """The run's refusal of the call creating `rel`: a twin of a file or folder there now (the
     file layer's own check), else of one an earlier call made (or the same batch)."""
     try:
-        refuse_case_twin(root, rel)
+        refuse_case_twin(root, rel, listed=listed)  # a folder of many new notes: listed once, not per note
     except CaseTwin as exc:
         if exc.details.get("path") not in gone:
             return exc
