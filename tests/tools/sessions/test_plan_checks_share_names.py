@@ -30,9 +30,9 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     read: list[str] = []
     head = lookup._head
 
-    def counted(path: str) -> bytes:
-        read.append(path)
-        return head(path)
+    def counted(fd: int, name: str) -> str:
+        read.append(name)
+        return head(fd, name)
 
     monkeypatch.setattr(lookup, "_head", counted)
     return read
