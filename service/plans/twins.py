@@ -22,6 +22,11 @@ def twin_problems(
     call naming it, in run order; `made`: the plan's effects; `skip`: paths and calls already refused; `gone`:
     files earlier steps moved away or deleted, no twin any more)."""
     new = {*made.folders_created, *made.files_created, *(m.to_path for m in made.files_moved)}
+    gone = gone | {  # a folder renamed only in letter case: renamed as a folder, no twin of itself
+        m.from_path
+        for m in made.files_moved
+        if m.folder and m.from_path != m.to_path and fold(m.from_path) == fold(m.to_path)
+    }
     earlier: dict[str, tuple[str, str]] = {}  # folded path -> (as a call of the plan made it, that call)
     listed: dict[str, dict[str, str]] = {}  # each folder of the vault read and case folded once (a batch's way)
     problems: list[Problem] = []

@@ -87,9 +87,10 @@ async def test_a_plan_step_that_would_make_a_twin_fails_and_writes_nothing(make_
     async with started(root) as vg:
         before = _files(root)
         step = {"id": "c", "tool": "copy_note", "args": {"path": "Home", "new_path": "notes/Alpha"}}
-        run = await vg.ok("execute_plan", plan={"goal": "copy", "steps": [step]})
-        assert run["status"] != "done", run
-        assert "already_exists" in json.dumps(run), run
+        error = await vg.err("execute_plan", "validation_error", plan={"goal": "copy", "steps": [step]})
+        (problem,) = error["details"]["problems"]  # foreseen by the plan's check: refused before any step runs
+        assert problem["code"] == "already_exists" and problem["step"] == "c", problem
+        assert problem["details"] == {"path": "notes/alpha.md", "new_path": "notes/Alpha.md"}, problem
         assert _files(root) == before
 
 
