@@ -32,8 +32,12 @@ set the way the SDK's own bearer middleware does, so the SDK binds each session 
 identity (another token reusing the session id gets 404). A request target in absolute form
 (`http://host/mcp`) is served at its path with either parser, its host checked as Host is
 (`service.http.hosts`); a target that carries a fragment (`/mcp#x`) is 400 with either parser
-(httptools served the path before it, h11 answered 404). `/metrics` is checked too when
-`auth.protect_metrics` is on (and then needs `admin`).
+(httptools served the path before it, h11 answered 404). A CONNECT request (any target) is 405
+(`Allow` naming the methods served) and its connection closed: the server is no proxy, and the
+bytes a client may send after the head are a tunnel's, never a next request. A target that is
+neither a path, an http(s) URL nor `*` (the authority form, `host:port`, which only CONNECT uses;
+`mcp` without its slash) is 400: httptools failed it as malformed, h11 answered 404 at a path
+`host:port`. `/metrics` is checked too when `auth.protect_metrics` is on (and then needs `admin`).
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from service.errors import TokenRejected
 from service.http.auth import METADATA_PATH, Authenticator, bearer_token
 from service.http.head_limits import too_large
-from service.http.hosts import TARGET, HostGuard, absolute_target
+from service.http.hosts import NOT_A_TARGET, TARGET, HostGuard, absolute_target
 from service.protocol.framing import INVALID_REQUEST, Refused
 from service.types import PRINCIPAL_KEY, Principal
 
@@ -74,6 +78,8 @@ SINGLE = frozenset(
     }
 )
 UNAUTHENTICATED_PATHS = ("/readyz",)  # Host/Origin checked, no token required
+NO_TUNNEL = "the CONNECT method is not served: this server is no proxy and opens no tunnel"
+ALLOW = "GET, HEAD, POST, DELETE"  # every method some path takes (a 405 names them, RFC 9110 15.5.6)
 
 
 class Edge:
@@ -114,6 +120,11 @@ class Edge:
             return
         if misframed is not None:
             await _json(send, 400, Refused(INVALID_REQUEST, misframed, 400).error(), {"connection": "close"})
+            return
+        if scope["method"] == "CONNECT":  # no tunnel, whatever the target (docstring); bytes may follow the head
+            await _json(
+                send, 405, Refused(INVALID_REQUEST, NO_TUNNEL, 405).error(), {"allow": ALLOW, "connection": "close"}
+            )
             return
         authority, wrong = _absolute(scope)
         wrong = _fragment(scope) or wrong
@@ -219,7 +230,10 @@ def _absolute(scope: Scope) -> tuple[str | None, str | None]:
         return None, None
     parsed = absolute_target(target)
     if parsed is None:
-        return None, None  # `*` or an authority alone: no path this server serves (404)
+        if target == b"*":
+            return None, None  # no path this server serves: 404
+        shown = target[:200].decode("latin-1")
+        return None, f"the request target {shown!r} {NOT_A_TARGET}"
     scheme, authority, rest = parsed
     if scheme not in ("http", "https") or not authority or "@" in authority:
         return None, f"the request target {target[:200].decode('latin-1')!r} is not an http(s) URL of a host"

@@ -38,12 +38,13 @@ overrides both protocol classes share, `Held`).
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any, cast
 
 from service.http.connections import Held, closing
 from service.http.connections import _Over as _Over
 from service.http.connections import _Unread as _Unread
-from service.http.hosts import TARGET, absolute_target
+from service.http.hosts import NOT_A_TARGET, TARGET, absolute_target
 from service.protocol.framing import INVALID_REQUEST, Refused
 
 REASON = "Request Header Fields Too Large"
@@ -62,11 +63,11 @@ def response_431(refused: Refused) -> bytes:
     return closing(refused, REASON)
 
 
-def response_400() -> bytes:
+def response_400(reason: str = "the HTTP request is malformed (request line, headers or body framing)") -> bytes:
     """What a request the HTTP parser cannot read (request line, header syntax, chunk framing) is
     answered, for either implementation: uvicorn's own answer was a plain-text 400 ("Invalid HTTP
     request received."), the only answer of the server without a JSON-RPC error body."""
-    refused = Refused(INVALID_REQUEST, "the HTTP request is malformed (request line, headers or body framing)")
+    refused = Refused(INVALID_REQUEST, reason)
     return closing(refused, "Bad Request")
 
 
@@ -80,6 +81,7 @@ def head_limited(
     over = _Over(max_connections if max_connections is not None else 2**62)
     if impl == "h11":
         return _h11_deadlined(max_bytes, read_seconds, over, unread_seconds)
+    import httptools
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class HeadLimitedHttpTools(Held, HttpToolsProtocol):
@@ -138,14 +140,18 @@ def head_limited(
         def on_headers_complete(self) -> None:
             self._in_head = False
             over.mark(self, "busy")
-            if self.url[:1] != b"/":  # absolute form: the edge checks its host (`service.http.hosts`)
-                parsed = absolute_target(self.url)
-                if parsed is not None:  # its path for uvicorn (which failed `http://host` with no path)
-                    cast("dict[str, Any]", self.scope)[TARGET], self.url = self.url, parsed[2]
+            if self.url[:1] != b"/" and self.url != b"*":  # the edge checks it (`service.http.hosts`, `edge`)
+                parsed = absolute_target(self.url)  # absolute form: its path for uvicorn (which failed
+                # `http://host` with no path); any other (`host:port`) a path too, the edge refuses it
+                cast("dict[str, Any]", self.scope)[TARGET], self.url = self.url, parsed[2] if parsed else b"/"
             elif b"#" in self.url:  # the edge refuses a fragment, which httptools drops unsaid
                 cast("dict[str, Any]", self.scope)[TARGET] = self.url
             super().on_headers_complete()
             self._headed = True
+
+        def _unsupported_upgrade_warning(self) -> None:
+            if self.scope.get("method") != "CONNECT":  # (llhttp takes CONNECT for an upgrade: the edge answers 405)
+                super()._unsupported_upgrade_warning()
 
         def on_response_complete(self) -> None:
             pipelined = bool(self.pipeline)  # then the next request's answer begins now
@@ -167,8 +173,13 @@ def head_limited(
         def send_400_response(self, msg: str) -> None:
             if self._over:
                 self._refuse()
-            else:  # the parser's error (uvicorn has logged it): the JSON body every refusal has
-                self.transport.write(response_400())
+            else:  # the parser's error (uvicorn has logged it): the JSON body every refusal has; a target
+                # llhttp reads in no form (`host:port` but with CONNECT) told as the edge tells h11's
+                failed = sys.exc_info()[1]  # (called in uvicorn's `except HttpParserError`)
+                bad_target = isinstance(failed, httptools.HttpParserInvalidURLError)
+                self.transport.write(
+                    response_400(f"the request target {NOT_A_TARGET}") if bad_target else response_400()
+                )
                 self.transport.close()
 
         def _refuse(self) -> None:

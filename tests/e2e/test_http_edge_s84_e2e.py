@@ -12,6 +12,8 @@
   (Starlette answered plain text "Not Found"), a method a plain route does not take a JSON 405
   with its `Allow`; /mcp's own answers (the SDK's JSON-RPC errors) are unchanged. A target that
   carries a fragment is 400 with either parser (httptools served the path before the `#`).
+- (P6 s86) CONNECT is 405 with either parser (h11 answered 404 or 421, httptools a 400
+  "malformed"), a target in the authority form on another method 400 with the same message.
 """
 
 from __future__ import annotations
@@ -135,6 +137,17 @@ async def test_bad_version_header_and_absolute_targets(make_vault: Callable[...,
         for target in ("/mcp#frag", f"http://{here}/mcp#frag", "/mcp?x=1#frag", "/healthz#x"):
             status, body = await _exchange(port, _post(target, here), ping)
             assert status == 400 and "carries a fragment" in json.loads(body)["error"]["message"], (target, body)
+        # (P6 s86) CONNECT, any target: 405 and closed with either parser (h11 404 or 421, httptools a
+        # 400 "malformed"); a target in the authority form (or no form) on another method: 400 -32600
+        for target in (here, "evil.example:443", "/mcp", "/healthz"):
+            host = "evil.example:443" if target.startswith("evil") else here
+            status, body = await _exchange(port, f"CONNECT {target} HTTP/1.1\r\nHost: {host}\r\n")
+            error = json.loads(body)["error"]
+            assert status == 405 and "CONNECT method is not served" in error["message"], (target, body)
+        for method, target in (("GET", here), ("POST", f"localhost:{port}"), ("GET", "mcp")):
+            status, body = await _exchange(port, f"{method} {target} HTTP/1.1\r\nHost: {here}\r\n{ACCEPT}", ping)
+            error = json.loads(body)["error"]
+            assert status == 400 and "is neither a path ('/...') nor an http(s) URL" in error["message"], (target, body)
         # /mcp answers as it did: the SDK's JSON-RPC 405
         status, body = await _exchange(port, f"PUT /mcp HTTP/1.1\r\nHost: {here}\r\n{ACCEPT}")
         assert status == 405 and json.loads(body)["error"] == {"code": -32600, "message": "Method Not Allowed"}, body

@@ -99,10 +99,10 @@ class Inner:
         await send({"type": "http.response.body", "body": b"inner"})
 
 
-async def drive(app: Any, path: str, headers: dict[str, str]) -> tuple[int, dict[str, str]]:
+async def drive(app: Any, path: str, headers: dict[str, str], method: str = "POST") -> tuple[int, dict[str, str]]:
     scope: Scope = {
         "type": "http",
-        "method": "POST",
+        "method": method,
         "path": path,
         "raw_path": path.encode(),
         "query_string": b"",
@@ -292,6 +292,10 @@ def test_a_parser_asked_for_but_not_installed_stops_the_start(monkeypatch: pytes
         ("/mcp#frag", "127.0.0.1:8765", 400, None),
         ("http://127.0.0.1:8765/mcp#frag", "127.0.0.1:8765", 400, None),
         ("/healthz#x", "127.0.0.1:8765", 400, None),
+        # (P6 s86) the authority form (CONNECT's) or no form: 400 with either parser (h11 404, httptools 400 plain)
+        ("127.0.0.1:8765", "127.0.0.1:8765", 400, None),
+        ("mcp", "127.0.0.1:8765", 400, None),
+        ("*", "127.0.0.1:8765", 200, "*"),  # (`OPTIONS *`: no route, the app's 404)
     ],
 )
 async def test_an_absolute_form_target_is_served_at_its_path_and_its_host_checked(
@@ -307,3 +311,14 @@ async def test_an_absolute_form_target_is_served_at_its_path_and_its_host_checke
         assert inner.scopes[0]["path"] == path
     else:
         assert not inner.scopes
+
+
+@pytest.mark.parametrize("target", ["127.0.0.1:8765", "evil.example:443", "/mcp", "/healthz"])
+async def test_connect_is_405_and_closes_whatever_its_target(make_vault: Callable[..., Path], target: str) -> None:
+    """(P6 s86) No tunnel: 405 with `Allow` and `Connection: close`, before the Host check and
+    the open paths (h11 answered 404 or 421, httptools a plain 400; e2e, both parsers)."""
+    inner = Inner()
+    app = VaultgateApp(settings_for(make_vault()))
+    status, headers = await drive(edge_of(inner, app), target, {"host": target if ":" in target else "x"}, "CONNECT")
+    assert (status, headers["allow"], headers["connection"]) == (405, "GET, HEAD, POST, DELETE", "close")
+    assert not inner.scopes
