@@ -18,6 +18,7 @@ from service.memory.model import parse
 from service.vault import dirfd
 from service.vault.casing import fold
 from service.vault.decoding import decode_start
+from service.vault.paths import realpath_now
 
 # what a note's entity name is read as: (mtime_ns, size, entity name, its aliases, both folded: `fold`)
 _Known = tuple[int, int, str, tuple[str, ...], str, frozenset[str]]
@@ -41,11 +42,18 @@ class EntityNames:
         return len(self._known)
 
     def note_named(
-        self, folder: Path, name: str, skip: Callable[[str], bool], *, by_alias: bool = False, any_case: bool = False
+        self,
+        root: Path,
+        folder: Path,
+        name: str,
+        skip: Callable[[str], bool],
+        *,
+        by_alias: bool = False,
+        any_case: bool = False,
     ) -> str | None:
         with self._lock:
             try:
-                return _note_named(self._known, folder, name, skip, by_alias, any_case)
+                return _note_named(self._known, root, folder, name, skip, by_alias, any_case)
             finally:
                 while len(self._known) > self.max_notes:
                     self._known.popitem(last=False)
@@ -53,13 +61,15 @@ class EntityNames:
 
 def _note_named(
     known_names: OrderedDict[str, _Known],
+    root: Path,
     folder: Path,
     name: str,
     skip: Callable[[str], bool],
     by_alias: bool = False,
     any_case: bool = False,
 ) -> str | None:
-    """The file name of the note directly in `folder` whose entity name (its `name` property) is
+    """The file name of the note directly in `folder` (its path as the disk spells it, in the
+    vault at `root`) whose entity name (its `name` property) is
     `name`, for a note whose file name is not that name's: a person renamed the entity in its
     frontmatter, or renamed its file in Obsidian. Each note is read once per change (size and
     mtime), so a miss costs one directory listing. `skip(file name)`: the capture inbox. File
@@ -75,14 +85,20 @@ def _note_named(
     (`by_alias`) the one whose aliases hold it so; `ambiguous_note` naming the entities when
     several names fold alike (notes made by hand: the tools refuse a case twin).
 
-    The folder is opened with no link on the way (`service.vault.dirfd`, walked from `/`: the
-    vault root is a real path) and its notes read relative to it, never through a link: a folder
-    swapped for a link to outside since the call checked the path is not listed (None), and a
-    note that is itself a link is no entity here."""
+    A link on the way inside the vault (a memory folder that links to another folder of the vault)
+    is resolved first, as a read resolves it; the resolved folder is then opened with no link on
+    the way (`service.vault.dirfd`, walked from the vault root) and its notes read relative to it,
+    never through a link. A link that leads out of the vault is never followed: the folder is not
+    listed (None), nor when a folder was swapped for a link since it was resolved; a note that is
+    itself a link is no entity here. The names are kept by the resolved folder's path."""
     try:
-        with dirfd.folder(Path("/"), str(folder).strip("/")) as opened:  # no link on the way (a swap)
-            return _listed(known_names, opened.fd, str(folder), name, skip, by_alias, any_case)
-    except (OSError, PathInvalid):
+        rel = folder.relative_to(root).as_posix()  # ValueError: not in the vault
+        base = Path(os.path.realpath(root))
+        real = Path(realpath_now(base / rel, rel)) if rel != "." else base
+        inside = real.relative_to(base).as_posix() if real != base else ""  # ValueError: it leads out
+        with dirfd.folder(base, inside) as opened:  # no link on the way (one swapped in since)
+            return _listed(known_names, opened.fd, str(real), name, skip, by_alias, any_case)
+    except (OSError, PathInvalid, ValueError):
         return None
 
 

@@ -135,9 +135,9 @@ class EntityStore:
         note would be the capture inbox is refused."""
         vp = self._resolve(f"{self.folder}/{file_name(name)}.md", op)
         if not self.files.has_note(vp) and not self.is_inbox(vp.rel):
-            folder = vp.abs.parent
+            root, folder = self.files.paths.root, vp.abs.parent
             other = self._shared.names.note_named(
-                folder, name, self._not_an_entity_in_folder, by_alias=op != "delete", any_case=any_case
+                root, folder, name, self._not_an_entity_in_folder, by_alias=op != "delete", any_case=any_case
             )
             if other is not None:
                 vp = self._resolve(f"{self.folder}/{other}", op)
@@ -157,9 +157,8 @@ class EntityStore:
             folder = self._resolve(f"{self.folder}/{file_name('entity')}.md", "read").abs.parent
         except Exception:  # noqa: BLE001 - the folder not readable: the lookups answer as before
             return
-        await asyncio.to_thread(
-            self._shared.names.note_named, folder, "", lambda f: self._not_an_entity(f"{self.folder}/{f}")
-        )
+        skip = self._not_an_entity_in_folder
+        await asyncio.to_thread(self._shared.names.note_named, self.files.paths.root, folder, "", skip)
 
     def _not_an_entity_in_folder(self, file: str) -> bool:
         return self._not_an_entity(f"{self.folder}/{file}")
@@ -434,9 +433,9 @@ def memory_notes(
         rel = f"{folder}/{file_name(name)}.md"
         if root is None or (root / on_disk(str(root), rel)).is_file():
             return rel
-        where = root / on_disk(str(root), folder)
         other = known.note_named(
-            where,
+            root,
+            root / on_disk(str(root), folder),
             name,
             lambda f: (
                 (bool(inbox) and f"{folder}/{f}".casefold() == inbox)
