@@ -16,10 +16,12 @@ from service.plans.effects import EffectsBuilder
 from service.plans.host import Told
 from service.plans.model import Step
 from service.plans.notepaths import canvas_file, note_file
-from service.plans.tool_effects import ADDRESSED, CREATE_OR_MODIFY, MOVES, PERIODIC
+from service.plans.tool_effects import ADDRESSED, CREATE_OR_MODIFY, MOVES, PERIODIC, WHOLE_NOTE
 
 # Tools that take any file, not only a note (a canvas, an image: `base_files.note_or_file`).
 FILE_TOOLS = MOVES | frozenset({"delete_note", "copy_note"})
+# Tools whose `path` may name a section of the note ('Note#Goals', patch_note's target).
+SECTIONED = ADDRESSED - WHOLE_NOTE
 # Tools that may make a note at a path the run decides: a later bare name may be that note.
 MAKERS = CREATE_OR_MODIFY | MOVES | PERIODIC | frozenset({"copy_note", "bulk_create_notes", "apply_template"})
 
@@ -79,7 +81,8 @@ async def found_args(tool: str, args: dict[str, Any], host: Finder, builder: Eff
                 if _names_a_file(name) and (rel := await host.locate_file(name)) is not None:
                     break
         if rel is None or not builder.exists(rel):
-            return args
+            # patch_note's '#Section' is no part of the note it finds missing ('Nowhere#Goals': 'Nowhere.md')
+            return {**args, "path": note_file(target)} if tool in SECTIONED and "#" in path else args
     return {**args, "path": rel}
 
 

@@ -158,7 +158,9 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
             first = next((w for (p, _), w in checked.paths.items() if p == rel or p.startswith(f"{rel}/")), None)
             checked.problems.append(Problem(first, *problem))  # a folder: the first call writing in it
     told = refused | {p.step for p in checked.problems if p.step}  # a call refused already: told once
-    checked.problems += twin_problems(checked.paths, made, told, host.root, builder.stepped()[1], host.trash)
+    twins, unmade = twin_problems(checked.paths, made, told, host.root, builder.stepped()[1], host.trash, plan.steps)
+    checked.problems += twins
+    refused |= unmade  # its failure is that problem, told once
     if builder.effects.estimated_steps > MAX_CALLS and not any(p.code == "too_large" for p in checked.problems):
         checked.problems.append(
             Problem(None, "too_large", f"{builder.effects.estimated_steps} tool calls; at most {MAX_CALLS}")
@@ -250,7 +252,7 @@ async def _check_step(
         if step.tool in WHOLE_NOTE and isinstance(path, str) and "#" in path:  # refused by the call
             section = await host.section_problem(path)
             if section is not None:
-                checked.problems.append(Problem(where, "validation_error", f"path: {section}"))
+                checked.problems.append(Problem(where, section.code, section.message, section.details, section.hint))
                 if tool.mutating:
                     continue  # the call fails there: it makes and checks no file ('P/x#y.md' is none)
         if tool.mutating:

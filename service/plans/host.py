@@ -105,9 +105,9 @@ class Host(Rewriter, Protocol):
         """The error a call editing the note `address` names answers where none is in the vault now
         (`note_not_found`: the closest names, a file of that name no note tool reads), as it raises it."""
 
-    async def section_problem(self, address: str) -> str | None:
-        """Why a tool working on a whole note refuses `address` (it names a section, `Note#Goals`),
-        as the tool itself answers; None when it does not."""
+    async def section_problem(self, address: str) -> VaultgateError | None:
+        """The error a tool working on a whole note answers for `address` naming a section
+        (`Note#Goals`): its message, details and hint, as the tool raises it; None when it does not."""
 
     async def locate_file(self, name: str) -> str | None:
         """The existing file that is not a note (a canvas) a name names now, as the tools find it

@@ -10,17 +10,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from service.plans.model import Step
 from service.plans.params import Problem
-from service.plans.summary import PlanEffects
+from service.plans.summary import Failure, PlanEffects
 from service.vault.casing import CaseTwin, fold, refuse_case_twin
 
 
 def twin_problems(
-    paths: dict[tuple[str, str], str], made: PlanEffects, skip: set[str], root: Path, gone: set[str], trash: str
-) -> list[Problem]:
+    paths: dict[tuple[str, str], str],
+    made: PlanEffects,
+    skip: set[str],
+    root: Path,
+    gone: set[str],
+    trash: str,
+    steps: list[Step],
+) -> tuple[list[Problem], set[str]]:
     """One problem for each call that would create a case twin (`paths`: (path, op) -> the first
     call naming it, in run order; `made`: the plan's effects; `skip`: paths and calls already refused; `gone`:
-    files earlier steps moved away or deleted, no twin any more)."""
+    files earlier steps moved away or deleted, no twin any more), and the paths those calls name:
+    `made` no longer lists what they would make (`_unmade`), each is one of its failures."""
     new = {*made.folders_created, *made.files_created, *(m.to_path for m in made.files_moved)}
     gone = gone | {  # a folder renamed only in letter case: renamed as a folder, no twin of itself
         m.from_path
@@ -30,6 +38,7 @@ def twin_problems(
     earlier: dict[str, tuple[str, str]] = {}  # folded path -> (as a call of the plan made it, that call)
     listed: dict[str, dict[str, str]] = {}  # each folder of the vault read and case folded once (a batch's way)
     problems: list[Problem] = []
+    refused: dict[str, str] = {}  # a call refused -> the twin path it names
     for (rel, op), where in paths.items():
         segments = rel.split("/")
         prefixes = ["/".join(segments[:depth]) for depth in range(1, len(segments) + 1)]
@@ -43,10 +52,38 @@ def twin_problems(
         told = _twin(root, rel, prefixes, earlier, where, gone, listed)
         if told is not None:
             problems.append(Problem(where, told.code, told.message, told.details, told.hint))
+            refused.setdefault(where, rel)
             continue
         for spelled in prefixes:
             earlier.setdefault(fold(spelled), (spelled, where))
-    return problems
+    return problems, _unmade(made, paths, refused, {s.id: s for s in steps})
+
+
+def _unmade(
+    made: PlanEffects, paths: dict[tuple[str, str], str], refused: dict[str, str], steps: dict[str, Step]
+) -> set[str]:
+    """Take out of `made` the files, moves and folders only the refused calls (call -> the twin path
+    it names) would make: the run makes none of them (a bulk_create_notes refused makes none of its
+    notes), so no preview promises them; each call is one of `made`'s failures instead, as a
+    create onto a note there is. Returns the paths they would have written."""
+    if not refused:
+        return set()
+    unmade = {rel for (rel, op), where in paths.items() if op == "write" and where in refused}
+    made.files_created[:] = [rel for rel in made.files_created if rel not in unmade]
+    made.files_modified[:] = [rel for rel in made.files_modified if rel not in unmade]
+    made.files_moved[:] = [m for m in made.files_moved if m.to_path not in unmade]
+    kept = [*made.files_created, *(m.to_path for m in made.files_moved)]
+    kept += [rel for (rel, op), where in paths.items() if op == "write" and where not in refused]
+    made.folders_created[:] = [
+        folder for folder in made.folders_created if any(k == folder or k.startswith(f"{folder}/") for k in kept)
+    ]
+    for where, rel in refused.items():
+        if any((f.step, f.path) == (where, rel) for f in made.failures):  # a move's own dry run found it
+            continue
+        step = steps[where.split("[", 1)[0]]
+        stops = step.on_error == "stop"
+        made.failures.append(Failure(step=where, tool=step.tool, code="already_exists", path=rel, stops=stops))
+    return unmade
 
 
 def _twin(

@@ -3,7 +3,9 @@ validate_plan foresees the edit's `note_not_found` and execute_plan refuses the 
 (nothing renamed). Before, the plan was passed as valid (the edit previewed as creating the
 note) and the run renamed the note, then failed at the edit. A plan making folders that differ
 only in letter case (E7 s85) is refused up front the same way, with the run's own error (it was
-valid, and the run failed its second step)."""
+valid, and the run failed its second step); its effects no longer promise the twin folder (E8
+s86). A patch_note of a section of a note not there is told with the call's note_not_found, its
+details naming the note, not 'Nowhere#Goals.md' (E8 s86)."""
 
 from __future__ import annotations
 
@@ -31,6 +33,11 @@ TWINS = {
     ],
 }
 
+SECTION = {
+    "goal": "patch a section of a note not there",
+    "steps": [{"id": "p", "tool": "patch_note", "args": {"path": "Proj/Nowhere#Goals", "content": "x"}}],
+}
+
 
 async def test_an_edit_by_a_path_an_earlier_step_renamed_is_refused_up_front(
     make_vault: Callable[..., Path], mode: str
@@ -51,6 +58,18 @@ async def test_an_edit_by_a_path_an_earlier_step_renamed_is_refused_up_front(
             assert (problem["step"], problem["code"]) == ("b", "already_exists"), problem
             assert problem["message"] == "'Fold' already exists: 'fold/n.md' differs from it only in letter case"
             assert problem["details"] == {"path": "Fold", "new_path": "fold/n.md"} and problem["hint"], problem
+            made = twins["effects"]  # no 'fold' promised beside 'Fold' (E8 s86): step b is a failure
+            assert (made["folders_created"], made["files_created"]) == (["Fold"], []), made
+            assert [(f["step"], f["path"]) for f in made["failures"]] == [("b", "fold/n.md")], made
             refused = await error(c, "execute_plan", plan=TWINS)
             assert refused["code"] == "validation_error" and refused["details"]["problems"] == twins["problems"]
             assert not (h.root / "Fold").exists() and not (h.root / "fold").exists()
+            section = await ok(c, "validate_plan", plan=SECTION)  # told as the call answers (E8 s86)
+            direct = await error(c, "patch_note", path="Proj/Nowhere#Goals", content="x")
+            [problem] = section["problems"]
+            assert (problem["code"], problem["details"], problem["hint"]) == (
+                direct["code"],
+                direct["details"],
+                direct["hint"],
+            ), (problem, direct)
+            assert direct["details"]["path"] == "Proj/Nowhere.md" and direct["message"] in problem["message"]

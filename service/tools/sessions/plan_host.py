@@ -226,11 +226,11 @@ class PlanHost:
             return None
         return None
 
-    async def section_problem(self, address: str) -> str | None:
+    async def section_problem(self, address: str) -> VaultgateError | None:
         try:
             await self.ctx.find_note(address, "read", section="reject", missing_ok=True)
         except ValidationFailed as exc:
-            return exc.message if exc.details.get("reason") == "section_not_supported" else None
+            return exc if exc.details.get("reason") == "section_not_supported" else None
         except VaultgateError:  # several notes fit, or none may be read: the call answers that itself
             return None
         return None

@@ -5,7 +5,9 @@ the path; the problem now carries the run's details (the reason, the ACL rule) a
 the run's. Each plan's steps are then called one by one: the first refused is the step validate_plan
 named, with that error, in a plan whose later step names what an earlier made too. So does an edit of
 a note not in the vault in a plan whose earlier steps change no note: `note_not_found` with the
-closest names, where it said "append_note of Hom.md, no note there"."""
+closest names, where it said "append_note of Hom.md, no note there"; a patch_note of a section of
+such a note names the note ('Nowhere.md', not 'Nowhere#Goals.md'), and a section given to a tool
+working on the whole note is its validation_error with details and hint (E8 s86)."""
 
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ PLANS: dict[str, list[dict[str, Any]]] = {
     "a drop box's note": [_step("a", "append_note", path="Box/Old.md", content="more")],
     "a note not there": [_step("a", "append_note", path="Hom", content="x")],  # closest: Home
     "a note not there, its tags": [_step("t", "add_tags", path="Projects/Nowhere", tags=["t"])],
+    "a section of a note not there": [_step("p", "patch_note", path="Projects/Nowhere#Goals", content="x")],  # E8 s86
+    "a section given to a whole-note tool": [_step("t", "add_tags", path="Home#Goals", tags=["t"])],  # E8 s86
     "a move of a made note into a denied folder": [
         _step("c", "create_note", path="Made", content="# Made\n"),
         _step("m", "move_note", path="$steps.c.path", new_path="Closed/"),
@@ -58,3 +62,5 @@ async def test_a_path_problem_is_told_as_the_run_answers_it(make_vault: Callable
             assert error["message"] in problem["message"], (name, problem, error)
     assert told["a folder the ACL denies"]["details"]["rule"]
     assert told["a note not there"]["details"]["suggestions"] == ["Home.md"], told["a note not there"]
+    assert told["a section of a note not there"]["details"]["path"] == "Projects/Nowhere.md"  # not 'Nowhere#Goals.md'
+    assert told["a section given to a whole-note tool"]["details"]["reason"] == "section_not_supported"
