@@ -37,6 +37,7 @@ from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet
 from service.graph.move_candidates import kept_as_written
 from service.graph.move_checks import check_targets, check_twins
+from service.graph.oversized import read_or_refuse
 from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, link_names, rewrite_note
@@ -257,7 +258,7 @@ async def plan_move(
     plan = MovePlan(moves=dict(moves), folder=folder[0] if folder else None, folder_to=folder[1] if folder else None)
 
     def edit_of(path: str) -> FileEdit | None:
-        note = _read(vault, path)
+        note = _read(vault, path, None if path in moves else look_for)
         if note is None:
             return None
         new_path = moves.get(path, path)
@@ -308,9 +309,9 @@ def paths_moved(paths: PathSet, moves: Mapping[str, str]) -> PathSet:
     return paths.changed(added=[moves[p] for p in there], removed=there)
 
 
-def _read(vault: Vault, path: str) -> NoteFile | None:
-    try:
-        return vault.files.read(vault.paths.resolve(path))
+def _read(vault: Vault, path: str, names: frozenset[str] | None) -> NoteFile | None:
+    try:  # a note over [limits] max_note_bytes: scanned for `names`, refused if it may link (`oversized`)
+        return read_or_refuse(vault.files, vault.paths.resolve(path), names)
     except (NoteNotFound, PathInvalid):
         return None
 

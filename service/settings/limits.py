@@ -67,6 +67,16 @@ class LimitsSettings(Section):
         "is not indexed: not found by search, its tags, links, tasks and fields not listed; the note is reported "
         "as a `capped` file warning in index_status, and stays readable and writable whole.",
     )
+    max_note_bytes: int = Field(
+        default=64 * 1024 * 1024,
+        ge=1024,
+        description="Largest note (bytes on disk) a tool reads, returns or edits whole (read_note, read_notes, "
+        "note_info, get_outline, the edit tools, properties, a move's or rename's link rewrite in it); measured on "
+        "the opened file before anything is read. A larger note is refused with compute_budget_exceeded (limit "
+        "note_bytes): a whole read holds 2-4x its size in memory (a 600 MB note: 2.5 GB, 35 s for one "
+        "append_note). Deleting, moving or renaming it still works, and the index reads its first "
+        "max_indexed_note_chars as for any long note. 64 MiB is far past what Obsidian itself edits comfortably.",
+    )
     max_eval_seconds: float = Field(
         default=10.0,
         gt=0,

@@ -45,6 +45,7 @@ R = TypeVar("R")
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _FILE_READ = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 NewName = Callable[[str, str], None]  # (rel, name) of a file or folder about to be created; may raise
+Check = Callable[[os.stat_result], None]  # an opened file's stat, before it is read; may raise to refuse it
 
 
 @dataclass
@@ -148,7 +149,7 @@ def lstat_in(opened: Folder, name: str) -> os.stat_result | None:
         return None
 
 
-def read_file(root: Path, rel: str) -> tuple[bytes, os.stat_result]:
+def read_file(root: Path, rel: str, check: Check | None = None) -> tuple[bytes, os.stat_result]:
     """The bytes of the regular file `rel` and their size and times, with no link followed
     anywhere on the way.
 
@@ -157,12 +158,15 @@ def read_file(root: Path, rel: str) -> tuple[bytes, os.stat_result]:
 
     Where Linux's `openat2` is armed (`service.vault.openat2`) a regular file is opened in one
     call that refuses a link in any component; anything else (a link, a missing file, a folder,
-    a special file) is answered by the walk below, as before."""
-    got = read_plain(root, rel)
+    a special file) is answered by the walk below, as before. `check`: called with the opened
+    file's stat before anything is read (it may raise to refuse the file: `notesize`)."""
+    got = read_plain(root, rel, check)
     if got is not None:
         return got
     fd, st = _walked(root, rel)
     with os.fdopen(fd, "rb", buffering=0) as fh:
+        if check is not None:
+            check(st)
         return fh.readall(), st
 
 
@@ -178,10 +182,12 @@ def read_start(root: Path, rel: str, chars: int) -> str:
     return scan_file(root, rel, lambda fh: decode_start(fh, 4 * chars)[:chars])  # a character: 4 bytes at most
 
 
-def scan_file(root: Path, rel: str, scan: Callable[[BinaryIO], R]) -> R:
-    """`scan` of the file `rel` opened as `read_file` opens it (`read_file`'s errors), closed after."""
-    fd = got[0] if (got := _plain(root, rel)) is not None else _walked(root, rel)[0]
+def scan_file(root: Path, rel: str, scan: Callable[[BinaryIO], R], check: Check | None = None) -> R:
+    """`scan` of the file `rel` opened as `read_file` opens it (`read_file`'s errors, its `check`), closed after."""
+    fd, st = got if (got := _plain(root, rel)) is not None else _walked(root, rel)
     with os.fdopen(fd, "rb") as fh:
+        if check is not None:
+            check(st)
         return scan(fh)
 
 
@@ -225,7 +231,7 @@ def arm_single_open(root: Path) -> None:
     openat2.arm(_FILE_READ, str(root))
 
 
-def read_plain(root: Path, rel: str) -> tuple[bytes, os.stat_result] | None:
+def read_plain(root: Path, rel: str, check: Check | None = None) -> tuple[bytes, os.stat_result] | None:
     """`read_file` of a regular file through `openat2` (one `open`, no walk), or None: not
     armed, or not a plain regular file reached without a link (the caller walks then)."""
     got = _plain(root, rel)
@@ -233,6 +239,8 @@ def read_plain(root: Path, rel: str) -> tuple[bytes, os.stat_result] | None:
         return None
     fd, st = got
     try:
+        if check is not None:  # `read_file`'s, before anything is read
+            check(st)
         data = os.read(fd, st.st_size + 1)
         if len(data) <= st.st_size:  # a regular file reads short only at its end
             return data, st

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import BinaryIO, Literal, TypeVar
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
-from service.vault import casing, dirfd, journal, notelocks, offloop, reread
+from service.vault import casing, dirfd, journal, notelocks, notesize, offloop, reread
 from service.vault.etags import etag_of as etag_of
 from service.vault.etags import stale_etag
 from service.vault.events import ChangeBus, FileChange
@@ -50,8 +50,8 @@ class VaultFiles:
     """File operations for one vault. All paths come in as caller strings or `VaultPath`s."""
 
     def __init__(self, paths: VaultPaths, bus: ChangeBus, *, max_concurrent: int, trash_folder: str) -> None:
-        self.paths = paths
-        self.bus = bus
+        self.paths, self.bus = paths, bus
+        self.max_note_bytes: int | None = None  # [limits]: the longest note read whole (`notesize`; `Vault.open`)
         self.trash_folder = trash_folder
         self._writes = asyncio.Semaphore(max_concurrent)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -69,19 +69,19 @@ class VaultFiles:
 
     # -- reads -------------------------------------------------------------------------------
 
-    def read(self, vp: VaultPath) -> NoteFile:
+    def read(self, vp: VaultPath, *, bounded: bool = True) -> NoteFile:
         """The note at `vp`, read through no link that leads out of the vault (not even a folder
         swapped for one since `vp` was resolved): links inside the vault are resolved first and
         the real path is walked without following any (`service.vault.dirfd`); a FIFO or other
         special file is never read (`path_invalid`).
 
         A path with no link when it was resolved is first opened as it is, refusing a link
-        anywhere (`dirfd.read_plain`): the check `_real` makes before the walk is then implied."""
-        if vp.real_rel is None:
-            got = dirfd.read_plain(self.paths.root, vp.rel)
-            if got is not None:
-                return note_file(vp, *got)
-        return self._read_real(vp, self._real(vp)[0])
+        anywhere (`dirfd.read_plain`): the check `_real` makes before the walk is then implied.
+        A note over `max_note_bytes` is refused, nothing read (`notesize`), unless not `bounded`."""
+        check = notesize.bound(vp.rel, self.max_note_bytes) if bounded else None
+        if vp.real_rel is None and (got := dirfd.read_plain(self.paths.root, vp.rel, check)) is not None:
+            return note_file(vp, *got)
+        return note_file(vp, *self._read_raw(vp, self._real(vp)[0], check=check))
 
     def read_bytes(self, vp: VaultPath) -> bytes:
         """The file's bytes, read through no link that leads out of the vault (not even one
@@ -265,8 +265,9 @@ class VaultFiles:
         key, dest = self._real(vp)
         async with self.lock(key), self._writes:
             refuse_read_only(dest, vp.rel)
+            check = notesize.bound(vp.rel, self.max_note_bytes)  # a note too long to edit: refused, nothing read
             for _ in range(reread.TRIES):
-                data, read = await offloop.sized(offloop.size_of(vp), self._read_raw, vp, key, expected_etag)
+                data, read = await offloop.sized(offloop.size_of(vp), self._read_raw, vp, key, expected_etag, check)
                 note, new = await offloop.sized(len(data), changed_note, vp, data, read, expected_etag, change)
                 try:
                     st = await asyncio.to_thread(
@@ -326,21 +327,20 @@ class VaultFiles:
         """The bytes at `vp` before a delete or move (the link's target's when `vp` is a link)."""
         return journal.read_prior(self.paths.root, self._real(vp)[0] if vp.abs.is_symlink() else real)
 
-    def _read_real(self, vp: VaultPath, key: str) -> NoteFile:
-        """`read`, of the real in-vault file `key` (a write's target), through no link."""
-        return note_file(vp, *self._read_raw(vp, key))
-
-    def _read_raw(self, vp: VaultPath, key: str, expected_etag: str | None = None) -> tuple[bytes, os.stat_result]:
-        """`_read_real`'s bytes and `fstat` (a missing note with `expected_etag`: `stale_etag`)."""
-        return self._found(vp, partial(dirfd.read_file, self.paths.root, key), expected_etag)
+    def _read_raw(
+        self, vp: VaultPath, key: str, expected_etag: str | None = None, check: dirfd.Check | None = None
+    ) -> tuple[bytes, os.stat_result]:
+        """The real in-vault file `key`'s bytes and `fstat` (a missing note with `expected_etag`: `stale_etag`)."""
+        return self._found(vp, partial(dirfd.read_file, self.paths.root, key, check), expected_etag)
 
     def read_start(self, vp: VaultPath, chars: int) -> str:
         """The note's first `chars` characters as `read` decodes them; the rest is never held."""
         return self._found(vp, partial(dirfd.read_start, self.paths.root, self._real(vp)[0], chars))
 
-    def scan(self, vp: VaultPath, scan: Callable[[BinaryIO], R]) -> R:
-        """`scan` of the note's file opened as `read` opens it: a long note read a chunk at a time."""
-        return self._found(vp, partial(dirfd.scan_file, self.paths.root, self._real(vp)[0], scan))
+    def scan(self, vp: VaultPath, scan: Callable[[BinaryIO], R], *, bounded: bool = False) -> R:
+        """`scan` of the note's file opened as `read` opens it, a chunk at a time (`bounded`: as `read` bounds it)."""
+        check = notesize.bound(vp.rel, self.max_note_bytes) if bounded else None
+        return self._found(vp, partial(dirfd.scan_file, self.paths.root, self._real(vp)[0], scan, check))
 
     @staticmethod
     def _found(vp: VaultPath, read: Callable[[], R], expected_etag: str | None = None) -> R:

@@ -15,6 +15,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from service import budget
 from service.settings import VaultConfig, WriteSettings
 from service.vault.events import ChangeBus
 from service.vault.files import VaultFiles
@@ -55,6 +56,7 @@ class Vault:
         hidden = tuple(dict.fromkeys((*ALWAYS_HIDDEN, writes.trash_folder, *extra_hidden)))
         paths = VaultPaths(config.path, hidden, refuse_device_names=writes.refuse_device_names)
         files = VaultFiles(paths, bus, max_concurrent=writes.max_concurrent, trash_folder=writes.trash_folder)
+        files.max_note_bytes = budget.configured().max_note_bytes  # the app's [limits] (configured before)
         return cls(config=config, paths=paths, files=files, bus=bus)
 
     @property

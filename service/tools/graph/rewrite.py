@@ -28,6 +28,7 @@ from service.graph.moves import (
     scan_page,
     vault_files,
 )
+from service.graph.oversized import read_or_refuse
 from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import Rewrite, link_names, rewrite_note
@@ -170,9 +171,11 @@ async def plan_rewrite(
         if not ctx.can_read(path):  # left alone, never revealed (see service.tools.notes.moves)
             return None
         vp = ctx.resolve(path, "read")
-        try:
-            note = ctx.vault.files.read(vp)
+        try:  # over [limits] max_note_bytes: refused if it may link to `old` (`oversized`), else passed by
+            note = read_or_refuse(ctx.vault.files, vp, link_names((old, new)))
         except NoteNotFound:
+            return None
+        if note is None:
             return None
         result = repointed(note.content, path, old, new, before, after, kept_changes(ctx))
         if not result.changed:

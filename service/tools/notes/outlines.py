@@ -216,7 +216,7 @@ async def _kept(
 ) -> tuple[OutlineReading, str] | None:
     """The reading kept for the note a cursor pages (`Services.outlines`) and its etag, when the note is still
     that version, checked by its hash; `stale_cursor` when it changed; None when none is kept."""
-    etag = await offloop.sized(size, ctx.vault.files.scan, vp, _hash)
+    etag = await offloop.sized(size, ctx.vault.files.scan, vp, _hash, bounded=True)
     _same_version(cursor, vp.rel, max_level, etag)
     reading = ctx.services.outlines.get(ctx.vault.id, vp.rel, etag)
     return None if reading is None else (reading, etag)
@@ -234,7 +234,7 @@ async def get_outline(ctx: ToolContext, args: OutlineIn) -> OutlineOut:
     elif size > limit:  # read by its lines, never held whole
         cap = ctx.services.settings.limits.max_indexed_note_chars
         scan = partial(_read_file, limit=limit, cap=cap, max_level=args.max_level, offset=offset, page=args.limit)
-        reading, etag, page = await offloop.sized(size, ctx.vault.files.scan, vp, scan)
+        reading, etag, page = await offloop.sized(size, ctx.vault.files.scan, vp, scan, bounded=True)
     else:
         note = await offloop.read(ctx.vault.files.read, vp)
         reading, page = await offloop.sized(

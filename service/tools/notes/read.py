@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 from service.errors import (
     AclDenied,
     AmbiguousNote,
+    ComputeBudgetExceeded,
     NotANote,
     NoteNotFound,
     Overflow,
@@ -180,7 +181,7 @@ async def _long_part(ctx: ToolContext, found: FoundNote, args: ReadNoteIn, limit
     vp = found.vp
     cap = ctx.services.settings.limits.max_indexed_note_chars
     read = partial(part_reads.read_part, wanted=_wanted(found, args), limit=limit, cap=cap)
-    part = await offloop.sized(size, ctx.vault.files.scan, vp, read)
+    part = await offloop.sized(size, ctx.vault.files.scan, vp, read, bounded=True)
     if 2 * len(part.content) > limit:
         size = 2 * len(part.content)
         raise _line_too_long(part.first, size, limit) if part.first == part.last else _too_long(size, limit)
@@ -293,7 +294,7 @@ async def _one_of_many(ctx: ToolContext, raw: str, limit: int) -> tuple[str, str
     if whole > limit:  # its section, read by its lines (`part_reads`)
         cap = ctx.services.settings.limits.max_indexed_note_chars
         read = partial(part_reads.read_part, wanted=_wanted(found, None), limit=limit, cap=cap)
-        part = await offloop.sized(whole, ctx.vault.files.scan, vp, read)
+        part = await offloop.sized(whole, ctx.vault.files.scan, vp, read, bounded=True)
         content, etag, encoding, matches = part.content, part.etag, UTF8, _matches(part.matches)
     else:
         note = ctx.vault.files.read(vp)
@@ -302,6 +303,9 @@ async def _one_of_many(ctx: ToolContext, raw: str, limit: int) -> tuple[str, str
     if 2 * len(content) > limit:
         raise _too_long(2 * len(content), limit)
     return vp.rel, content, etag, encoding, matches
+
+
+TOO_LONG = (Overflow, ComputeBudgetExceeded)  # a note over an answer, or over `[limits] max_note_bytes`
 
 
 async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
@@ -315,9 +319,9 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
         raw = args.paths[index]
         try:
             rel, content, etag, encoding, matches = await _one_of_many(ctx, raw, limit)
-        except (NoteNotFound, PathInvalid, AclDenied, AmbiguousNote, NotANote, ValidationFailed, Overflow) as exc:
+        except (NoteNotFound, PathInvalid, AclDenied, AmbiguousNote, NotANote, ValidationFailed, *TOO_LONG) as exc:
             error: dict[str, Any] = {"code": exc.code, "message": exc.message}
-            if isinstance(exc, AmbiguousNote | NoteNotFound | Overflow) and exc.details:
+            if isinstance(exc, AmbiguousNote | NoteNotFound | Overflow | ComputeBudgetExceeded) and exc.details:
                 error["details"] = exc.details
             items.append(ReadNotesItem(path=raw, error=error))
             continue
