@@ -18,12 +18,14 @@ Obsidian read it), and each keeps its own line end.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from urllib.parse import quote, unquote
 
-from service.errors import ValidationFailed
+from service.budget import configured
+from service.errors import ComputeBudgetExceeded, ValidationFailed
 from service.graph import yaml_scalars as ys
 from service.graph.linkpath import PathSet, base_name, form_of, nfc, retargeted, strip_md
 from service.markdown import frontmatter as fm
@@ -37,6 +39,7 @@ _MDLINK = re.compile(
 )  # its text as the index reads it (`[a [b] c](x.md)`)
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _HREF = re.compile(r"[^()\s]+(?:\([^()\s]*\))?[^()\s]*")  # an unbracketed href, as `_MDLINK` reads one
+CLOCK_EVERY = 4096  # links between two looks at the clock (`rewrite_note`'s time budget): ~40 ms of them
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +298,15 @@ def _new_text(
     return after.link_text(new_target, source_after, form_of(target, old_target))
 
 
+def _too_long(path: str, seconds: float, seen: int) -> ComputeBudgetExceeded:
+    return ComputeBudgetExceeded(
+        f"rewriting the links of {path!r} exceeded its time budget ({seen} links read)",
+        details={"path": path, "limit": "seconds", "max_seconds": seconds},
+        hint="The note holds more links than one call rewrites in [limits] max_eval_seconds: an operator can "
+        "raise it (VAULTGATE_LIMITS__MAX_EVAL_SECONDS), or split the note. Nothing was changed.",
+    )
+
+
 def rewrite_note(
     text: str,
     *,
@@ -313,7 +325,10 @@ def rewrite_note(
     `only_targets`). A note that stays where it is then looks only at the links on lines that
     mention one: any other link resolves alike before and after, to a file that does not move
     (the same text as without `names`, for a hub note's thousands of long backlinking notes).
-    `keep`: how many of the changed lines are kept, not only counted (`LineChanges`)."""
+    `keep`: how many of the changed lines are kept, not only counted (`LineChanges`).
+    A note whose links take longer than `[limits] max_eval_seconds` to rewrite (the clock looked at
+    every `CLOCK_EVERY` links: several hundred thousand links) is `compute_budget_exceeded` (limit
+    `seconds`): a move's preview of it ran unbounded (S1 s85: 50 s for 1,000,000 links)."""
     view = line_ends.lf(text)  # a CR-only note's lines (it was one line: IndexError past its frontmatter)
     lines = view.split("\n")
     changes = LineChanges(keep)
@@ -322,10 +337,15 @@ def rewrite_note(
     # else, and a note's links name a few targets many times (S1 s85: a note linking to the moved
     # one 100,000 times resolved the same text three to five times over for each link).
     decided: dict[str, str | None] = {}
+    seconds = configured().max_eval_seconds
+    deadline, seen = time.monotonic() + seconds, 0
     for no, links in groupby(found, key=lambda f: f.line):
         spans: list[tuple[int, int, str]] = []
         plain: list[int] = []  # columns of rewritten links in plain YAML scalars
         for link in links:
+            seen += 1
+            if seen % CLOCK_EVERY == 0 and time.monotonic() > deadline:
+                raise _too_long(source_before, seconds, seen)
             if link.target in decided:
                 written = decided[link.target]
             else:
