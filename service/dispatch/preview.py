@@ -24,6 +24,7 @@ supersede names not there, a merge's block id taken, a capture processed already
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from service.dispatch.context import CallContext, ContextFor, ToolResult
 from service.errors import AlreadyExists, PathInvalid, VaultgateError
@@ -34,6 +35,7 @@ from service.plans.tool_effects import ADDRESSED, MODIFY, TEXT_TARGETS
 from service.settings import MemorySettings
 from service.tools.models import PIPELINE_ARGS
 from service.types import PathGuard
+from service.vault.casing import refuse_batch_twin, refuse_case_twin
 from service.vault.paths import normalize
 from service.vault.readonly import read_only, refuse_read_only
 
@@ -107,6 +109,7 @@ class WritePreview:
             if code == "vault_unwritable":
                 refuse_read_only(vault.paths.on_disk(normalize(rel)), rel)
             raise AlreadyExists(f"a note already exists at {rel!r}", details={"path": rel})
+        _refuse_twins(root, effects.files_created, effects.folders_created, vault.files.trash_folder)
         note = data.get("path")
         if spec.name in TEXT_TARGETS | MODIFY and isinstance(note, str) and exists(note):  # MODIFY: the properties
             # Imported at the first such preview: the plan tools' edit functions import most domain
@@ -126,3 +129,18 @@ class WritePreview:
                 summary = told if isinstance(told, str) else told.summary
                 preview = preview.model_copy(update={"summary": f"{preview.summary}\n{summary}"})
         return ToolResult(structured=preview.model_dump(mode="json", by_alias=True), text=preview.summary)
+
+
+def _refuse_twins(root: Path, files: list[str], folders: list[str], trash: str) -> None:
+    """A create of a case twin (a name differing only in letter case from a file or folder there,
+    `service.vault.casing`; of one the same batch makes) as the call refuses it: each new file,
+    then each new folder no other new path lies under (`dd/sub`, not `dd`), by its full path, so
+    the error is the call's own ('DD' already exists: 'dd/sub/n.md' ...)."""
+    batch: dict[str, str] = {}
+    for rel in files:
+        if not f"{rel}/".startswith(f"{trash}/"):  # a soft delete's copy: the server names it
+            refuse_case_twin(root, rel)
+            refuse_batch_twin(batch, rel)
+    for folder in folders:
+        if not any(other.startswith(f"{folder}/") for other in [*files, *folders]):
+            refuse_case_twin(root, folder)

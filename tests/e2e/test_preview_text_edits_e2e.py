@@ -6,7 +6,9 @@ add_tags without a heading (the frontmatter's) on a cp1252 note is refused as th
 by validate_plan too: an emoji is no tag (the preview promised the change before E4 s84), a tag
 cp1252 cannot hold ('日本') is `unrepresentable` (E3 s83 made the preview ask that). A replace_text over
 the whole vault or a folder of an emoji into the cp1252 note: validate_plan said valid, the call
-refuses it (`unrepresentable`); its problem is now that error (E6 s85)."""
+refuses it (`unrepresentable`); its problem is now that error (E6 s85). A create of a case twin
+('projects/n' beside 'Projects') is the call's already_exists, where the preview promised the
+folder (E8 s86)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ NOTE = "# Home\n\n## Goals\n\n- [ ] Ship it\nplain line\n"
 async def test_a_dry_run_vault_answers_an_edit_the_note_refuses_over_http(
     make_vault: Callable[..., Path], mode: str
 ) -> None:
-    root = make_vault({"Home.md": NOTE, "Latin.md": "# Café\r\n".encode("cp1252")})
+    root = make_vault({"Home.md": NOTE, "Latin.md": "# Café\r\n".encode("cp1252"), "Projects/P.md": "p\n"})
     before = snapshot(root)
     dry = [{"id": "main", "path": root, "write_mode": "dry-run"}]
     async with e2e(root, vaults=dry) as (url, _h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
@@ -66,4 +68,6 @@ async def test_a_dry_run_vault_answers_an_edit_the_note_refuses_over_http(
             assert replacing["message"] in problem["message"], problem
         previewed = await ok(c, "patch_note", path="Home#Goals", content="x")
         assert previewed["dry_run"] is True and previewed["effects"]["files_modified"] == ["Home.md"]
+        twin = await error(c, "create_note", path="projects/n", content="x")  # a case twin of Projects (E8 s86)
+        assert (twin["code"], twin["details"]) == ("already_exists", {"path": "Projects", "new_path": "projects/n.md"})
     assert snapshot(root) == before

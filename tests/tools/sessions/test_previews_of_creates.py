@@ -49,3 +49,30 @@ async def test_a_dry_run_preview_of_a_create_onto_a_note_answers_already_exists(
         fresh = await vg.ok("create_note", path="Fresh", content="x")
         assert fresh["effects"]["files_created"] == ["Fresh.md"]
     assert _files(root) == before
+
+
+TWINS: list[tuple[str, dict[str, Any]]] = [
+    ("create_note", {"path": "projects/n", "content": "x"}),
+    ("create_folder", {"path": "projects/sub"}),
+    ("copy_note", {"path": "Projects/Plan", "new_path": "projects/Copy"}),
+    ("bulk_create_notes", {"notes": [{"path": "G/x", "content": "x"}, {"path": "g/y", "content": "y"}]}),
+]
+
+
+@pytest.mark.covers("create_folder", "failure")
+async def test_a_dry_run_preview_of_a_case_twin_create_is_the_calls_refusal(make_vault: Callable[..., Path]) -> None:
+    """A create whose new file or folder differs only in letter case from one there (or one the same
+    bulk call makes) is refused by the call (`already_exists`, its twin in `details`); the dry-run
+    vault's preview promised it: 'projects/n.md' created, folders_created ['projects'] beside
+    'Projects' (E8 s86). It is now the call's own error, and a same-case create still previews."""
+    root = make_vault()
+    async with started(root) as vg:  # what the real calls answer
+        real = [await vg.err(tool, "already_exists", **args) for tool, args in TWINS]
+    before = _files(root)
+    async with started(root, vaults=[{"id": "main", "path": root, "write_mode": "dry-run"}]) as vg:
+        for (tool, args), error in zip(TWINS, real, strict=True):
+            previewed = await vg.err(tool, "already_exists", **args)
+            assert previewed == error, (tool, previewed, error)
+        same = await vg.ok("create_note", path="Projects/n", content="x")
+        assert same["effects"]["files_created"] == ["Projects/n.md"], same
+    assert _files(root) == before
