@@ -38,14 +38,16 @@ SYSTEM = (
     "You summarise what changed in a person's notes. Write at most four sentences. End every sentence "
     "with the numbers of the notes it draws on, in square brackets, like [1] or [2][3]. Use only the notes given."
 )
-_SENTENCE = re.compile(r"[^.!?]+[.!?]*(?:\s*\[\d+\])*")
+_SENTENCE = re.compile(r"(?:<!--|[^.!?])+[.!?]*(?:\s*\[\d+\])*")  # the `!` of `<!--` ends none
 _CITE = re.compile(r"\[(\d+)\]")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")  # inline code, as `quoting.quoted` leaves it as written
 
 
 def cited(answer: str, sent: list[str]) -> list[str]:
-    """The sentences of `answer` that cite only notes that were sent, citations as wikilinks (none
-    that would open an Obsidian comment in the kept note: one `%%`, an `<!--`), each on one line and
-    quoted as text only (`quoting.quoted`, as the digest quotes a note's sentence): a `#tag`, a
+    """The sentences of `answer` that cite only notes that were sent, citations as wikilinks, each
+    as Obsidian would show it (`shown`: the text before an unpaired `%%` or an unclosed `<!--`, the
+    rest hidden), on one line and quoted as text only (`quoting.quoted`, as the digest quotes a
+    note's sentence): no `%%` or `<!--` opens a comment in the kept note, and a `#tag`, a
     `[[link]]`, an embed, a `key:: value` or a `^block` the model wrote is no tag, link, field or
     block of the kept summary's, and a line break in it starts no heading or list of its own."""
     kept = []
@@ -54,11 +56,30 @@ def cited(answer: str, sent: list[str]) -> list[str]:
         numbers = [int(n) for n in _CITE.findall(sentence)]
         if not numbers or any(not 1 <= n <= len(sent) for n in numbers):
             continue
-        text = re.sub(r"\s+([.!?])", r"\1", _CITE.sub("", sentence)).strip()
+        text = shown(re.sub(r"\s+([.!?])", r"\1", _CITE.sub("", sentence))).strip()
         links = "".join(f" {link_to(sent[n - 1])}" for n in dict.fromkeys(numbers))  # a path holding %%: no comment
-        if text and text.count("%%") % 2 == 0 and "<!--" not in text:  # none opens a comment hiding the rest
+        if text:
             kept.append(quoted(" ".join(text.split())) + links)
     return kept
+
+
+def shown(sentence: str) -> str:
+    """`sentence` as Obsidian shows it in a note: an unpaired `%%` (an odd count outside inline
+    code: the last one) hides everything after it, and so does an `<!--` with no `-->` after it
+    (in reading view); the text before it stays, so a sentence holding one keeps the fact it
+    starts with (and its citations) instead of being dropped. The rest of the answer is not
+    hidden: each sentence is kept on its own line and its marks are quoted (`&#37;&#37;`), so a
+    pair `%% x %%` or a closed `<!-- x -->` stays as text, as `quoting.quoted` writes it."""
+    masked = _CODE_SPAN.sub(lambda code: " " * len(code.group(0)), sentence)  # a mark in code is none
+    cut = len(sentence)
+    percents = [m.start() for m in re.finditer("%%", masked)]
+    if len(percents) % 2:
+        cut = percents[-1]
+    for opener in re.finditer("<!--", masked):
+        if "-->" not in masked[opener.end() :]:
+            cut = min(cut, opener.start())
+            break
+    return sentence[:cut]
 
 
 class Summaries:

@@ -1,7 +1,8 @@
 """Written summaries end to end (real uvicorn, the SDK client, both eras, the chat-completions
 stand-in of tests/tools/plane/test_gateway.py): a summary no one kept yet stays as it was beside
 the next run's, and a run with nothing new leaves both open; the model's sentences are quoted as
-text only, so the kept summary has no tag or link of the model's (M3 s85)."""
+text only, so the kept summary has no tag or link of the model's (M3 s85); a sentence holding an
+unpaired `%%` keeps the text before it, as Obsidian shows it, and hides the rest (M4 s86)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from tests.tools.plane.test_gateway import VAULT, Model, serving, settings
 
 async def test_a_summary_not_kept_stays_whole(make_vault: Callable[..., Path], mode: str) -> None:
     model = Model()
-    model.extra = " Alpha is #launch work for [[Roadmap]] [1]."
+    model.extra = " Alpha is #launch work for [[Roadmap]] [1]. Beta ships Friday %% says the hidden draft [1]."
     async with serving(model) as model_url, e2e(make_vault(VAULT), **settings(model_url)) as (url, h):
         await h.indexed()
         async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
@@ -36,6 +37,8 @@ async def test_a_summary_not_kept_stays_whole(make_vault: Callable[..., Path], m
             [later] = [s for s in summaries if s["id"] != first["id"]]
             assert "[[Projects/Gamma]]" in later["detail"]["text"], later
             assert "Alpha is &#35;launch work for Roadmap. [[" in first["detail"]["text"], first
+            assert "Beta ships Friday [[" in first["detail"]["text"], first  # before the unpaired `%%`
+            assert "hidden draft" not in first["detail"]["text"], first
             await ok(c, "apply_finding", finding_id=first["id"])
             await h.settled()
             rel = first["plan"]["steps"][0]["args"]["path"]
