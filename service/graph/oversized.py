@@ -38,7 +38,8 @@ def _may_link(fh: BinaryIO, names: frozenset[str] | None) -> bool:
         return True  # read as UTF-8 it would mention nothing
     fh.seek(0)
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    keep = 4 * max((len(n) for n in names), default=0) + 16 if names else 0
+    # a mention split between two chunks: kept whole in the tail (a name percent-encoded or YAML-escaped is longer)
+    keep = 12 * max((len(n) for n in names), default=0) + 64 if names else 0
     tail = ""
     while chunk := fh.read(CHUNK):
         try:
