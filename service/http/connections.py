@@ -16,6 +16,7 @@ deadline. uvicorn's own `limit_concurrency` does not do this: it keeps every con
 answers each request 503 (plain text) while the count is over its limit. An answer the client
 stops reading is bounded too (`_Unread`, `http.unread_seconds`, 30 s): while uvicorn waits to write
 more of it, no byte of it taken for that long aborts the connection (stdio's rule, 3a62f635).
+A request read whole before the client half-closed is answered (`Held.eof_received`).
 """
 
 from __future__ import annotations
@@ -202,7 +203,9 @@ class Held(asyncio.Protocol):
     _cap: _Over
     _read_seconds: float
     _unread_seconds: float
+    _half_closed = False  # the client sent its last byte while an answer was owed (`eof_received`)
     loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -211,6 +214,31 @@ class Held(asyncio.Protocol):
 
     def _too_slow(self) -> None:
         raise NotImplementedError
+
+    def _answer_owed(self) -> bool:
+        """A request read whole, not a GET, is being answered (or waits for its answer)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _get(scope: Any) -> bool:
+        return bool(scope.get("method") == "GET")
+
+    def eof_received(self) -> bool | None:
+        """The client sent its last byte: a half-close (`shutdown(SHUT_WR)`, `nc -N`, a script that
+        writes its request and then only reads) or a close, which cannot be told apart. A request
+        read whole is still answered, as curl's peers and most servers do, then the connection
+        closes (`_answered`): uvicorn closed at once, so a ping's answer was lost and /healthz's
+        came by a race. A GET (at the MCP path an SSE stream without end) or a request not whole:
+        closed now, the client taken as gone, as before."""
+        if self._answer_owed():
+            self._half_closed = True
+            return True  # the transport stays open for writing
+        return None
+
+    def _answered(self) -> None:
+        """An answer ended: a half-closed connection owed no other is closed."""
+        if self._half_closed and not self.transport.is_closing() and not self._answer_owed():
+            self.transport.close()
 
     def pause_writing(self) -> None:
         super().pause_writing()

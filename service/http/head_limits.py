@@ -84,7 +84,7 @@ def head_limited(
     import httptools
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-    class HeadLimitedHttpTools(Held, HttpToolsProtocol):
+    class HeadLimitedHttpTools(Held, HttpToolsProtocol):  # type: ignore[misc]  # (eof_received may return True: `Held`)
         """uvicorn's httptools protocol, refusing a head over `max_bytes` while it arrives."""
 
         _cap, _read_seconds, _unread_seconds = over, read_seconds, unread_seconds
@@ -160,6 +160,11 @@ def head_limited(
                 over.mark(self, "gone" if self.transport.is_closing() else "busy")
             else:
                 over.mark(self, "head" if self._in_head else "idle")
+            self._answered()
+
+        def _answer_owed(self) -> bool:
+            cycle = self.cycle  # (the request read last; one pipelined before it is answered first)
+            return cycle is not None and not (cycle.response_complete or cycle.more_body or self._get(cycle.scope))
 
         def data_received(self, data: bytes) -> None:
             self._begun = False
@@ -200,7 +205,7 @@ def _h11_deadlined(max_bytes: int, read_seconds: float, over: _Over, unread_seco
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class DeadlinedH11(Held, H11Protocol):
+    class DeadlinedH11(Held, H11Protocol):  # type: ignore[misc]
         _cap, _read_seconds, _unread_seconds = over, read_seconds, unread_seconds
 
         def data_received(self, data: bytes) -> None:
@@ -210,6 +215,11 @@ def _h11_deadlined(max_bytes: int, read_seconds: float, over: _Over, unread_seco
         def on_response_complete(self) -> None:
             super().on_response_complete()  # reads a pipelined request held until now
             self._follow()
+            self._answered()
+
+        def _answer_owed(self) -> bool:
+            cycle, whole = self.cycle, self.conn.their_state is h11.DONE
+            return cycle is not None and whole and not (cycle.response_complete or self._get(cycle.scope))
 
         def _follow(self) -> None:
             state = self.conn.their_state

@@ -13,7 +13,8 @@
   with its `Allow`; /mcp's own answers (the SDK's JSON-RPC errors) are unchanged. A target that
   carries a fragment is 400 with either parser (httptools served the path before the `#`).
 - (P6 s86) CONNECT is 405 with either parser (h11 answered 404 or 421, httptools a 400
-  "malformed"), a target in the authority form on another method 400 with the same message.
+  "malformed"), a target in the authority form on another method 400 with the same message. A
+  whole request followed by the client's half-close is answered, then the connection closed.
 """
 
 from __future__ import annotations
@@ -148,6 +149,14 @@ async def test_bad_version_header_and_absolute_targets(make_vault: Callable[...,
             status, body = await _exchange(port, f"{method} {target} HTTP/1.1\r\nHost: {here}\r\n{ACCEPT}", ping)
             error = json.loads(body)["error"]
             assert status == 400 and "is neither a path ('/...') nor an http(s) URL" in error["message"], (target, body)
+        # (P6 s86) a whole request, then the client's half-close (SHUT_WR, `nc -N`): answered, then the
+        # connection closes (uvicorn closed at EOF: the answer was lost, with either parser)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"{_post('/mcp', here)}Content-Length: {len(init)}\r\n\r\n".encode() + init)
+        writer.write_eof()
+        answer = await asyncio.wait_for(reader.read(), 60)  # (read to the server's close)
+        writer.close()
+        assert answer.startswith(b"HTTP/1.1 200 ") and b'"protocolVersion":"2025-06-18"' in answer, answer
         # /mcp answers as it did: the SDK's JSON-RPC 405
         status, body = await _exchange(port, f"PUT /mcp HTTP/1.1\r\nHost: {here}\r\n{ACCEPT}")
         assert status == 405 and json.loads(body)["error"] == {"code": -32600, "message": "Method Not Allowed"}, body
