@@ -37,7 +37,9 @@ identity (another token reusing the session id gets 404). A request target in ab
 bytes a client may send after the head are a tunnel's, never a next request. A target that is
 neither a path, an http(s) URL nor `*` (the authority form, `host:port`, which only CONNECT uses;
 `mcp` without its slash) is 400: httptools failed it as malformed, h11 answered 404 at a path
-`host:port`. `/metrics` is checked too when `auth.protect_metrics` is on (and then needs `admin`).
+`host:port`. An HTTP/1.1 request without Host is 400, /healthz's too (RFC 9112 3.2: "MUST"; h11
+refused it, httptools served /healthz and answered /mcp 421). `/metrics` is checked too when
+`auth.protect_metrics` is on (and then needs `admin`).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from service.errors import TokenRejected
 from service.http.auth import METADATA_PATH, Authenticator, bearer_token
 from service.http.head_limits import too_large
-from service.http.hosts import NOT_A_TARGET, TARGET, HostGuard, absolute_target
+from service.http.hosts import NO_HOST, NOT_A_TARGET, TARGET, HostGuard, absolute_target
 from service.protocol.framing import INVALID_REQUEST, Refused
 from service.types import PRINCIPAL_KEY, Principal
 
@@ -120,6 +122,9 @@ class Edge:
             return
         if misframed is not None:
             await _json(send, 400, Refused(INVALID_REQUEST, misframed, 400).error(), {"connection": "close"})
+            return
+        if scope.get("http_version") == "1.1" and all(key != b"host" for key, _ in scope["headers"]):
+            await _json(send, 400, Refused(INVALID_REQUEST, NO_HOST, 400).error())  # (h11's parser refuses it first)
             return
         if scope["method"] == "CONNECT":  # no tunnel, whatever the target (docstring); bytes may follow the head
             await _json(

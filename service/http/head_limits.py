@@ -44,7 +44,7 @@ from typing import Any, cast
 from service.http.connections import Held, closing
 from service.http.connections import _Over as _Over
 from service.http.connections import _Unread as _Unread
-from service.http.hosts import NOT_A_TARGET, TARGET, absolute_target
+from service.http.hosts import NO_HOST, NOT_A_TARGET, TARGET, absolute_target
 from service.protocol.framing import INVALID_REQUEST, Refused
 
 REASON = "Request Header Fields Too Large"
@@ -238,8 +238,10 @@ def _h11_deadlined(max_bytes: int, read_seconds: float, over: _Over, unread_seco
             """h11 could not read the request (uvicorn has logged it): the JSON body every refusal has;
             431 when what it holds is over `max_bytes` (its `max_incomplete_event_size`: a head that
             long and still incomplete)."""
-            held = len(self.conn.trailing_data[0])
-            self.transport.write(response_431(too_large(max_bytes)) if held > max_bytes else response_400())
+            held, failed = len(self.conn.trailing_data[0]), sys.exc_info()[1]  # (in uvicorn's `except`)
+            no_host = "Missing mandatory Host" in str(failed)  # told as the edge tells httptools' (`NO_HOST`)
+            plain = response_400(NO_HOST) if no_host else response_400()
+            self.transport.write(response_431(too_large(max_bytes)) if held > max_bytes else plain)
             self.transport.close()
 
         def _too_slow(self) -> None:

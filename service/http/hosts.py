@@ -31,6 +31,7 @@ from starlette.datastructures import Headers
 
 # Why a target in no form served (the authority form, `host:port`; `mcp`) is refused: 400 (`service.http.edge`)
 NOT_A_TARGET = "is neither a path ('/...') nor an http(s) URL (a host alone is for CONNECT, which is not served)"
+NO_HOST = "an HTTP/1.1 request carries a Host header field (RFC 9112 3.2)"  # 400 (edge, h11's parser)
 TARGET = "vaultgate.target"  # scope key: the target httptools read, in absolute form or with a fragment (edge)
 _ABSOLUTE = re.compile(rb"([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)(.*)", re.DOTALL)
 

@@ -149,6 +149,10 @@ async def test_bad_version_header_and_absolute_targets(make_vault: Callable[...,
             status, body = await _exchange(port, f"{method} {target} HTTP/1.1\r\nHost: {here}\r\n{ACCEPT}", ping)
             error = json.loads(body)["error"]
             assert status == 400 and "is neither a path ('/...') nor an http(s) URL" in error["message"], (target, body)
+        # (P6 s86) HTTP/1.1 without Host: 400 with either parser (httptools served /healthz, /mcp 421)
+        for target in ("/healthz", "/mcp"):
+            status, body = await _exchange(port, f"GET {target} HTTP/1.1\r\n{ACCEPT}")
+            assert status == 400 and "carries a Host header" in json.loads(body)["error"]["message"], (target, body)
         # (P6 s86) a whole request, then the client's half-close (SHUT_WR, `nc -N`): answered, then the
         # connection closes (uvicorn closed at EOF: the answer was lost, with either parser)
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
