@@ -27,6 +27,8 @@ from typing import Any
 
 import mcp.client.stdio as stdio_client_module
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 import service._deferred_models  # noqa: F401 - as the command line does: before any model class
 from service.app import VaultgateApp
@@ -53,6 +55,13 @@ DEFAULT_VAULT: dict[str, str] = {
     "Daily/2024-01-01.md": "# 2024-01-01\n\n- [ ] write tests 📅 2024-01-02\n",
     ".obsidian/app.json": "{}\n",
 }
+
+
+# CI runs 4 workers on 2 cores beside other work: Hypothesis's timed checks (a per-example deadline,
+# "input generation is slow") fail on the machine's load, not on the code; a test's own @settings
+# still sets its example counts.
+hypothesis_settings.register_profile("vaultgate", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.load_profile("vaultgate")
 
 
 OUTCOMES = ("success", "failure")
