@@ -182,7 +182,7 @@ class FirstReads:
         vp = self.paths.resolve(with_md(normalize(unicodedata.normalize("NFC", path))))
         if vp.real_rel is not None:
             return None  # a symlink on the way: the chain checks where it leads
-        data, st = read_file(self.paths.root, vp.rel)  # refuses a link anywhere on the way
+        data, st = read_file(self.paths.root, vp.rel, self._fits)  # refuses a link anywhere on the way
         if not stat.S_ISREG(st.st_mode):
             return None
         text, encoding = decode_note(data)
@@ -216,6 +216,12 @@ class FirstReads:
             return None  # near or over the budget: the chain answers `overflow`
         text_json = json.dumps(text, ensure_ascii=False).encode()
         return b'{"content":[{"text":%s,"type":"text"}],"isError":false,"structuredContent":%s}' % (text_json, body)
+
+    def _fits(self, st: os.stat_result) -> None:
+        """A file whose bytes alone pass the answer's budget is never read here (its answer would
+        be over it too: the chain answers it, by parts, or refuses a note over `max_note_bytes`)."""
+        if st.st_size + MARGIN > self.limit:
+            raise ValueError("over the answer's budget")
 
     def _row(self, rel: str, etag: str) -> tuple[Any, ...] | None:
         if self._db is None:

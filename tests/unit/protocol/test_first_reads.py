@@ -186,6 +186,29 @@ async def test_first_reads_answer_as_the_chain_does_or_leave_the_call_to_it(
         reads.close()
 
 
+async def test_a_note_over_the_answers_budget_is_left_to_the_chain_unread(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, its bytes were read whole (a 600 MB note: 600 MB and its text) only to be found over
+    # the budget; the chain then refuses it before reading (`[limits] max_note_bytes`) or reads a part.
+    root = make_vault({"Big.md": "# Big\n\n" + "word " * (BIG // 5), "Welcome.md": "# Welcome\n"})
+    async with _first_reads(root, governor={"max_response_bytes": LIMIT}) as (_, reads):
+        got: list[int] = []
+        real = first_reads.read_file
+
+        def counted(*args: Any) -> Any:
+            data, st = real(*args)
+            got.append(len(data))
+            return data, st
+
+        monkeypatch.setattr(first_reads, "read_file", counted)
+        assert reads.answer(_request(1, {"name": "read_note", "arguments": {"path": "Big"}}), HANDSHAKE) is None
+        assert got == []  # refused from the open file's size, nothing read
+        assert reads.answer(_request(2, {"name": "read_note", "arguments": {"path": "Welcome"}}), HANDSHAKE)
+        assert got == [len("# Welcome\n")]
+        reads.close()
+
+
 async def test_a_note_edited_since_it_was_indexed_is_left_to_the_chain(make_vault: Callable[..., Path]) -> None:
     root = make_vault({"Welcome.md": "# Welcome\n"})
     async with started(root) as vg:
