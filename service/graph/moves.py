@@ -15,15 +15,14 @@ Obsidian saved meanwhile never fails the move).
 If any step fails, every rewritten note gets its original bytes back and every file already
 moved is moved back, then the error is raised: the vault ends as it started. Planning is the
 cancellable phase and applying the shielded one (`service.vault.commit`): a cancelled call
-changes nothing or everything. Moves in one vault are serialized by a per-vault lock so two
-overlapping moves cannot interleave their plans.
+changes nothing or everything. Planning runs under the call's `[limits] max_rewrite_seconds`
+(`service.graph.plan_clock`): past it the call is refused before anything is written. Moves in
+one vault are serialized by a per-vault lock so two overlapping moves cannot interleave their plans.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import threading
 import zlib
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
@@ -34,15 +33,16 @@ from service.budget import configured
 from service.errors import NoteNotFound, PathInvalid
 from service.graph.bookmark_paths import SettingsEdit, bookmarks_edit
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
+from service.graph.emptied_folders import carry_empty_folders, prune_empty_folders
 from service.graph.linkpath import PathSet
 from service.graph.move_candidates import kept_as_written
 from service.graph.move_checks import check_targets, check_twins
 from service.graph.oversized import read_or_refuse
+from service.graph.plan_clock import PlanClock
 from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, link_names, rewrite_note
 from service.graph.workspace_paths import workspace_edits, write_lenient
-from service.vault import dirfd
 from service.vault.commit import Action, Steps, Undo, commit, prepare_step
 from service.vault.decoding import UTF8, encode_edit
 from service.vault.files import NoteFile
@@ -143,14 +143,21 @@ BATCH = 64  # candidates read and rewritten per worker-thread trip (~0.1 s at th
 
 
 async def scan(
-    plan: MovePlan, candidates: Sequence[str], edit_of: EditOf, *, page: Page | None = None, steps: Steps | None = None
+    plan: MovePlan,
+    candidates: Sequence[str],
+    edit_of: EditOf,
+    *,
+    page: Page | None = None,
+    steps: Steps | None = None,
+    clock: PlanClock | None = None,
 ) -> None:
     """Add each candidate's edit to `plan`, in order, keeping only `page`'s edits whole (all of
     them without one; a page's plan keeps what it found of every edit in `walk`). Reading and
     rewriting run in a worker thread a batch at a time (`_edits`), so the event loop stays free
-    for other calls."""
+    for other calls. `clock`: the call's plan budget (`service.graph.plan_clock`), looked at after
+    each note; a new one from now without it."""
     walk: list[tuple[str, int, bool]] = []
-    async for edit in _edits(candidates, edit_of, steps):
+    async for edit in _edits(candidates, edit_of, steps, clock):
         if edit is None:
             continue
         walk.append((edit.path, len(edit.changes), edit.path in plan.moves))
@@ -164,13 +171,20 @@ async def scan(
         plan.walk = tuple(walk)
 
 
-async def scan_page(plan: MovePlan, walked: Walked, edit_of: EditOf, page: Page, steps: Steps | None = None) -> bool:
+async def scan_page(
+    plan: MovePlan,
+    walked: Walked,
+    edit_of: EditOf,
+    page: Page,
+    steps: Steps | None = None,
+    clock: PlanClock | None = None,
+) -> bool:
     """`scan` of a preview's later page from what an earlier page's scan found (`walked`, with the
     vault unchanged since for the index): only the page's notes are read and rewritten again, the
     others counted as found. False, `plan` untouched, when a note of the page no longer changes as
     it did (edited on disk before the index heard of it): the caller scans everything."""
     wanted = walked[page.start : page.stop]
-    edits = [e async for e in _edits([path for path, _, _ in wanted], edit_of, steps)]
+    edits = [e async for e in _edits([path for path, _, _ in wanted], edit_of, steps, clock)]
     if len(edits) != len(wanted) or any(
         e is None or (e.path, len(e.changes)) != (path, n) for e, (path, n, _) in zip(edits, wanted, strict=True)
     ):
@@ -184,24 +198,29 @@ async def scan_page(plan: MovePlan, walked: Walked, edit_of: EditOf, page: Page,
     return True
 
 
-async def _edits(candidates: Sequence[str], edit_of: EditOf, steps: Steps | None) -> AsyncIterator[FileEdit | None]:
+async def _edits(
+    candidates: Sequence[str], edit_of: EditOf, steps: Steps | None, clock: PlanClock | None
+) -> AsyncIterator[FileEdit | None]:
     """Each candidate's edit (None: it does not change), in order: read and rewritten in a worker
     thread a batch at a time, with the progress reported and a cancellation heard between
-    batches (the batch in flight stops at its next note)."""
+    batches (the batch in flight stops at its next note). Past `clock`'s deadline, looked at after
+    each note: `compute_budget_exceeded` with the notes examined, before anything is written."""
     stop = threading.Event()
+    total = len(candidates)
+    timer = clock if clock is not None else PlanClock()
 
-    def batch(paths: Sequence[str]) -> list[FileEdit | None]:
+    def batch(first: int) -> list[FileEdit | None]:
         out: list[FileEdit | None] = []
-        for path in paths:
+        for path in candidates[first : first + BATCH]:
             if stop.is_set():
                 break
             out.append(edit_of(path))
+            timer.check(first + len(out), total)
         return out
 
-    total = len(candidates)
     try:
         for first in range(0, total, BATCH):
-            edits = await asyncio.to_thread(batch, candidates[first : first + BATCH])
+            edits = await asyncio.to_thread(batch, first)
             for done, edit in enumerate(edits, start=first + 1):
                 await prepare_step(steps, done, total)
                 yield edit
@@ -246,6 +265,7 @@ async def plan_move(
     `row_cap`: how many link rows the index keeps of one note (`service.indexer.caps.MAX_ROWS`):
     a note holding that many is read whatever its rows say. `keep`: how many of a note's changed
     lines its edit keeps, not only counts (`service.graph.rewrite.LineChanges`; a canvas keeps all)."""
+    clock = PlanClock()  # the whole plan's budget: the walk and the index's candidates count against it
     if paths is None:
         before, after = await asyncio.to_thread(_path_sets, vault, moves)
     else:
@@ -278,7 +298,7 @@ async def plan_move(
             return None
         return FileEdit(path, new_path, note.etag, note.content, result.text, result.changes, note.encoding)
 
-    if walked is None or page is None or not await scan_page(plan, walked, edit_of, page, steps):
+    if walked is None or page is None or not await scan_page(plan, walked, edit_of, page, steps, clock):
         linking = set(await queries.sources_of_names(vault.id, sorted(names)))
         linking.update(e.source for e in await queries.backlinks(vault.id, sorted(moves)))
         always = set(await property_sources(queries.db, vault.id, names))  # `up: "[[Hub]]"`, read from the values
@@ -288,7 +308,7 @@ async def plan_move(
         candidates = always | (
             linking - await kept_as_written(queries.db, vault.id, checked, moves, before, after, row_cap)
         )
-        await scan(plan, sorted(candidates), edit_of, page=page, steps=steps)
+        await scan(plan, sorted(candidates), edit_of, page=page, steps=steps, clock=clock)
     marks = bookmarks_edit(vault, moves, folder)
     if marks is not None:
         plan.settings.append(marks)
@@ -348,7 +368,7 @@ async def apply_plan(vault: Vault, plan: MovePlan, steps: Steps | None = None) -
     if plan.folder is not None:
         if plan.folder_to is not None:
             carry_empty_folders(vault, plan.folder, plan.folder_to)
-        _prune_empty_folders(vault, plan.moves)
+        prune_empty_folders(vault, plan.moves)
 
 
 async def _move(vault: Vault, old: str, new: str) -> Undo:
@@ -356,7 +376,7 @@ async def _move(vault: Vault, old: str, new: str) -> Undo:
 
     async def undo() -> None:
         await vault.files.move(vault.paths.resolve(new), vault.paths.resolve(old))
-        _prune_empty_folders(vault, {new: old})
+        prune_empty_folders(vault, {new: old})
 
     return undo
 
@@ -403,36 +423,3 @@ async def _undo_lenient(vault: Vault, edit: SettingsEdit, moves: Mapping[str, st
 
 async def _nothing() -> None:
     return None
-
-
-def carry_empty_folders(vault: Vault, src: str, dst: str) -> None:
-    """What a folder move leaves at `src` once its files are gone: each visible subfolder that is
-    now empty is made again under `dst` and removed from `src` (deepest first), and `src` goes if
-    it is empty. Hidden folders (and any folder holding a hidden file) stay where they are, as
-    the files a move never takes; a symlinked folder is never followed."""
-    root = vault.paths.resolve(src).abs
-    if not root.is_dir() or root.is_symlink():
-        return
-    found: list[str] = []
-    for walked, dirs, _files in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        rel = os.path.relpath(walked, root)
-        found.append("" if rel == "." else rel.replace(os.sep, "/"))
-    for rel in sorted(found, key=lambda r: (r.count("/"), r), reverse=True):
-        here = root / rel if rel else root
-        with contextlib.suppress(OSError, PathInvalid):
-            if any(here.iterdir()):
-                continue
-            target = vault.paths.resolve(f"{dst}/{rel}" if rel else dst)
-            dirfd.mkdirs(vault.paths.root, target.rel)  # through no link: a swapped folder fails here
-            dirfd.rmdir(vault.paths.root, f"{src}/{rel}" if rel else src)
-
-
-def _prune_empty_folders(vault: Vault, moves: Mapping[str, str]) -> None:
-    """Remove folders a move left empty (deepest first), never the vault root."""
-    folders: set[str] = set()
-    for old in moves:
-        parts = old.split("/")[:-1]
-        folders.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
-    for folder in sorted(folders, key=lambda f: f.count("/"), reverse=True):
-        dirfd.rmdir(vault.paths.root, folder)  # never through a link: an outside folder is left alone

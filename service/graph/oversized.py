@@ -2,7 +2,7 @@
 never read whole, never skipped while it may hold a link to rewrite.
 
 The note is scanned a chunk at a time (nothing held but one chunk): when no chunk mentions a name
-the rewrite looks for (`rewrite.link_names`; with no names: no `[` at all, nor a canvas's
+the rewrite looks for (`rewrite.line_mentions` of `rewrite.link_names`; with no names: no `[` at all, nor a canvas's
 `"file"`), no link in it can change and the rewrite passes it by. Otherwise the rewrite is refused with the read's
 `compute_budget_exceeded` naming the note: a link left pointing at the old name would break
 silently. The test is coarser than the rewrite's (a name in plain text counts; so does a chunk
@@ -15,7 +15,7 @@ import codecs
 from typing import BinaryIO
 
 from service.errors import ComputeBudgetExceeded
-from service.graph.rewrite import _mentions  # noqa: PLC2701 - the rewrite's own test of a line
+from service.graph.rewrite import line_mentions
 from service.vault.files import NoteFile, VaultFiles
 from service.vault.paths import VaultPath
 
@@ -46,7 +46,7 @@ def _may_link(fh: BinaryIO, names: frozenset[str] | None) -> bool:
             text = tail + decoder.decode(chunk)
         except UnicodeDecodeError:
             return True  # another encoding: names could be spelt in it unseen
-        if ("[" in text or '"file"' in text) if names is None else _mentions(text, names):  # a canvas: "file"
+        if ("[" in text or '"file"' in text) if names is None else line_mentions(text, names):  # a canvas: "file"
             return True
         tail = text[-keep:] if keep else ""
     return False

@@ -191,8 +191,12 @@ def link_names(paths: Iterable[str]) -> frozenset[str]:
     return frozenset(strip_md(_fold(base_name(p))) for p in paths)
 
 
-def _mentions(line: str, names: frozenset[str]) -> bool:
-    """Whether the line holds one of `names` as written or percent-decoded (a Markdown href)."""
+def line_mentions(line: str, names: frozenset[str]) -> bool:
+    """Whether `line` (or any text) holds one of `names` (`link_names`) as a link to it could spell
+    it: as written, percent-decoded (a Markdown href) or YAML-unescaped (a property link), letter
+    case folded as `PathSet` compares names. False means no link in it can name those files; True
+    may also be a name in plain text. The rewrite's test of a line (`find_links` with `names`), and
+    of an oversized note's chunks (`service.graph.oversized`)."""
     low = _fold(line)
     if any(name in low for name in names):
         return True
@@ -221,7 +225,7 @@ def _links(text: str, lines: list[str], names: frozenset[str] | None) -> Iterato
     front: list[FoundLink] = []
     in_front = True
     for no, raw in _lines_to_scan(lines, body_line):
-        if "[" not in raw or (names is not None and not _mentions(raw, names)):
+        if "[" not in raw or (names is not None and not line_mentions(raw, names)):
             continue  # every link starts with '[': most lines have none (no masking, no regex)
         masked = _mask(raw)
         found = list(_wikilinks(no, masked))

@@ -83,3 +83,11 @@ class LimitsSettings(Section):
         description="Wall-clock budget of an evaluation without its own setting (a JSONLogic query, a "
         "regular expression outside a query).",
     )
+    max_rewrite_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        description="Wall-clock budget of one call's link-rewrite plan (move_note, rename_note, rewrite_links, "
+        "their dry runs and confirmation previews): reading and rewriting every note that may link to the changed "
+        "files. Past it: compute_budget_exceeded (limit seconds, with the notes examined and their total) before "
+        "anything is written. Each note's own rewrite is bounded by max_eval_seconds.",
+    )

@@ -29,6 +29,7 @@ from service.graph.moves import (
     vault_files,
 )
 from service.graph.oversized import read_or_refuse
+from service.graph.plan_clock import PlanClock
 from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import Rewrite, link_names, rewrite_note
@@ -164,6 +165,7 @@ async def plan_rewrite(
     whether a note whose links change is part of it (called in a worker thread). `walked`: what
     an earlier page of the same preview found (`scan_page`), the vault unchanged since."""
     await complete_index(ctx)
+    clock = PlanClock(ctx.services.settings.limits.max_rewrite_seconds)  # the whole plan's budget
     before, after = await asyncio.to_thread(_path_sets, ctx, old, files)
     plan = MovePlan(moves={})
 
@@ -185,14 +187,14 @@ async def plan_rewrite(
             return None
         return FileEdit(path, path, note.etag, note.content, result.text, result.changes, note.encoding)
 
-    if walked is not None and page is not None and await scan_page(plan, walked, edit_of, page, steps):
+    if walked is not None and page is not None and await scan_page(plan, walked, edit_of, page, steps, clock):
         return plan
     q = GraphQueries(ctx.services.db)
     candidates = set(await q.sources_of_names(ctx.vault.id, [strip_md(base_name(old)).lower()]))
     candidates.update(e.source for e in await q.backlinks(ctx.vault.id, [old]))
     candidates.update(await property_sources(q.db, ctx.vault.id, link_names({old})))  # `up: "[[T]]"`
     candidates.update(await q.longer_than(ctx.vault.id, ctx.services.settings.limits.max_indexed_note_chars))
-    await scan(plan, sorted(candidates), edit_of, page=page, steps=steps)
+    await scan(plan, sorted(candidates), edit_of, page=page, steps=steps, clock=clock)
     return plan
 
 
