@@ -309,13 +309,17 @@ def compile_regex(pattern: str, flags: int = 0) -> regex.Pattern[str]:
     """`regex.compile(pattern, flags)`, refused with `compute_budget_exceeded` (limit `regex_size`)
     when its counted repeats would unroll past `MAX_REGEX_UNITS` items (module docstring). An
     invalid expression raises the engine's `regex.error`, as `regex.compile` does (one with counts
-    that large is refused for its size first)."""
+    that large is refused for its size first); so does one nested past the depth the engine's
+    parser, written in Python, recurses to (`((((a))))` 400 deep), which would be a RecursionError."""
     import regex  # the third-party engine is loaded by the first regular expression, not at start-up
 
-    units = _unrolled(pattern, flags)
-    if units > MAX_REGEX_UNITS:
-        raise current().exceeded("regex_size", size=units)
-    return regex.compile(pattern, flags)
+    try:
+        units = _unrolled(pattern, flags)
+        if units > MAX_REGEX_UNITS:
+            raise current().exceeded("regex_size", size=units)
+        return regex.compile(pattern, flags)
+    except RecursionError:
+        raise regex.error("the expression is nested too deeply", pattern) from None
 
 
 def _unrolled(pattern: str, flags: int) -> int:
