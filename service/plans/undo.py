@@ -13,7 +13,10 @@ and recent files) are Obsidian's to save at any moment: one saved since is left 
 it (`skipped`), never a conflict that would block the undo. A moved note is undone as a whole
 (`_moves` pairs a move's two records): when its destination is a conflict (edited, deleted or
 moved since) its source is not put back either, so no note deleted since comes back; when its old
-path holds another file since, the moved note stays where the move put it.
+path holds another file since, the moved note stays where the move put it. A note over
+`max_note_bytes` is journaled as one move with its stamp (size, mtime, inode), not its bytes
+(`service.vault.journal.record_long_move`): undone as a whole under the same rules, its stamp
+standing for the etag the run left.
 `apply_undo` performs the restores through `service.vault.commit` (shielded from cancellation;
 when one fails, the ones done are put back and the error is raised). The caller sets a journal
 recorder around it, so the undo is journaled like any run (undoing it is a redo).
@@ -22,6 +25,7 @@ recorder around it, so the undo is journaled like any run (undoing it is a redo)
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass, field
 
 from service.graph.workspace_paths import WORKSPACES
@@ -29,6 +33,7 @@ from service.plans.journal import Entry
 from service.vault import dirfd, restore
 from service.vault.commit import Action, Undo, commit
 from service.vault.files import VaultFiles, etag_of
+from service.vault.journal import stamp_of
 
 
 @dataclass
@@ -79,6 +84,9 @@ def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None 
     moves = _moves(entries, files.trash_folder.strip("/"))
     for entry in reversed(entries):
         out.paths.add(entry.path)
+        if entry.kind == "move" and entry.new_etag is not None:
+            _moved_note(files, entries, entry, out, expected, blocked, skip or set())
+            continue
         if entry.kind != "file":
             out.restores.append(entry)
             continue
@@ -140,6 +148,53 @@ def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None 
     return out
 
 
+def _moved_note(
+    files: VaultFiles,
+    entries: list[Entry],
+    entry: Entry,
+    out: UndoPlan,
+    expected: dict[str, str | None],
+    blocked: set[str],
+    skip: set[str],
+) -> None:
+    """A long note moved whole (`journal.record_long_move`: its stamp recorded, not its bytes) goes
+    back when it is still the file the move left at `dst` (same stamp) and its old path is free;
+    otherwise it is a conflict and stays where it is (its stamp is what `expected_etag` names)."""
+    assert entry.dst is not None
+    out.paths.add(entry.dst)
+    if entry.dst in blocked or entry.path in blocked:
+        out.skipped += [p for p in (entry.dst, entry.path) if p in skip and p not in out.skipped]
+        blocked.update((entry.dst, entry.path))
+        return
+    root = files.paths.root
+    now = expected[entry.dst] if entry.dst in expected else stamp_of(root, entry.dst)
+    if now is None and entry.path not in expected and stamp_of(root, entry.path) == entry.new_etag:
+        out.untouched.append(entry.path)  # never moved (the process died before the rename)
+        expected[entry.path] = entry.new_etag
+        return
+    taken = expected[entry.path] is not None if entry.path in expected else os.path.lexists(root / entry.path)
+    if now != entry.new_etag:  # edited, replaced, moved or deleted since
+        conflict = {"path": entry.dst, "expected_etag": entry.new_etag, "current_etag": now}
+    elif taken:  # its old path holds something else since (a folder: null)
+        there = expected[entry.path] if entry.path in expected else restore.current_etag(files, entry.path)
+        conflict = {"path": entry.path, "expected_etag": None, "current_etag": there}
+    else:
+        conflict = None
+    if conflict is not None:
+        out.conflicts.append({**conflict, "step": entry.step_id})
+        blocked.update((entry.dst, entry.path))
+        return
+    out.restores.append(entry)
+    expected[entry.dst] = None
+    # what an older record of its old path must have left: the note's etag (hashed a chunk at a time)
+    # when one wrote it, else its stamp (an older move of it)
+    older = [e for e in entries if e.seq < entry.seq and e.path == entry.path]
+    if older and older[-1].kind == "file":
+        expected[entry.path] = restore.current_etag(files, entry.dst)
+    else:
+        expected[entry.path] = entry.new_etag
+
+
 def _saved_since(files: VaultFiles, entry: Entry) -> bool:
     """Whether the file holds neither what the change left nor what it found (saved since)."""
     current = restore.current_etag(files, entry.path)
@@ -164,11 +219,11 @@ def _file_action(files: VaultFiles, entry: Entry) -> Action:
 def _move_action(files: VaultFiles, entry: Entry) -> Action:
     async def run() -> Undo:
         assert entry.dst is not None
-        await restore.unmove(files, entry.path, entry.dst)
+        await restore.unmove(files, entry.path, entry.dst, entry.new_etag)
 
         async def undo() -> None:
             assert entry.dst is not None
-            await restore.unmove(files, entry.dst, entry.path)
+            await restore.unmove(files, entry.dst, entry.path, entry.new_etag)
 
         return undo
 

@@ -31,7 +31,7 @@ from typing import BinaryIO, Literal, TypeVar
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault import casing, dirfd, journal, notelocks, notesize, offloop, reread
 from service.vault.etags import etag_of as etag_of
-from service.vault.etags import stale_etag
+from service.vault.etags import etag_of_stream, stale_etag
 from service.vault.events import ChangeBus, FileChange
 from service.vault.listings import FolderListings
 from service.vault.notefile import FileStat, changed_note, encode, note_file
@@ -64,8 +64,7 @@ class VaultFiles:
 
     def writing(self, rel: str) -> asyncio.Lock | None:
         """The lock of a write to `rel` in progress now (None: no vaultgate write holds it)."""
-        lock = self._locks.get(rel)
-        return lock if lock is not None and lock.locked() else None
+        return lock if (lock := self._locks.get(rel)) is not None and lock.locked() else None
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -98,8 +97,8 @@ class VaultFiles:
             raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
 
     def current_etag(self, vp: VaultPath) -> str | None:
-        try:
-            return etag_of(dirfd.read_bytes(self.paths.root, self._real(vp)[0]))
+        try:  # hashed a chunk at a time (`etag_of_stream`): a long note is never held whole
+            return dirfd.scan_file(self.paths.root, self._real(vp)[0], etag_of_stream)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None  # no note there (a folder is reported by the write that tries it)
 
@@ -391,6 +390,8 @@ class VaultFiles:
             journal.record_folders(root, self.missing_folders(dst))
             if whole:
                 journal.record_move(src_real, dst_real)
+            elif not replace and journal.record_long_move(root, src_real, dst_real, self.max_note_bytes):
+                whole = True  # a note over max_note_bytes: its move is recorded, not its bytes (`stamp_of`)
             else:
                 moved = self._prior(src, src_real) or b""
                 journal.record_file(root, dst_real, etag_of(moved))
@@ -410,9 +411,8 @@ class VaultFiles:
     def remove_empty_folders(self, folders: list[Path]) -> None:
         """Remove folders that are (still) empty, deepest first; nothing else (outside the vault: nothing)."""
         for folder in sorted(set(folders), key=lambda f: len(f.parts), reverse=True):
-            if self.paths.root not in folder.parents:
-                continue
-            dirfd.rmdir(self.paths.root, folder.relative_to(self.paths.root).as_posix())
+            if self.paths.root in folder.parents:
+                dirfd.rmdir(self.paths.root, folder.relative_to(self.paths.root).as_posix())
 
     async def make_folder(self, vp: VaultPath) -> bool:
         """Create a folder (and parents); returns False when it already existed."""

@@ -22,6 +22,7 @@ from typing import Literal
 
 from service.errors import Conflict, PathInvalid
 from service.vault import dirfd, journal, notelocks, temps
+from service.vault.etags import etag_of_stream
 from service.vault.events import FileChange
 from service.vault.files import VaultFiles, etag_of
 from service.vault.paths import VaultPath
@@ -37,8 +38,8 @@ def _abs(files: VaultFiles, rel: str) -> Path:
 
 def current_etag(files: VaultFiles, rel: str) -> str | None:
     _abs(files, rel)
-    try:
-        return etag_of(dirfd.read_bytes(files.paths.root, rel))
+    try:  # hashed a chunk at a time: a long note is never held whole
+        return dirfd.scan_file(files.paths.root, rel, etag_of_stream)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
 
@@ -72,9 +73,15 @@ def _put_back(
             write_in(folder.fd, name, data, exclusive=False, rel=rel, check=check, vault=root)
 
 
-def _move_back(files: VaultFiles, rel: str, dst: str, replace: bool) -> None:
-    journal.record_move(dst, rel)
+def _move_back(files: VaultFiles, rel: str, dst: str, replace: bool, stamp: str | None) -> None:
+    if stamp is not None and journal.stamp_of(files.paths.root, dst) != stamp:
+        raise _not_back(rel, dst, "changed since")  # compared under the lock, right before the rename
+    journal.record_move(dst, rel, stamp)  # a rename keeps the stamp: a redo checks the same
     dirfd.rename(files.paths.root, dst, rel, replace=replace)
+
+
+def _not_back(rel: str, dst: str, reason: str) -> Conflict:
+    return Conflict(f"{dst!r} cannot be moved back to {rel!r}", details={"path": dst, "to": rel, "reason": reason})
 
 
 async def restore_file(files: VaultFiles, rel: str, data: bytes | None, expect_etag: str | None) -> None:
@@ -93,19 +100,17 @@ async def restore_file(files: VaultFiles, rel: str, data: bytes | None, expect_e
     await files.bus.publish([FileChange(kind, rel)])
 
 
-async def unmove(files: VaultFiles, rel: str, dst: str) -> None:
+async def unmove(files: VaultFiles, rel: str, dst: str, stamp: str | None = None) -> None:
     """Rename the folder moved from `rel` to `dst` back, or the note renamed in letter case only on a
-    case-blind disk (where `rel` reaches it too); a `conflict` when that is no longer possible."""
+    case-blind disk (where `rel` reaches it too), or the long note moved with its `stamp`
+    (`journal.record_long_move`: still that file, unchanged); a `conflict` when that is no longer possible."""
     src, moved = _abs(files, rel), _abs(files, dst)
     first, second = sorted((rel, dst))
     async with files.lock(first), files.lock(second), files._writes:
         if not (moved.is_dir() or moved.is_file()) or (src.exists() and not dirfd.one_entry(src, moved)):
-            raise Conflict(
-                f"{dst!r} cannot be moved back to {rel!r}",
-                details={"path": dst, "to": rel, "reason": "moved or replaced since"},
-            )
+            raise _not_back(rel, dst, "moved or replaced since")
         # a note never onto a file that arrived meanwhile (its own other spelling: `dirfd._via_temp`)
-        await asyncio.to_thread(_move_back, files, rel, dst, moved.is_dir())
+        await asyncio.to_thread(_move_back, files, rel, dst, moved.is_dir(), stamp)
     await files.bus.publish([FileChange("moved", rel, old_path=dst)])
 
 

@@ -6,7 +6,9 @@ the vault is left as it was. The checks are the cancellable phase and the writes
 one (`service.vault.commit`): a cancelled call creates every note or none.
 Overwriting non-empty notes asks for confirmation unless each such
 note carries its `expected_etag` (the same rule as write_note), and so does a call above
-`notes.bulk_confirm_above` notes.
+`notes.bulk_confirm_above` notes. An `expected_etag` is compared a chunk at a time (a long note is
+never held whole to say it exists or to compare it); overwriting a note over `[limits]
+max_note_bytes` is refused (`compute_budget_exceeded`): its bytes would be read whole for the undo.
 Touches: vault files only.
 """
 
@@ -27,7 +29,7 @@ from service.tools.notes.note_texts import refuse_frontmatter_bomb
 from service.tools.notes.targets import create_targets, overwrite_preview, previewed_absent, shown_etag
 from service.tools.notes.write_out import LINKS_NOW_HERE, LinkNowHere, listed_taken, taken_links
 from service.tools.spec import ToolSpec
-from service.vault import offloop
+from service.vault import notesize, offloop
 from service.vault.casing import refuse_batch_twin, refuse_case_twin
 from service.vault.commit import Action, Undo, commit
 from service.vault.etags import stale_etag
@@ -137,6 +139,9 @@ class _Batch:
             )
         if note.expected_etag is not None and current != note.expected_etag:
             raise stale_etag(vp.rel, note.expected_etag, current)
+        limit = files.max_note_bytes  # an overwrite keeps the note's bytes for its undo: read whole
+        if current is not None and limit is not None and (size := files.stat(vp).size) > limit:
+            raise notesize.too_large(vp.rel, size, limit)
 
 
 def _content(files: VaultFiles, vp: VaultPath) -> bytes | None:

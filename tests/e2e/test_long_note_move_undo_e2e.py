@@ -1,0 +1,49 @@
+"""E2E (SDK client over real HTTP, a human approving the undo through its client): a note over
+`[limits] max_note_bytes` is renamed without being read whole (its move journaled with its stat
+stamp, not its bytes), undone by undo_last_plan, and an edit made to it after a second rename is a
+conflict the undo names and leaves alone. The dispatch-chain cases:
+tests/tools/sessions/test_undo_long_note_moves.py."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error, ok
+from tests.e2e.test_bridge_confirm_e2e import answering
+from tests.whole_reads import spy
+
+LIMIT = 4096
+LONG = "# Long\n\n" + "".join(f"entry {i}: plain text\n" for i in range(400))  # ~9 KB, no link
+
+
+async def test_a_long_note_is_renamed_unread_and_undone_over_http(
+    make_vault: Callable[..., Path], mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_vault({"Long.md": LONG, "Short.md": "# Short\n"})
+    asked: list[str] = []
+    async with (
+        e2e(root, limits={"max_note_bytes": LIMIT}, index={"watch": False}) as (url, _),
+        Client(url, mode=mode, elicitation_callback=answering("accept", asked)) as client,  # type: ignore[arg-type]
+    ):
+        reads = spy(monkeypatch)
+        await ok(client, "rename_note", path="Long", new_path="Longer")
+        assert (root / "Longer.md").read_text(encoding="utf-8") == LONG and not (root / "Long.md").exists()
+        assert not [r for r in reads if r in ("Long.md", "Longer.md")], reads  # not for its undo journal either
+        out = await ok(client, "undo_last_plan")
+        assert out["conflicts"] == [] and out["restored"] == ["Long.md"] and asked, out
+        assert (root / "Long.md").read_text(encoding="utf-8") == LONG and not (root / "Longer.md").exists()
+        assert not [r for r in reads if r in ("Long.md", "Longer.md")], reads
+
+        await ok(client, "rename_note", path="Long", new_path="Longer")
+        (root / "Longer.md").write_text(LONG + "edited after the move\n", encoding="utf-8")
+        err = await error(client, "undo_last_plan")
+        assert err["code"] == "conflict", err
+        [conflict] = err["details"]["conflicts"]
+        assert conflict["path"] == "Longer.md" and conflict["expected_etag"].startswith("stat:"), conflict
+        assert (root / "Longer.md").read_text(encoding="utf-8").endswith("edited after the move\n")
+        assert not (root / "Long.md").exists()
