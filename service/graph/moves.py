@@ -256,6 +256,7 @@ async def plan_move(
     row_cap: int,
     walked: Walked | None = None,
     keep: int | None = None,
+    readable: Callable[[str], bool] | None = None,
 ) -> MovePlan:
     """`admit(path)`: whether a note whose links change is part of the plan (False leaves it
     alone; it may raise to refuse the whole move); called in a worker thread. `page`: see `Page`;
@@ -264,7 +265,9 @@ async def plan_move(
     plan's check: the vault as its earlier steps leave it); the notes read are those on disk.
     `row_cap`: how many link rows the index keeps of one note (`service.indexer.caps.MAX_ROWS`):
     a note holding that many is read whatever its rows say. `keep`: how many of a note's changed
-    lines its edit keeps, not only counts (`service.graph.rewrite.LineChanges`; a canvas keeps all)."""
+    lines its edit keeps, not only counts (`service.graph.rewrite.LineChanges`; a canvas keeps all).
+    `readable(path)`: whether the caller may read a note; one it may not is neither read nor counted
+    (a refusal's or the progress's count of the notes would tell it exists)."""
     clock = PlanClock()  # the whole plan's budget: the walk and the index's candidates count against it
     if paths is None:
         before, after = await asyncio.to_thread(_path_sets, vault, moves)
@@ -308,6 +311,8 @@ async def plan_move(
         candidates = always | (
             linking - await kept_as_written(queries.db, vault.id, checked, moves, before, after, row_cap)
         )
+        if readable is not None:  # the ACL's decisions off the loop (a hub's thousands of linking notes)
+            candidates = await asyncio.to_thread(set, filter(readable, candidates))
         await scan(plan, sorted(candidates), edit_of, page=page, steps=steps, clock=clock)
     marks = bookmarks_edit(vault, moves, folder)
     if marks is not None:

@@ -194,7 +194,8 @@ async def plan_rewrite(
     candidates.update(e.source for e in await q.backlinks(ctx.vault.id, [old]))
     candidates.update(await property_sources(q.db, ctx.vault.id, link_names({old})))  # `up: "[[T]]"`
     candidates.update(await q.longer_than(ctx.vault.id, ctx.services.settings.limits.max_indexed_note_chars))
-    await scan(plan, sorted(candidates), edit_of, page=page, steps=steps, clock=clock)
+    readable = await asyncio.to_thread(set, filter(ctx.can_read, candidates))  # the others never counted
+    await scan(plan, sorted(readable), edit_of, page=page, steps=steps, clock=clock)
     return plan
 
 

@@ -13,7 +13,7 @@ confirmation): the source exists, the destination is free, the caller may write 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 
 from pydantic import BaseModel, Field
@@ -235,18 +235,14 @@ async def _plan(
     )
     if kept is not None:
         return kept, src, dst, is_folder
-    queries = GraphQueries(ctx.services.db)
     folder = (src, dst) if is_folder else None
     previewed = preview_key(ctx, "rename_note" if rename else "move_note", args) if page is not None else None
-    plan = await plan_move(
-        ctx.vault,
-        queries,
+    plan = await _planner(ctx)(
         moves,
         folder=folder,
         steps=steps,
         admit=partial(_admit, ctx),
         page=page,
-        row_cap=caps.MAX_ROWS,
         walked=kept_walk(ctx, previewed, at) if previewed is not None else None,
         keep=kept_changes(ctx),
     )
@@ -256,6 +252,11 @@ async def _plan(
         move_confirmed.keep(ctx, (src, dst, rename), at, plan)
     move_confirmed.refuse_other_files(shown, plan, lambda: _preview(ctx, plan, src, dst))
     return plan, src, dst, is_folder
+
+
+def _planner(ctx: ToolContext) -> Callable[..., Awaitable[MovePlan]]:
+    """`plan_move` for the caller, over the index: the notes it may not read are never read nor counted."""
+    return partial(plan_move, ctx.vault, GraphQueries(ctx.services.db), readable=ctx.can_read, row_cap=caps.MAX_ROWS)
 
 
 async def rewritten_by(
@@ -281,10 +282,7 @@ async def rewritten_by(
         return True
 
     await complete_index(ctx)
-    queries = GraphQueries(ctx.services.db)
-    plan = await plan_move(
-        ctx.vault, queries, moves, folder=folder, admit=admit, page=Page(0, 0), paths=paths, row_cap=caps.MAX_ROWS
-    )
+    plan = await _planner(ctx)(moves, folder=folder, admit=admit, page=Page(0, 0), paths=paths)
     if planned:
         notes += await asyncio.to_thread(_planned_edits, ctx, plan, paths, planned)
     return sorted(notes), plan

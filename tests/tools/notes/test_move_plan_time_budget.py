@@ -92,3 +92,24 @@ async def test_the_same_move_within_its_budget_is_made(tmp_path: Path) -> None:
         done = await vg.ok("rename_note", path="Topics", new_path="Subjects")
         assert done["links_rewritten"] == 12
     assert "[[Subjects/T0]]" in (root / "Notes/n0.md").read_text()
+
+
+async def test_the_refusal_counts_no_note_the_caller_may_not_read(tmp_path: Path) -> None:
+    """Notes the caller may not read are left alone by a move (telling them would reveal they
+    exist): they are not read, and not counted in `examined` / `total` either."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    files = {
+        "Topics/T0.md": "# T0\n",
+        "Elsewhere.md": "# E\n",
+        **{f"Notes/n{i}.md": "See [[Topics/T0]].\n" for i in range(3)},
+    }
+    files.update({f"Private/p{i}.md": "See [[Topics/T0]].\n" for i in range(5)})
+    write_files(root, files)
+    acl = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
+    async with started(root, limits=TINY, acl=acl) as vg:
+        await vg.indexed()
+        for tool, args in (("rename_note", {"new_path": "T9"}), ("rewrite_links", {"new_target": "Elsewhere"})):
+            source = {"path": "Topics/T0.md"} if tool == "rename_note" else {"old_target": "Topics/T0"}
+            err = await vg.err(tool, "compute_budget_exceeded", dry_run=True, **source, **args)
+            assert err["details"]["total"] == (4 if tool == "rename_note" else 3), err  # the moved note too
