@@ -45,6 +45,7 @@ from service.http.connections import Held, closing
 from service.http.connections import _Over as _Over
 from service.http.connections import _Unread as _Unread
 from service.http.hosts import NO_HOST, NOT_A_TARGET, TARGET, absolute_target
+from service.http.strict import METHOD, NO_VERSION, OddRequest, StrictH11, llhttp_reason, lowered_method, versionless
 from service.protocol.framing import INVALID_REQUEST, Refused
 
 REASON = "Request Header Fields Too Large"
@@ -97,6 +98,9 @@ def head_limited(
             self._begun = False  # a request began in the bytes being parsed now
             self._over = False
             self._headed = False  # the message being read has its head: `self.cycle` is its own
+            self._fault: str | None = None  # why a callback stopped the parser (`send_400_response`)
+            self._data = b""  # the bytes being parsed
+            self._refusal: bytes | None = None  # the 400 owed once the requests read before it are answered
 
         def _too_slow(self) -> None:
             if self.transport.is_closing():
@@ -140,6 +144,9 @@ def head_limited(
         def on_headers_complete(self) -> None:
             self._in_head = False
             over.mark(self, "busy")
+            if self.parser.get_http_version() == "0.9":  # llhttp read `GET /x` with no version (`strict`)
+                self._fault = NO_VERSION
+                raise OddRequest(NO_VERSION)
             if self.url[:1] != b"/" and self.url != b"*":  # the edge checks it (`service.http.hosts`, `edge`)
                 parsed = absolute_target(self.url)  # absolute form: its path for uvicorn (which failed
                 # `http://host` with no path); any other (`host:port`) a path too, the edge refuses it
@@ -156,6 +163,9 @@ def head_limited(
         def on_response_complete(self) -> None:
             pipelined = bool(self.pipeline)  # then the next request's answer begins now
             super().on_response_complete()
+            if self._refusal is not None and not self.transport.is_closing() and not self._earlier_owed():
+                self.transport.write(self._refusal)  # (`send_400_response`: deferred until now)
+                self.transport.close()
             if self.transport.is_closing() or pipelined:
                 over.mark(self, "gone" if self.transport.is_closing() else "busy")
             else:
@@ -167,25 +177,56 @@ def head_limited(
             return cycle is not None and not (cycle.response_complete or cycle.more_body or self._get(cycle.scope))
 
         def data_received(self, data: bytes) -> None:
-            self._begun = False
+            self._begun, self._data = False, data
             super().data_received(data)
-            if not self._in_head or self._begun or self.transport.is_closing():
-                return  # (a head begun in `data`: what came before it is the previous request's)
-            self._read += len(data)  # the head is still incomplete: a field is still arriving
-            if self._read > max_bytes:
-                self._refuse()
+            if not self._in_head or self.transport.is_closing():
+                return
+            if self.url and not self.headers and self._versionless(data):
+                self.send_400_response(NO_VERSION)
+            elif not self._begun:  # (a head begun in `data`: what came before it is the previous request's)
+                self._read += len(data)  # the head is still incomplete: a field is still arriving
+                if self._read > max_bytes:
+                    self._refuse()
+
+        def _versionless(self, data: bytes) -> bool:
+            """A request line without a version (HTTP/0.9) came whole in `data`: llhttp waits for
+            headers that such a client never sends (`strict`), so it is answered now."""
+            line = self.parser.get_method() + b" " + self.url + b"\r\n"
+            at = data.find(line)
+            if at < 0 or (at > 0 and data[at - 1 : at] != b"\n"):
+                return False
+            self._fault = NO_VERSION
+            return True
 
         def send_400_response(self, msg: str) -> None:
             if self._over:
                 self._refuse()
-            else:  # the parser's error (uvicorn has logged it): the JSON body every refusal has; a target
-                # llhttp reads in no form (`host:port` but with CONNECT) told as the edge tells h11's
+                return
+            if self._refusal is None:  # the parser's error (uvicorn has logged it): the JSON body every
+                # refusal has; a target llhttp reads in no form (`host:port` but with CONNECT) told as
+                # the edge tells h11's, the shapes h11 is held to as well as `service.http.strict` does
                 failed = sys.exc_info()[1]  # (called in uvicorn's `except HttpParserError`)
-                bad_target = isinstance(failed, httptools.HttpParserInvalidURLError)
-                self.transport.write(
-                    response_400(f"the request target {NOT_A_TARGET}") if bad_target else response_400()
-                )
-                self.transport.close()
+                if isinstance(failed, httptools.HttpParserInvalidURLError):
+                    reason: str | None = f"the request target {NOT_A_TARGET}"
+                elif isinstance(failed, httptools.HttpParserInvalidMethodError):
+                    reason = METHOD if lowered_method(self._data) else None
+                else:
+                    reason = (
+                        self._fault or llhttp_reason(str(failed)) or (NO_VERSION if versionless(self._data) else None)
+                    )
+                self._refusal = response_400(reason) if reason else response_400()
+            refused = [queued for queued in self.pipeline if queued[0].more_body]  # its own cycle: never run
+            for queued in refused:
+                self.pipeline.remove(queued)
+            if refused or self._earlier_owed():  # a request read whole before it is answered first
+                self.flow.pause_reading()  # (h11 reads a pipelined request only then, too)
+                return
+            self.transport.write(self._refusal)
+            self.transport.close()
+
+        def _earlier_owed(self) -> bool:
+            cycle = self.cycle  # (the refused request's own cycle, if its head was read, is owed nothing)
+            return bool(self.pipeline) or (cycle is not None and not cycle.response_complete and not cycle.more_body)
 
         def _refuse(self) -> None:
             self._in_head = False
@@ -207,6 +248,10 @@ def _h11_deadlined(max_bytes: int, read_seconds: float, over: _Over, unread_seco
 
     class DeadlinedH11(Held, H11Protocol):  # type: ignore[misc]
         _cap, _read_seconds, _unread_seconds = over, read_seconds, unread_seconds
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.conn = StrictH11(h11.SERVER, max_bytes)  # (what httptools refuses: `service.http.strict`)
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
@@ -240,7 +285,8 @@ def _h11_deadlined(max_bytes: int, read_seconds: float, over: _Over, unread_seco
             long and still incomplete)."""
             held, failed = len(self.conn.trailing_data[0]), sys.exc_info()[1]  # (in uvicorn's `except`)
             no_host = "Missing mandatory Host" in str(failed)  # told as the edge tells httptools' (`NO_HOST`)
-            plain = response_400(NO_HOST) if no_host else response_400()
+            odd = str(failed) if isinstance(failed, OddRequest) else None
+            plain = response_400(NO_HOST) if no_host else response_400(odd) if odd else response_400()
             self.transport.write(response_431(too_large(max_bytes)) if held > max_bytes else plain)
             self.transport.close()
 

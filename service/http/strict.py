@@ -1,0 +1,187 @@
+"""Request shapes one of uvicorn's two parsers let through and the other refused, refused by both.
+
+httptools (llhttp) refuses these itself; h11 read them leniently, and a proxy in front that reads
+them otherwise frames the request differently (request smuggling). Each is answered **400**, a
+JSON-RPC -32600 body naming what is wrong, and the connection closed, with either parser:
+- a header line that begins with a space or tab (obsolete line folding; RFC 9112 5.2 allows a
+  400): h11 joined it to the field before, llhttp refuses it;
+- Content-Length sent twice or as a list, even of equal values (RFC 9110 8.6 allows a 400): h11
+  kept one, llhttp refuses both;
+- a chunk extension that is not `;name[=token or quoted string]` (a control character, a tab or a
+  byte over 0x7e outside quotes; RFC 9112 7.1.1): h11 dropped it unread, llhttp refuses it;
+- a line of the head (or a chunk line) that ends in LF without CR (RFC 9112 2.2 lets a server
+  accept it): h11 accepted it, llhttp refuses it;
+- a method with lower-case letters (`get`; methods are case-sensitive, RFC 9110 9.1): h11 passed
+  it on (405), llhttp refuses it;
+- a request line without an HTTP version (HTTP/0.9, `GET /healthz`): h11 refused it (or, the line
+  alone, waited for more), httptools served it an HTTP/1.1 answer. Refused as soon as the line is
+  in, rather than at the 408 deadline.
+Empty lines (CRLF) before a request line are skipped by both (RFC 9112 2.2 "SHOULD"; h11 refused
+them, llhttp skips them).
+h11 gets the checks through its own reader hooks (`StrictH11`); httptools' refusals name the same
+reason (`llhttp_reason`), and its protocol class checks the version (`service.http.head_limits`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import h11
+from h11._readers import READERS, ChunkedReader, maybe_read_from_IDLE_client
+
+FOLDED = "a header line begins with a space or tab (obsolete line folding, RFC 9112 5.2)"
+LENGTHS = "Content-Length is sent more than once, as a list, or not as one decimal number (RFC 9112 6.3)"
+CHUNK_EXT = "a chunk extension is not ';name' or ';name=value' of token or quoted-string characters (RFC 9112 7.1.1)"
+BARE_LF = "a line of the request ends in LF without CR (RFC 9112 2.2)"
+METHOD = "the request method has lower-case letters: methods are case-sensitive (RFC 9110 9.1)"
+NO_VERSION = "the request line carries no HTTP version (HTTP/0.9 is not served)"
+
+_TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_QUOTED = rb'"(?:[\t !#-\[\]-~\x80-\xff]|\\[\t -~\x80-\xff])*"'
+_CHUNK_LINE = re.compile(rb"[0-9A-Fa-f]+((?:;" + _TOKEN + rb"(?:=(?:" + _TOKEN + rb"|" + _QUOTED + rb"))?)*)\r\n")
+_BLANK = re.compile(rb"\n\r?\n")  # where h11 ends a head
+_VERSIONLESS = re.compile(rb"(?:^|\n)[A-Z]+ (?:/|https?://|\*)[^ \r\n]*\r?\n")  # `GET /x` and its line end
+_LOWERED = re.compile(rb"(?:^|\n)[!-9;-~]*[a-z][!-9;-~]* [^ \r\n]+ HTTP/")  # a request line, `get / HTTP/`
+
+# What llhttp says when it refuses each shape (the start of its message), told as h11's refusal is
+_LLHTTP = (
+    ("Unexpected whitespace after header value", FOLDED),
+    ("Duplicate Content-Length", LENGTHS),
+    ("Invalid character in Content-Length", LENGTHS),
+    ("Invalid character in chunk extensions", CHUNK_EXT),
+    ("Expected CRLF after version", BARE_LF),
+    ("Missing expected CR after", BARE_LF),
+)
+
+
+class OddRequest(h11.RemoteProtocolError):
+    """A shape of this module's list, raised inside h11's reader: uvicorn answers it 400."""
+
+
+def request_line_fault(line: bytes) -> str | None:
+    """What is wrong with a complete request line (its LF included), if it is one of the shapes."""
+    if not line.endswith(b"\r\n"):
+        return BARE_LF
+    parts = line[:-2].split(b" ")
+    if parts[0] != parts[0].upper():
+        return METHOD
+    return NO_VERSION if len(parts) == 2 else None
+
+
+def fields_fault(lines: list[bytes]) -> str | None:
+    """What is wrong with the header (or trailer) lines of a head, each with its line end."""
+    lengths = 0
+    for line in lines:
+        if not line.endswith(b"\r\n"):
+            return BARE_LF
+        if line[:1] in (b" ", b"\t"):
+            return FOLDED
+        name, _, value = line.partition(b":")
+        if name.lower() == b"content-length":
+            lengths += 1
+            if lengths > 1 or not value.strip(b" \t\r\n").isdigit():
+                return LENGTHS
+    return None
+
+
+def head_fault(held: bytes) -> str | None:
+    """What is wrong with the head at the start of `held` (what h11 holds while it waits for a
+    head): its request line once it is in, its fields once the head is whole."""
+    end = held.find(b"\n")
+    if end < 0:
+        return None
+    fault = request_line_fault(held[: end + 1])
+    blank = _BLANK.search(held, end)
+    if fault is not None or blank is None:
+        return fault
+    return fields_fault(held[end + 1 : blank.start() + 1].splitlines(keepends=True))
+
+
+def chunk_line_fault(line: bytes) -> str | None:
+    """What is wrong with a chunk-size line (CRLF included, as h11 cuts it), if anything of the list."""
+    if b"\n" in line[:-1]:
+        return BARE_LF
+    return None if _CHUNK_LINE.fullmatch(line) else CHUNK_EXT if b";" in line else None
+
+
+def versionless(data: bytes) -> bool:
+    """Whether `data` (which llhttp refused) holds a request line without a version: pipelined
+    behind another request, llhttp read the next request line as a header of it."""
+    return _VERSIONLESS.search(data) is not None
+
+
+def lowered_method(data: bytes) -> bool:
+    """Whether `data` (in which llhttp found a method it does not know) holds a request line whose
+    method has lower-case letters (llhttp's refusal does not say where the request began)."""
+    return _LOWERED.search(data) is not None
+
+
+def llhttp_reason(message: str) -> str | None:
+    """This module's reason for llhttp's refusal `message`, when it is one of the shapes."""
+    return next((reason for start, reason in _LLHTTP if message.startswith(start)), None)
+
+
+def _refuse(fault: str | None) -> None:
+    if fault is not None:
+        raise OddRequest(fault, error_status_hint=400)
+
+
+class _Checked:
+    """h11's receive buffer as its readers see it, each head, chunk line and trailer checked first."""
+
+    def __init__(self, buf: Any, head: bool) -> None:
+        self._buf, self._head = buf, head
+
+    def maybe_extract_lines(self) -> Any:
+        held = bytes(self._buf)
+        if self._head:
+            skipped = len(held) - len(held.lstrip(b"\r\n"))  # empty lines before a request line are
+            skipped -= skipped % 2  # skipped (RFC 9112 2.2), as llhttp does: h11 refused them
+            if skipped and held[:skipped] == b"\r\n" * (skipped // 2):
+                self._buf.maybe_extract_at_most(skipped)
+                held = held[skipped:]
+            _refuse(head_fault(held))
+        elif held[:1] == b"\n":  # trailers: none, but the blank line ends in LF alone
+            _refuse(BARE_LF)
+        elif held[:2] != b"\r\n" and (blank := _BLANK.search(held)) is not None:
+            _refuse(fields_fault(held[: blank.start() + 1].splitlines(keepends=True)))
+        return self._buf.maybe_extract_lines()
+
+    def maybe_extract_next_line(self) -> Any:
+        line = self._buf.maybe_extract_next_line()
+        if line is not None:
+            _refuse(chunk_line_fault(bytes(line)))
+        return line
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._buf, name)
+
+
+def _read_head(buf: Any) -> Any:
+    checked: Any = _Checked(buf, head=True)  # (h11's readers take its buffer's methods only)
+    return maybe_read_from_IDLE_client(checked)
+
+
+class _Chunks:
+    def __init__(self, reader: ChunkedReader) -> None:
+        self._reader = reader
+
+    def __call__(self, buf: Any) -> Any:
+        checked: Any = _Checked(buf, head=False)
+        return self._reader(checked)
+
+    def read_eof(self) -> Any:
+        return self._reader.read_eof()
+
+
+class StrictH11(h11.Connection):
+    """h11's server connection, refusing this module's shapes (`OddRequest`) as it reads them."""
+
+    def _get_io_object(self, role: Any, event: Any, io_dict: Any) -> Any:
+        got = super()._get_io_object(role, event, io_dict)
+        if io_dict is not READERS:
+            return got
+        if got is maybe_read_from_IDLE_client:
+            return _read_head
+        return _Chunks(got) if isinstance(got, ChunkedReader) else got

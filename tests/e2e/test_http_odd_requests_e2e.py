@@ -1,0 +1,99 @@
+"""Odd request shapes the two parsers answered differently (P7 s87), raw sockets on a real server,
+both parsers: each is 400, a JSON-RPC -32600 body naming the shape, and the connection closed
+(`service.http.strict`). Before, h11 joined a folded header line, kept one of two equal
+Content-Length fields, dropped a chunk extension with a control character unread, accepted lines
+ended by LF alone and passed `get` on (405); httptools refused all five, but served HTTP/0.9's
+`GET /healthz` an HTTP/1.1 200, and both waited (408 at the deadline) on the request line alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import e2e
+
+PING = b'{"jsonrpc":"2.0","id":3,"method":"ping"}'
+MCP = "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+
+
+def _cases(host: str) -> list[tuple[bytes, str]]:
+    """Each odd request (raw bytes) and the words of its refusal."""
+    chunked = f"POST /mcp HTTP/1.1\r\nHost: {host}\r\n{MCP}Transfer-Encoding: chunked\r\n\r\n".encode()
+    posted = f"POST /mcp HTTP/1.1\r\nHost: {host}\r\n{MCP}"
+    return [
+        (f"GET /healthz HTTP/1.1\r\nHost: {host}\r\nX-A: one\r\n two\r\n\r\n".encode(), "obsolete line folding"),
+        (f"{posted}X-A: one\r\n\ttwo\r\nContent-Length: {len(PING)}\r\n\r\n".encode() + PING, "line folding"),
+        (
+            f"{posted}Content-Length: {len(PING)}\r\nContent-Length: {len(PING)}\r\n\r\n".encode() + PING,
+            "Content-Length",
+        ),
+        (f"{posted}Content-Length: {len(PING)}, {len(PING)}\r\n\r\n".encode() + PING, "Content-Length"),
+        (chunked + f"{len(PING):x};a=\x01b\r\n".encode() + PING + b"\r\n0\r\n\r\n", "chunk extension"),
+        (chunked + f"{len(PING):x};a=b\x7f\r\n".encode() + PING + b"\r\n0\r\n\r\n", "chunk extension"),
+        (chunked + f"{len(PING):x}\n".encode() + PING + b"\r\n0\r\n\r\n", "LF without CR"),
+        (f"GET /healthz HTTP/1.1\nHost: {host}\n\n".encode(), "LF without CR"),
+        (f"GET /healthz HTTP/1.1\r\nHost: {host}\n\r\n".encode(), "LF without CR"),
+        (f"get /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n".encode(), "methods are case-sensitive"),
+        (
+            f"post /mcp HTTP/1.1\r\nHost: {host}\r\n{MCP}Content-Length: {len(PING)}\r\n\r\n".encode() + PING,
+            "case-sensitive",
+        ),
+        (b"GET /healthz\r\n\r\n", "no HTTP version"),
+        (f"GET /healthz\r\nHost: {host}\r\n\r\n".encode(), "no HTTP version"),
+        (b"GET /healthz\r\n", "no HTTP version"),  # (the line alone: answered, not left to the 408)
+    ]
+
+
+async def _answers(port: int, raw: bytes) -> bytes:
+    """All the server answers to `raw` on one connection, read to its close."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(raw)
+        await writer.drain()
+        return await asyncio.wait_for(reader.read(), 60)
+    finally:
+        writer.close()
+
+
+def _refusal(answer: bytes) -> str:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ") and b"connection: close" in head.lower(), answer
+    error = json.loads(body)["error"]
+    assert error["code"] == -32600, answer
+    return str(error["message"])
+
+
+@pytest.mark.parametrize("parser", ["httptools", "h11"])
+async def test_odd_requests_are_400_and_closed_with_either_parser(make_vault: Callable[..., Path], parser: str) -> None:
+    async with e2e(make_vault({"Home.md": "# Home\n"}), http={"parser": parser}, index={"watch": False}) as (url, _):
+        port = int(url.split(":")[2].split("/")[0])
+        here = f"127.0.0.1:{port}"
+        for raw, words in _cases(here):
+            answer = await _answers(port, raw)
+            assert words in _refusal(answer), (raw, answer)
+        # pipelined behind a good request: that one answered, the odd one refused, nothing after it read
+        good = f"GET /healthz HTTP/1.1\r\nHost: {here}\r\n\r\n".encode()
+        for raw, words in _cases(here):
+            answer = await _answers(port, good + raw + good)
+            first, _, rest = answer.partition(b"HTTP/1.1 400 ")
+            assert first.startswith(b"HTTP/1.1 200 ") and first.count(b"HTTP/1.1 ") == 1, (raw, answer)
+            assert words in _refusal(b"HTTP/1.1 400 " + rest), (raw, answer)
+        # what stays served: a quoted chunk extension, HTTP/1.0, a header value with a tab inside
+        init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}).encode()
+        ext = f'{len(body):x};a="b c";d=e\r\n'.encode()
+        chunked = f"POST /mcp HTTP/1.1\r\nHost: {here}\r\n{MCP}Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        answer = await _answers(port, chunked.encode() + ext + body + b"\r\n0\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 200 ") and b'"protocolVersion":"2025-06-18"' in answer, answer
+        answer = await _answers(port, b"GET /healthz HTTP/1.0\r\nX-A: one\ttwo\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 200 ") and b'"status":"ok"' in answer, answer
+        # empty lines before a request line are skipped (RFC 9112 2.2; h11 refused them, llhttp skipped them)
+        answer = await _answers(
+            port, f"\r\n\r\nGET /healthz HTTP/1.1\r\nHost: {here}\r\nConnection: close\r\n\r\n".encode()
+        )
+        assert answer.startswith(b"HTTP/1.1 200 ") and b'"status":"ok"' in answer, answer

@@ -1,0 +1,63 @@
+"""The odd request shapes both parsers refuse (`service.http.strict`), read as h11 reads them."""
+
+from __future__ import annotations
+
+import h11
+import pytest
+
+from service.http import strict
+
+HEAD = b"POST /mcp HTTP/1.1\r\nHost: a\r\n"
+
+
+def _events(raw: bytes) -> list[object]:
+    """What the strict connection reads of `raw` (until it needs more data or the message ends)."""
+    conn = strict.StrictH11(h11.SERVER)
+    conn.receive_data(raw)
+    events: list[object] = []
+    while (event := conn.next_event()) is not h11.NEED_DATA:
+        events.append(event)
+        if isinstance(event, h11.EndOfMessage):
+            break
+    return events
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (HEAD + b"X: a\r\n b\r\nContent-Length: 0\r\n\r\n", strict.FOLDED),
+        (HEAD + b"Content-Length: 1\r\nContent-Length: 1\r\n\r\nx", strict.LENGTHS),
+        (HEAD + b"Content-Length: 1, 1\r\n\r\nx", strict.LENGTHS),
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1;a=\x01\r\nx\r\n0\r\n\r\n", strict.CHUNK_EXT),
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1;a=b\tc\r\nx\r\n0\r\n\r\n", strict.CHUNK_EXT),
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1\nx\r\n0\r\n\r\n", strict.BARE_LF),
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nX: a\r\n b\r\n\r\n", strict.FOLDED),
+        (b"GET / HTTP/1.1\nHost: a\n\n", strict.BARE_LF),
+        (b"GET / HTTP/1.1\r\nHost: a\n\r\n", strict.BARE_LF),
+        (b"get / HTTP/1.1\r\nHost: a\r\n\r\n", strict.METHOD),
+        (b"GET /healthz\r\n", strict.NO_VERSION),
+    ],
+)
+def test_h11_refuses_each_odd_shape_with_its_reason(raw: bytes, reason: str) -> None:
+    with pytest.raises(strict.OddRequest) as caught:
+        _events(raw)
+    assert str(caught.value) == reason
+
+
+def test_h11_still_reads_what_both_parsers_take() -> None:
+    events = _events(HEAD + b'Transfer-Encoding: chunked\r\n\r\n1;a="b c";d=e\r\nx\r\n0\r\n\r\n')
+    assert [type(e) for e in events] == [h11.Request, h11.Data, h11.EndOfMessage]
+    events = _events(b"\r\nGET / HTTP/1.1\r\nHost: a\r\nX: one\ttwo\r\n\r\n")
+    assert isinstance(events[0], h11.Request) and events[0].method == b"GET"
+
+
+def test_llhttp_refusals_are_told_with_the_same_reasons() -> None:
+    assert strict.llhttp_reason("Unexpected whitespace after header value") == strict.FOLDED
+    assert strict.llhttp_reason("Duplicate Content-Length") == strict.LENGTHS
+    assert strict.llhttp_reason("Invalid character in chunk extensions value") == strict.CHUNK_EXT
+    assert strict.llhttp_reason("Missing expected CR after header value") == strict.BARE_LF
+    assert strict.llhttp_reason("Invalid header token") is None
+    assert strict.lowered_method(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nget / HTTP/1.1\r\n")
+    assert not strict.lowered_method(b"GET / HTTP/1.1\r\nHost: a HTTP/1\r\n\r\n")
+    assert strict.versionless(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /healthz\r\nHost: a\r\n")
+    assert not strict.versionless(b"GET / HTTP/1.1\r\nHost: a\r\nX: /b\r\n\r\n")
