@@ -33,8 +33,9 @@ def key_of(st: os.stat_result) -> Settled:
 
 
 def read_settled(files: VaultFiles, vp: VaultPath) -> tuple[NoteFile, Settled | None]:
-    """`files.read(vp)` (the same errors), and the key its version is known by, or None when the
-    file changed during the read or too shortly before it (module doc)."""
+    """`files.read(vp)` (the same errors: a note over `[limits] max_note_bytes` is refused before
+    any byte is read, `service.vault.notesize`), and the key its version is known by, or None when
+    the file changed during the read or too shortly before it (module doc)."""
 
     def read(fh: BinaryIO) -> tuple[bytes, os.stat_result, os.stat_result, int]:
         began = time.time_ns()
@@ -42,7 +43,7 @@ def read_settled(files: VaultFiles, vp: VaultPath) -> tuple[NoteFile, Settled | 
         data = fh.read()
         return data, before, os.fstat(fh.fileno()), began
 
-    data, before, after, began = files.scan(vp, read)
+    data, before, after, began = files.scan(vp, read, bounded=True)
     key = key_of(before)
     settled = (
         key == key_of(after)

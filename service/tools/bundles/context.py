@@ -2,7 +2,8 @@
 
 Touches: index tables `chunks`, `notes`, `fts_words` and the vectors (read only, through
 `service.semantic.search`); the embedding model for the query; the configured reranker, if any
-(`services.rerank`); the files of the notes quoted (read, to number the lines of each passage).
+(`services.rerank`); the files of the notes quoted (read, to number the lines of each passage:
+`service.tools.bundles.lines`, bounded by `[limits] max_note_bytes`).
 
 Method (docs/semantic.md, "Context for a question"):
 1. Notes are ranked as search_hybrid ranks them (BM25 and vector hits fused), after read
@@ -30,22 +31,21 @@ passage is `sensitive` when its note holds a secret or it mentions health or mon
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import sqlite3
 from dataclasses import replace
-from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from service.embeddings.counting import counter
 from service.embeddings.sizes import TokenSizes
 from service.embeddings.tokens import tokenizer
-from service.errors import PathInvalid, ValidationFailed
+from service.errors import ValidationFailed
 from service.rerank.protocol import reorder
 from service.retrieval import hybrid, passages
 from service.semantic import search as sem
 from service.semantic.engine import ChunkRow, chunk_rows
+from service.tools.bundles.lines import LineRange, line_ranges, reaches
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.search.readers import hybrid_halves
@@ -62,8 +62,6 @@ from service.tools.search_common import (
 )
 from service.tools.sensitive import Excerpts, excerpts, guard_of
 from service.tools.spec import ToolSpec
-from service.vault import dirfd
-from service.vault.spelling import on_disk
 
 DEFAULT_TOKENS = 2000
 NOTES = 40  # notes whose chunks are candidates
@@ -72,7 +70,6 @@ DECAY = 0.75  # weight of a note's next chunk against its previous one
 LEFT_OUT_SHOWN = 25
 RESPONSE_SHARE = 0.2  # of max_response_bytes the passages' text may take (the result is sent twice, as JSON and text)
 _WORD = re.compile(r"\w+")
-REDACTED = "[REDACTED"
 
 
 class ContextIn(ToolInput):
@@ -84,11 +81,6 @@ class ContextIn(ToolInput):
     max_per_note: int = Field(default=3, ge=1, le=20, description="Most passages (chunks) taken from one note.")
     folder: FolderArg = FOLDER_FIELD
     tags: list[str] | None = Field(default=None, max_length=50, description="Only notes carrying all of these tags.")
-
-
-class LineRange(BaseModel):
-    start: int = Field(description="First line (1-based, in the file).")
-    end: int = Field(description="Last line (inclusive).")
 
 
 class ContextPassage(BaseModel):
@@ -204,89 +196,6 @@ def candidates(
     return out
 
 
-def _shown(line: str, tail: bool) -> str:
-    """The part of a passage line that is the file's own text (outside redaction markers)."""
-    if REDACTED not in line:
-        return line[-60:] if tail else line[:60]
-    return line.rsplit("]", 1)[-1].strip()[-60:] if tail else line.split(REDACTED)[0].strip()[:60]
-
-
-def line_ranges(root: Path, spans: list[tuple[str, str]]) -> list[LineRange | None]:
-    """`_lines` of each (path, passage text), each file read once (one worker-thread call), by
-    the name its folder spells it (an NFD name from macOS: `service.vault.spelling`)."""
-    files: dict[str, list[str] | None] = {}
-    out: list[LineRange | None] = []
-    for path, text in spans:
-        if path not in files:
-            files[path] = _file_lines(root, on_disk(str(root), path))
-        found = files[path]
-        out.append(_lines(found, text) if found is not None else None)
-    return out
-
-
-def _file_lines(root: Path, rel: str) -> list[str] | None:
-    """The lines of the note `rel`, opened with no link followed on the way (`service.vault.dirfd`):
-    a folder swapped for a link to outside since the search is never read through (None, as for a
-    note gone). An in-vault link on the way is resolved first, as a read resolves it."""
-    try:
-        try:
-            data = dirfd.read_bytes(root, rel)
-        except PathInvalid:  # a link on the way: read where it leads now, if that is in the vault
-            real = Path(os.path.realpath(root / rel))
-            if not real.is_relative_to(root) or real == root:
-                return None
-            data = dirfd.read_bytes(root, real.relative_to(root).as_posix())
-        return data.decode("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError, PathInvalid):
-        return None
-
-
-def _lines(lines: list[str], text: str) -> LineRange | None:
-    """1-based file lines of a passage, from where the passage itself sits in the file.
-
-    The passage's non-blank lines are laid over the file's non-blank lines at each place where
-    its first line that is not wholly redacted occurs; the place where most of its lines match
-    in order wins (the first of equals). A line that also occurs earlier in the note — a heading
-    repeated in a list of contents, a sentence quoted twice — so never pulls the range back to
-    that earlier place. The end is the file line under the passage's last line that is not wholly
-    redacted (searched onward from there when that line does not match: a window cut mid-line)."""
-    parts = [p.strip() for p in text.splitlines() if p.strip()]
-    head = next(((j, _shown(p, False)) for j, p in enumerate(parts) if _shown(p, False)), None)
-    if head is None:
-        return None
-    solid = [i for i, line in enumerate(lines) if line.strip()]  # the file's non-blank lines
-    best: tuple[int, int] | None = None  # (matched lines, index in `solid` of the passage's first line)
-    for k, i in enumerate(solid):
-        if head[1] not in lines[i] or k < head[0]:
-            continue
-        first = k - head[0]
-        matched = sum(
-            1
-            for j, part in enumerate(parts)
-            if first + j < len(solid) and (_shown(part, False) or part) in lines[solid[first + j]]
-        )
-        if best is None or matched > best[0]:
-            best = (matched, first)
-            if matched == len(parts):
-                break
-    if best is None:
-        return None
-    first = best[1]
-    tail = next(((j, _shown(p, True)) for j, p in enumerate(reversed(parts)) if _shown(p, True)), None)
-    last = min(first + len(parts) - 1 - (tail[0] if tail else 0), len(solid) - 1)
-    end = solid[last]
-    if tail is not None and tail[1] not in lines[end]:
-        after = solid[first + head[0]]
-        end = next((i for i in range(after, len(lines)) if tail[1] in lines[i]), end)
-        ahead = tail[0]
-        while ahead and end < len(lines) - 1:
-            end += 1
-            ahead -= 1 if lines[end].strip() else 0
-    elif tail is not None:
-        end = solid[min(last + tail[0], len(solid) - 1)]
-    return LineRange(start=solid[first] + 1, end=end + 1)
-
-
 async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
     if args.max_tokens is not None and args.max_bytes is not None:
         raise ValidationFailed(
@@ -332,7 +241,12 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
     order = await reorder(reranker, args.query, texts)
     if order.reranked:  # the reranker's order, the fused scores kept in rank order
         ranked = [(ranked[i][0], ranked[pos][1]) for pos, i in enumerate(order.order)]
-    rows = await run_ranking(ctx, lambda conn: candidates(conn, ranked, chunks, args.query))
+    limit = ctx.vault.files.max_note_bytes  # a note the index saw over it: its lines read as far as indexed
+
+    def rows_of(conn: sqlite3.Connection) -> tuple[list[tuple[ChunkRow, int, float]], dict[int, int]]:
+        return candidates(conn, ranked, chunks, args.query), reaches(conn, [n for n, _ in ranked], limit)
+
+    rows, indexed = await run_ranking(ctx, rows_of)
     flagged: set[int] = set()
     cands: list[passages.Candidate] = []
     redacted: set[str] = set()  # headings shown redacted: a link does not open them
@@ -357,7 +271,10 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
     )
     sensitive_chunks = {(c.path, c.position) for c in cands if c.chunk_id in flagged}
     root = ctx.vault.paths.root
-    lines = await asyncio.to_thread(line_ranges, root, [(p.path, p.text) for p in packed.passages])
+    cap = ctx.services.settings.limits.max_indexed_note_chars
+    reach = {c.path: indexed.get(c.note_id, 0) + cap for c in cands}
+    spans = [(p.path, p.text) for p in packed.passages]
+    lines = await asyncio.to_thread(line_ranges, root, spans, reach, limit)
     out = [
         ContextPassage(
             path=p.path,

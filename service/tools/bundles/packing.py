@@ -14,6 +14,10 @@ Read permission filters the folder walk before anything is counted or packed: a 
 is in no entry, count or cursor; an address in bundle_files naming a denied note is reported
 `missing` exactly like one naming no note. Secrets are redacted from contents under the vault's
 sensitive mode (`service.tools.sensitive`), before any cutting.
+
+A note over `[limits] max_note_bytes` is not read at all (its etag, its scan for secrets and its
+length need all of it): it is listed in `refused` with read_note's `compute_budget_exceeded`,
+counted as done, and the rest of the bundle is packed.
 """
 
 from __future__ import annotations
@@ -25,7 +29,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from service.errors import AclDenied, AmbiguousNote, NotANote, NoteNotFound, PathInvalid, ValidationFailed
+from service.errors import (
+    AclDenied,
+    AmbiguousNote,
+    ComputeBudgetExceeded,
+    NotANote,
+    NoteNotFound,
+    PathInvalid,
+    ValidationFailed,
+)
 from service.markdown import frontmatter as fm
 from service.markdown.parse import note_title
 from service.obsidian.attachments import kind_of
@@ -43,6 +55,7 @@ from service.tools.bundles.shapes import (
     Manifest,
     Mode,
     OtherFileItem,
+    RefusedItem,
 )
 from service.tools.bundles.window import SCAN_KEPT_FROM, Marks, redacted_length, redacted_window, scanned
 from service.tools.context import ToolContext
@@ -101,6 +114,7 @@ class _Page:
         self.entries: list[BundleEntry] = []
         self.missing: list[str] = []
         self.not_notes: list[OtherFileItem] = []
+        self.refused: list[RefusedItem] = []
         self.split: tuple[str, int, str, int] | None = None  # (path, offset, etag, part) to resume at
 
     def add(self, note: NoteFile, resume: Resume | None, key: Settled | None = None) -> bool:
@@ -216,6 +230,18 @@ class _Page:
         self.not_notes.append(item)
         return True
 
+    def note_refused(self, name: str, rel: str, exc: ComputeBudgetExceeded) -> bool:
+        """Lists the note `rel` (over `[limits] max_note_bytes`: never read) in `refused` with its
+        error, as read_notes reports it; False when that would pass the cap."""
+        error = {"code": exc.code, "message": exc.message, "details": exc.details}
+        item = RefusedItem(address=name, path=rel, error=error)
+        size = json_size(item.model_dump(mode="json")) + 2
+        if self.packer.used_json + size > self.packer.cap and (self.entries or self.missing or self.refused):
+            return False
+        self.packer.used_json += size
+        self.refused.append(item)
+        return True
+
     def out(self, total: int, remaining: int, cursor: str | None) -> BundleOut:
         included = list(dict.fromkeys(e.path for e in self.entries))
         return BundleOut(
@@ -231,16 +257,19 @@ class _Page:
             ),
             missing=self.missing,
             not_notes=self.not_notes,
+            refused=self.refused,
             sensitive_detected=any(e.sensitive for e in self.entries),
             next_cursor=cursor,
         )
 
 
-def _read(ctx: ToolContext, rel: str) -> tuple[NoteFile, Settled | None] | None:
+def _read(ctx: ToolContext, rel: str) -> tuple[NoteFile, Settled | None] | ComputeBudgetExceeded | None:
     try:
         return read_settled(ctx.vault.files, ctx.vault.paths.resolve(rel, op="read"))
     except (NoteNotFound, PathInvalid, AclDenied):
         return None  # gone since the walk, or became a folder
+    except ComputeBudgetExceeded as exc:
+        return exc  # over [limits] max_note_bytes, nothing read: listed in `refused`, the rest packed
 
 
 # Vault paths of a batch of names (None: the name is no readable note); bundle_folder's names
@@ -251,7 +280,8 @@ Locate = Callable[[list[str]], Awaitable[list[str | None]]]
 async def _pack(ctx: ToolContext, page: _Page, names: list[str], locate: Locate, resume: Resume | None) -> int:
     """Packs the notes `names` locate to, in order, into `page`; returns the index of the first
     one not fully packed (the split note's own index when one continues). A name that locates
-    to no note, or whose file is gone, is passed over (bundle_files lists it in `missing`)."""
+    to no note, or whose file is gone, is passed over (bundle_files lists it in `missing`); a note
+    over `[limits] max_note_bytes` is listed in `refused`, never read."""
 
     def fill(offset: int, rels: list[str | None]) -> tuple[int, bool]:
         for k, rel in enumerate(rels):  # reads and packs a batch in one worker-thread hop
@@ -268,6 +298,9 @@ async def _pack(ctx: ToolContext, page: _Page, names: list[str], locate: Locate,
             got = _read(ctx, rel) if rel is not None else None
             if got is None:
                 if not page.note_missing(names[offset + k]):
+                    return offset + k, True
+            elif isinstance(got, ComputeBudgetExceeded):
+                if not page.note_refused(names[offset + k], str(rel), got):
                     return offset + k, True
             elif not page.add(got[0], resume, got[1]) or page.split is not None:
                 return offset + k, True

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -97,6 +97,15 @@ class OtherFileItem(ToolOutput):
     )
 
 
+class RefusedItem(ToolOutput):
+    address: str = Field(description="The address as given (bundle_folder: the note's path).")
+    path: str = Field(description="The note it names, not packed.")
+    error: dict[str, Any] = Field(
+        description="Why, as read_note would answer: code, message, details (compute_budget_exceeded: the note is "
+        "over [limits] max_note_bytes; details path, size, limit 'note_bytes', max_note_bytes)."
+    )
+
+
 class BundleOut(ToolOutput):
     entries: list[BundleEntry] = Field(description="The packed notes of this page, in bundle order.")
     manifest: Manifest = Field(description="What this page holds and what continues on the next one.")
@@ -107,6 +116,11 @@ class BundleOut(ToolOutput):
         default_factory=list,
         description="bundle_files: addresses in this page's range naming a canvas, a base or an attachment (not "
         "packed), with the tool that reads each.",
+    )
+    refused: list[RefusedItem] = Field(
+        default_factory=list,
+        description="Notes in this page's range that could not be read whole (each with its error); the others "
+        "are packed.",
     )
     sensitive_detected: bool = Field(description="Some entry is sensitive: confirm before passing it on.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page; None at the end.")

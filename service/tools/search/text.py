@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from service.indexer.caps import kept_text
 from service.markdown import frontmatter as fm
 from service.retrieval import regex as rx
 from service.retrieval import text, unspaced
@@ -235,14 +236,18 @@ async def search_regex(ctx: ToolContext, args: SearchRegexIn, dates: Window | No
 
 
 def _body_lines(ctx: ToolContext, rels: list[str]) -> dict[str, int]:
-    """Lines of frontmatter before the indexed body, per note of a page (0 when a file is gone)."""
+    """Lines of frontmatter before the indexed body, per note of a page (0 when a file is gone),
+    from what the index reads of the note (`kept_text` of its first `[limits]
+    max_indexed_note_chars` characters): the rest is never read, so a note of any size (past
+    `[limits] max_note_bytes` too) has its line numbers counted from the file's first line."""
+    cap = ctx.services.settings.limits.max_indexed_note_chars
     out: dict[str, int] = {}
     for rel in rels:
         try:
-            note = ctx.vault.files.read(ctx.vault.paths.resolve(rel))
+            head = ctx.vault.files.read_start(ctx.vault.paths.resolve(rel), cap + 1)
         except Exception:  # noqa: BLE001 - deleted since indexing: the body line is the best we have
             continue
-        out[rel] = fm.split(note.content).body_line
+        out[rel] = fm.split(kept_text(head, cap)).body_line
     return out
 
 

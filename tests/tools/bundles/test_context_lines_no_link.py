@@ -27,11 +27,11 @@ async def test_a_folder_swapped_for_a_link_before_the_lines_are_read_is_not_read
     (outside / "Dock.md").write_text("# Far\n\n" + "filler\n\n" * 20 + f"{PASSAGE}\n", encoding="utf-8")
     line_ranges = context.line_ranges
 
-    def swapped_first(at: Path, spans: list[tuple[str, str]]) -> Any:
+    def swapped_first(at: Path, spans: list[tuple[str, str]], *rest: Any) -> Any:
         if not (root / "Race").is_symlink():  # the swap lands after the search, just before the read
             os.rename(root / "Race", tmp_path / "Race.kept")
             os.symlink(outside, root / "Race")
-        return line_ranges(at, spans)
+        return line_ranges(at, spans, *rest)
 
     async with semantic(root) as h:
         monkeypatch.setattr(context, "line_ranges", swapped_first)
