@@ -16,14 +16,16 @@ from service.plans.effects import EffectsBuilder
 from service.plans.host import Told
 from service.plans.model import Step
 from service.plans.notepaths import canvas_file, note_file
-from service.plans.tool_effects import ADDRESSED, CREATE_OR_MODIFY, MOVES, PERIODIC, WHOLE_NOTE
+from service.plans.tool_effects import ADDRESSED, CREATE_OR_MODIFY, MOVES, PERIODIC, TEMPLATE_NOTE, WHOLE_NOTE
 
 # Tools that take any file, not only a note (a canvas, an image: `base_files.note_or_file`).
 FILE_TOOLS = MOVES | frozenset({"delete_note", "copy_note"})
 # Tools whose `path` may name a section of the note ('Note#Goals', patch_note's target).
 SECTIONED = ADDRESSED - WHOLE_NOTE
 # Tools that may make a note at a path the run decides: a later bare name may be that note.
-MAKERS = CREATE_OR_MODIFY | MOVES | PERIODIC | frozenset({"copy_note", "bulk_create_notes", "apply_template"})
+MAKERS = (
+    CREATE_OR_MODIFY | MOVES | PERIODIC | frozenset({"copy_note", "bulk_create_notes", "apply_template", TEMPLATE_NOTE})
+)
 
 
 class Finder(Protocol):

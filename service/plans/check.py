@@ -53,8 +53,10 @@ from service.plans.tool_effects import (
     EDITS,
     MODIFY,
     MOVES,
+    NAMING,
     PERIODIC,
     REWRITES,
+    TEMPLATE_NOTE,
     TEXT_TARGETS,
     WHOLE_NOTE,
 )
@@ -268,13 +270,14 @@ async def _check_step(
                     checked.late.append((step.id, step.tool))
                 builder.late_writes = True
                 builder.risk("writes")
-                if late and not (step.tool in PERIODIC and late & {"period", "date"}):  # which note: at run time
+                if late and not late & NAMING.get(step.tool, frozenset()):  # which note: at run time
                     partly = known_parts(step.args, late, call_scope)  # e.g. a relation from a name as written
                     _known_effects(step, tool, {**found, **partly}, builder, checked, where)
             else:
                 refused = await refusal(tool.static_check, tool.input_model, args, host.ctx)
                 if refused is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
                     checked.problems.append(Problem(where, *refused))
+                    continue  # the call fails there: it makes and checks no file (told once)
                 earlier, moves = len(builder.paths), len(builder.effects.files_moved)
                 given = await _given(step.tool, args, host, builder)
                 links = None
@@ -410,7 +413,7 @@ def _known_result(step: Step, builder: EffectsBuilder, paths: list[tuple[str, st
     checked and previewed as if the path were written out; its other fields are known only at
     run time. None: nothing is known."""
     writes = [rel for rel, op in paths if op == "write"]
-    if step.tool in CREATE_OR_MODIFY | PERIODIC | {"copy_note", "apply_template"} and writes:
+    if step.tool in CREATE_OR_MODIFY | PERIODIC | {"copy_note", "apply_template", TEMPLATE_NOTE} and writes:
         return {"path": writes[0]}
     if step.tool in MOVES and len(builder.effects.files_moved) > moves:
         return {"path": builder.effects.files_moved[-1].to_path}

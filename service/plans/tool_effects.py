@@ -9,7 +9,9 @@ copy makes its copy, a move moves the note or the folder (its link rewrites are 
 own dry run: `service.plans.dry_runs`); a periodic note's path comes from the vault's
 periodic-notes settings; the memory tools' notes from `service.plans.memory_effects`; admin,
 session, macro and plan-control tools change server state (`state_changes`). A tool without a
-rule writes files found only at run time (`bulk_changes`).
+rule writes files found only at run time (`bulk_changes`). execute_template's note is the one its
+`folder` and `filename` name, as Obsidian names it (`template_note`): a later step edits, moves or
+deletes it as any note the plan made, though its text is the run's (Templater renders it).
 """
 
 from __future__ import annotations
@@ -21,13 +23,16 @@ from typing import Any, Protocol
 from service.dates import iso_day
 from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, period_config
-from service.errors import VaultgateError
+from service.errors import PathInvalid, VaultgateError
 from service.obsidian.attachments import with_extension_of
 from service.plans.memory_effects import MemoryNotes, memory_effect
 from service.plans.notepaths import canvas_file, new_note
 from service.plans.notepaths import note_path as _note
 from service.plans.summary import PlanEffects, Risk
+from service.vault.paths import normalize
 from service.vault.settings_files import read_json
+
+TEMPLATE_NAMES = 1000  # names Obsidian tries after the one asked for ('Kickoff 1' ... 'Kickoff 1000')
 
 CREATE_OR_MODIFY = frozenset({"create_note", "write_note", "append_note", "prepend_note"})
 MODIFY = frozenset({"patch_note", "set_properties", "delete_property", "add_tags", "remove_tags"})
@@ -35,6 +40,9 @@ MOVES = frozenset({"move_note", "rename_note"})
 REWRITES = frozenset({"rename_tag", "rewrite_links", "replace_text"})  # edit notes their dry run lists
 NOTE_WRITES = frozenset({"set_task_status", "apply_template", "write_canvas"})  # `path` is the file changed
 PERIODIC = frozenset({"create_periodic_note", "append_to_periodic_note"})
+TEMPLATE_NOTE = "execute_template"  # Templater makes a note in the running Obsidian (`template_note`)
+# the arguments that name the note a call makes: one known only at run time leaves that note to the run
+NAMING = {**dict.fromkeys(PERIODIC, frozenset({"period", "date"})), TEMPLATE_NOTE: frozenset({"folder", "filename"})}
 # Tools whose `path` is an existing note's address, found as a wikilink finds it (a new note's
 # path as written where none fits): the effects name the file found (`service.plans.check`)
 ADDRESSED = CREATE_OR_MODIFY | MODIFY | MOVES | {"delete_note", "copy_note", "set_task_status", "apply_template"}
@@ -157,6 +165,8 @@ def tool_effect(
             b.write(rel)
     elif tool in NOTE_WRITES and isinstance(path, str):
         b.write(canvas_file(path) if tool == "write_canvas" else _note(path))
+    elif tool == TEMPLATE_NOTE and (templated := template_note(b, args)) is not None:
+        b.write(templated)  # its text is Templater's: a call with no rule leaves it unforeseen (`texts`)
     elif tool in BOOKMARKS:
         b.write(BOOKMARKS_FILE, acl=False)
     elif tool in PERIODIC and periodic_path(b.root, args) is not None:
@@ -188,6 +198,24 @@ def _move(b: Builder, tool: str, path: str, new: str) -> None:
     else:
         b.move(src, f"{new.rstrip('/')}/{src.rsplit('/', 1)[-1]}" if into else _note(new), rename=tool == "rename_note")
     b.touches_unknown()  # its link rewrites change notes found at run time
+
+
+def template_note(b: Builder, args: dict[str, Any]) -> str | None:
+    """The note execute_template makes with `args`, as Templater asks Obsidian to name it
+    (`vault.getAvailablePath(folder/filename, "md")`: 'Kickoff 1.md', 'Kickoff 2.md', ... while
+    the name is taken after the steps so far; the handler's preview names it so too); None when
+    its folder is no vault path (the call's own static check refuses it)."""
+    raw = args.get("folder")
+    folder = raw.strip().strip("/") if isinstance(raw, str) else ""
+    name = args.get("filename")
+    name = name if isinstance(name, str) else "Untitled"
+    name = name[: -len(".md")] if name.lower().endswith(".md") else name  # Templater adds it (`ExecuteTemplateIn`)
+    try:
+        stem = normalize(f"{folder}/{name}" if folder else name)
+    except PathInvalid:
+        return None
+    names = (f"{stem} {n}.md" if n else f"{stem}.md" for n in range(TEMPLATE_NAMES + 1))
+    return next((rel for rel in names if not b.exists(rel) and not b.folder_now(rel)), f"{stem}.md")
 
 
 def periodic_path(root: Path | None, args: dict[str, Any]) -> str | None:

@@ -7,15 +7,31 @@ already is left as it is and the new one is named with a number after it (`Kicko
 `Kickoff 2.md`, ...); the folder is created when missing; then `vault.create`, whose path check
 throws on ':' (and on Windows on `* " < > | ?` too). A name with '#', '^', '[', ']' or '|' is
 created, but no link reaches it. So a new name is held to the rule of every note vaultgate
-creates (`VaultPaths.check_new_name`): refused with `path_invalid` and its hint before anyone is
-asked or anything is sent, and by the spec's static check in validate_plan and a dry-run preview.
+creates (`VaultPaths.check_new_name`, and no case twin of a file there): refused with `path_invalid`
+(`already_exists`) and its hint before anyone is asked or anything is sent, and by the spec's static
+check in validate_plan and a dry-run preview.
+
+The note Obsidian made is then the vault's as a note vaultgate writes is (`made_in_the_vault`): its
+creation is published on the vault's change bus, so the index holds it before the caller's next
+call (a move of it by its bare name finds it), and inside a plan run it is journaled with the
+folders made for it, so undo_last_plan removes them (a plan's check names the note as Obsidian
+will: `service.plans.tool_effects.template_note`). Templater never overwrites a note: there is
+nothing else of the vault's to put back.
 """
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 from service.errors import PathInvalid
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
+from service.vault import dirfd
+from service.vault.casing import refuse_case_twin
+from service.vault.etags import etag_of_stream
+from service.vault.events import FileChange
+from service.vault.journal import RECORDER, PriorState, record_folders
 from service.vault.paths import VaultPath
 
 MOST_NUMBERED = 1000  # names tried after the one asked for, as getAvailablePath tries them
@@ -23,7 +39,11 @@ MOST_NUMBERED = 1000  # names tried after the one asked for, as getAvailablePath
 
 def check_new_note(ctx: ToolContext, target: VaultPath) -> None:
     """`path_invalid` (`details.field`: the argument) when a folder Templater makes for the note,
-    or the note itself, has a name no note or folder of this vault may be created with."""
+    or the note itself, has a name no note or folder of this vault may be created with; and
+    `already_exists` when the note as Obsidian names it, or a folder made for it, differs from a
+    file or folder there only in letter case (`casing.refuse_case_twin`, as every create refuses
+    it: on a case-blind disk Obsidian's `vault.create` throws on it, on another it makes a twin
+    that a dry-run vault's preview and a plan's check refuse)."""
     paths = ctx.vault.paths
     field = "folder"
     try:
@@ -34,6 +54,7 @@ def check_new_note(ctx: ToolContext, target: VaultPath) -> None:
     except PathInvalid as exc:
         exc.details.setdefault("field", field)
         raise
+    refuse_case_twin(paths.root, named_as_obsidian_names(ctx, target))
 
 
 def _taken(ctx: ToolContext, rel: str) -> bool:
@@ -70,3 +91,27 @@ def template_preview(ctx: ToolContext, template: VaultPath, target: VaultPath, *
     if missing:
         lines.append(f"The folder {missing[0].relative_to(ctx.vault.paths.root).as_posix()} is created for it.")
     return ChangePreview(" ".join(lines[:2]) + ("\n" + "\n".join(lines[2:]) if lines[2:] else ""))
+
+
+def _journal_made(root: Path, rel: str, folders: list[Path]) -> None:
+    """Journal, for the plan run recording this call (`RECORDER`), the folders Obsidian made
+    (`folders`: those missing before, deepest first) and the note `rel` as made from nothing with
+    the bytes it holds now, so the undo removes it while it is still what Templater made (and
+    then the folders left empty). After the change, not before it: Obsidian made it, and only its
+    answer names it. Worker thread."""
+    recorder = RECORDER.get()
+    if recorder is None:
+        return
+    try:
+        etag = dirfd.scan_file(root, rel, etag_of_stream)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return  # not there (Obsidian made it elsewhere, or it is gone already): nothing to undo
+    record_folders(root, [folder for folder in folders if folder.is_dir()])
+    recorder.record(PriorState("file", rel, None, etag))
+
+
+async def made_in_the_vault(ctx: ToolContext, rel: str, folders: list[Path]) -> None:
+    """The note `rel` Obsidian made for the call (`folders`: the folders missing before it was
+    made): journaled when a plan run records the call, and published as a note vaultgate created."""
+    await asyncio.to_thread(_journal_made, ctx.vault.paths.root, rel, folders)
+    await ctx.vault.bus.publish([FileChange("created", rel)])

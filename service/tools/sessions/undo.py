@@ -68,8 +68,9 @@ class UndoOut(ToolOutput):
     conflicts: list[ConflictItem] = Field(description="Files changed since the run wrote them (left alone).")
     not_undone: list[ActedItem] = Field(
         default_factory=list,
-        description="Steps that acted in Obsidian: what Obsidian did (a note a template made, a command's "
-        "effects) is not in the journal and stays; look there.",
+        description="Steps that acted in Obsidian: what Obsidian did (a command's effects, a template's or "
+        "QuickAdd choice's scripts) is not in the journal and stays; look there. The note execute_template made "
+        "is journaled and undone.",
     )
     dry_run: bool = Field(description="True when nothing was changed.")
 
