@@ -184,3 +184,31 @@ async def test_a_case_twin_of_a_note_there_is_refused_by_the_call_the_preview_an
         checked = await vg.ok("validate_plan", plan=plan({"tool": "execute_template", "args": twin}))
         assert [(p["step"], p["code"]) for p in checked["problems"]] == [("s0", "already_exists")], checked
     assert obsidian.sent == [] and obsidian.created == []
+
+
+async def test_a_name_known_only_at_run_time_leaves_the_note_to_the_run(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """A filename from a field of an earlier write's result (its title: the run's) names no
+    'Untitled.md' in the check: the step and the later step naming its note are unresolved, and
+    the run makes and moves the note the name gives."""
+    async with vault(make_vault, tmp_path) as (vg, obsidian):
+        obsidian.vault_root = vg.root
+        before = snapshot(vg.root)
+        body = plan(
+            {"tool": "create_note", "args": {"path": "Inbox/Retro.md", "content": "# Retro\n"}},
+            {
+                "tool": "execute_template",
+                "args": {"template": "Meeting", "folder": "Projects", "filename": "$steps.s0.title"},
+            },
+            {"tool": "move_note", "args": {"path": "Projects/Retro", "new_path": "Archive/"}},
+        )
+        checked = await vg.ok("validate_plan", plan=body)
+        assert checked["valid"], checked["problems"]
+        effects = checked["effects"]
+        assert effects["files_created"] == ["Inbox/Retro.md"] and {"s1", "s2"} <= set(effects["unresolved"]), effects
+        run = await vg.confirmed("execute_plan", plan=body)
+        assert run["status"] == "done", run
+        assert vg.read("Archive/Retro.md") == "# Meeting\n" and not (vg.root / "Projects/Untitled.md").exists()
+        await vg.confirmed("undo_last_plan")
+        assert snapshot(vg.root) == before
