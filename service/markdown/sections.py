@@ -96,7 +96,8 @@ def heading_span(headings: list[Heading], total: int, path: list[str], *, first:
         inside = [h for h in headings if window_start <= h.line < window_end and h.level > min_level]
         matches = [h for h in inside if _norm(h.text) == key]
         if not matches:  # as a link to it spells it (`Step 1 Setup` for `Step 1: Setup`)
-            matches = [h for h in inside if link_key(h.text) == link_key(wanted.lstrip("#"))]
+            linked = link_key(wanted.lstrip("#"))  # once: per heading, a long one cost its length each time
+            matches = [h for h in inside if link_key(h.text) == linked]
         if depth > 0 and matches:
             # Prefer the shallowest match inside the parent section (direct children first).
             shallowest = min(h.level for h in matches)
