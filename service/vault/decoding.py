@@ -149,21 +149,53 @@ def decode_start(f: BinaryIO, size: int) -> str:
     the whole note, which decides the encoding from all of it: a start of ASCII reads the same in
     every encoding it chooses; one that is not is UTF-8 only when the rest is too (checked a chunk
     at a time, nothing kept: one Latin-1 byte past the start makes the whole note cp1252),
-    otherwise the whole note is read to decide, and the start read as it is. A start cut inside a
-    character drops it."""
+    otherwise the encoding `decode_note` would name is decided a chunk at a time too
+    (`_encoding_of`: a 600 MB cp1252 or UTF-16 note was read whole here), and the start read as
+    it is. A start cut inside a character drops it."""
     data = f.read(size)
     if len(data) < size or data.isascii():
         return decode_note(data).text
     utf8 = codecs.getincrementaldecoder(UTF8)()
     try:
         start = utf8.decode(data)
-        while chunk := f.read(1 << 20):
+        while chunk := f.read(_CHUNK):
             utf8.decode(chunk)
         utf8.decode(b"", final=True)
     except UnicodeDecodeError:
         f.seek(0)
-        return _start_as(data, decode_note(f.read()).encoding)
+        return _start_as(data, _encoding_of(f))
     return start
+
+
+_CHUNK = 1 << 20
+
+
+def _encoding_of(f: BinaryIO) -> str:
+    """`decode_note(f.read()).encoding` of a note that is not valid UTF-8, a chunk at a time (the
+    same counts, at C speed: an incremental decoder gives what one decode of the whole gives)."""
+    mark = f.read(4)
+    for bom, encoding in _BOMS:
+        if mark.startswith(bom):
+            return encoding
+    f.seek(0)
+    kept = codecs.getincrementaldecoder(UTF8)(errors="ignore")
+    broken = valid = 0
+    cp1252 = True
+    while True:
+        chunk = f.read(_CHUNK)
+        text = kept.decode(chunk, final=not chunk)
+        broken += len(chunk) - len(text.encode(UTF8))
+        valid += len(text) - len(text.encode("ascii", errors="ignore"))
+        if cp1252:
+            try:
+                chunk.decode("cp1252")
+            except UnicodeDecodeError:
+                cp1252 = False
+        if not chunk:
+            break
+    if valid > broken:
+        return "utf-8-replaced"
+    return "cp1252" if cp1252 else "latin-1"
 
 
 def _start_as(data: bytes, encoding: str) -> str:

@@ -10,7 +10,7 @@ import io
 
 import pytest
 
-from service.vault.decoding import decode_note, decode_start
+from service.vault.decoding import _encoding_of, decode_note, decode_start
 
 SIZE = 64
 
@@ -35,3 +35,35 @@ def test_the_start_reads_as_in_the_whole_note(data: bytes) -> None:
     assert whole.startswith(start), (start, whole[: len(start) + 8])
     assert len(start) >= min(len(whole), SIZE // 4 - 1)
     assert len(start) <= SIZE, "more than the text of the first SIZE bytes"  # any encoding: a byte or more a character
+
+
+MB = 1 << 20
+LONG = {  # past one read of the rest (1 MiB), a character split between two of them
+    "cp1252 from the start": b"name: Zo\xe9\n" + (b"caf\xe9 " + b"x" * 90 + b"\n") * 30_000,
+    "cp1252, an undefined byte late: latin-1": b"Zo\xe9\n" + b"y" * (2 * MB) + b"\x81\n",
+    "utf-8 with a bad byte each 1 MiB, replaced": "Zoé\n".encode() + ("é".encode() * (MB // 2 - 3) + b"\xff") * 3,
+    "utf-8 mostly, a character cut by a read": "Zoé\n".encode() + b"a" * (MB - 5) + "é€".encode() * 9 + b"\xff",
+    "utf-16 with a mark, long": b"\xff\xfe" + "name: Zoé\n".encode("utf-16-le") * 150_000,
+}
+
+
+class Bounded(io.BytesIO):
+    """A file that refuses to be read whole: every read asks for at most `most` bytes."""
+
+    def __init__(self, data: bytes, most: int) -> None:
+        super().__init__(data)
+        self.most = most
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        assert size is not None and 0 <= size <= self.most, f"a read of {size} bytes"
+        return super().read(size)
+
+
+@pytest.mark.parametrize("data", list(LONG.values()), ids=list(LONG))
+def test_a_long_note_not_utf_8_is_decided_a_chunk_at_a_time(data: bytes) -> None:
+    """The encoding of a note that is not UTF-8 is decided as `decode_note` decides it, without
+    reading the note whole (a 600 MB cp1252 or UTF-16 note was read whole for its start)."""
+    start = decode_start(Bounded(data, max(MB, SIZE)), SIZE)
+    whole = decode_note(data).text
+    assert whole.startswith(start) and len(start) >= SIZE // 4 - 1, (start, whole[: len(start) + 8])
+    assert _encoding_of(Bounded(data, MB)) == decode_note(data).encoding
