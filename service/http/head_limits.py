@@ -118,6 +118,13 @@ def head_limited(
         def on_message_complete(self) -> None:
             self._deadline.disarm()
             super().on_message_complete()
+            # Answered before its body was in (406, 413): the body's bytes cancelled uvicorn's keep-alive
+            # timer and nothing armed it again, so the connection stayed open for good.
+            early = self.cycle.response_complete and not self.pipeline and not self.transport.is_closing()
+            if early and self.timeout_keep_alive_task is None:
+                self.timeout_keep_alive_task = self.loop.call_later(
+                    self.timeout_keep_alive, self.timeout_keep_alive_handler
+                )
 
         def on_message_begin(self) -> None:
             # (a request pipelined behind one still answered: the connection is busy with that)

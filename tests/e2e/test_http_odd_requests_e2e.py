@@ -97,3 +97,20 @@ async def test_odd_requests_are_400_and_closed_with_either_parser(make_vault: Ca
             port, f"\r\n\r\nGET /healthz HTTP/1.1\r\nHost: {here}\r\nConnection: close\r\n\r\n".encode()
         )
         assert answer.startswith(b"HTTP/1.1 200 ") and b'"status":"ok"' in answer, answer
+
+
+@pytest.mark.parametrize("parser", ["httptools", "h11"])
+async def test_a_body_arriving_after_its_early_answer_leaves_the_connection_closable(
+    make_vault: Callable[..., Path], parser: str
+) -> None:
+    """(P7 s87 hostile pass) A POST answered before its body is read (406: no Accept) whose body,
+    over uvicorn's 64 KiB high-water mark, arrives after the answer: with httptools the body's bytes
+    cancelled the keep-alive timer and nothing armed it again, so the connection stayed open for
+    good; now it closes at the keep-alive timeout (h11: the 408 deadline, its body never read whole)."""
+    settings = {"parser": parser, "request_read_seconds": 5}
+    async with e2e(make_vault({"Home.md": "# Home\n"}), http=settings, index={"watch": False}) as (url, _):
+        port = int(url.split(":")[2].split("/")[0])
+        body = b"x" * 200_000
+        head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {len(body)}\r\n\r\n"
+        answer = await _answers(port, head.encode() + body)  # (read to the server's close, bounded)
+        assert answer.startswith(b"HTTP/1.1 406 "), answer[:200]
