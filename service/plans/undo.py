@@ -14,9 +14,9 @@ it (`skipped`), never a conflict that would block the undo. A moved note is undo
 (`_moves` pairs a move's two records): when its destination is a conflict (edited, deleted or
 moved since) its source is not put back either, so no note deleted since comes back; when its old
 path holds another file since, the moved note stays where the move put it. A note over
-`max_note_bytes` is journaled as one move with its stamp (size, mtime, inode), not its bytes
-(`service.vault.journal.record_long_move`): undone as a whole under the same rules, its stamp
-standing for the etag the run left.
+`max_note_bytes` moved, renamed or deleted to the trash is journaled as one move with its stamp
+(size, mtime, inode), not its bytes (`service.vault.journal.record_long_move`): undone as a whole
+under the same rules, its stamp standing for the etag the run left.
 `apply_undo` performs the restores through `service.vault.commit` (shielded from cancellation;
 when one fails, the ones done are put back and the error is raised). The caller sets a journal
 recorder around it, so the undo is journaled like any run (undoing it is a redo).

@@ -125,10 +125,8 @@ class VaultFiles:
 
     def _real(self, vp: VaultPath) -> tuple[str, Path]:
         """Where a write to `vp` lands: through an in-vault symlink, its target (re-checked now).
-
         Renaming a temp file over a symlink would replace the link with a regular file and leave
-        the note it pointed at unchanged; writing to the resolved target keeps the link intact.
-        """
+        the note it pointed at unchanged; writing to the resolved target keeps the link intact."""
         if vp.real_rel is None and not vp.abs.is_symlink():
             return vp.rel, vp.abs
         real = Path(realpath_now(vp.abs, vp.rel))
@@ -166,12 +164,9 @@ class VaultFiles:
 
     def check_etag(self, vp: VaultPath, expected_etag: str | None, *, gone_is_stale: bool = False) -> bool:
         """Compare under the lock; returns whether the file existed (without an etag to compare:
-        `has_note`, nothing hashed).
-
-        An `expected_etag` for a file gone in between is a `conflict` too, so nothing is written (a
-        caller's etag for no file at all is `note_not_found`: `stale_etag`, checked before, or here
-        with `gone_is_stale`).
-        """
+        `has_note`, nothing hashed). An `expected_etag` for a file gone in between is a `conflict` too,
+        so nothing is written (a caller's etag for no file at all is `note_not_found`: `stale_etag`,
+        checked before, or here with `gone_is_stale`)."""
         if expected_etag is None:
             return self.has_note(vp)
         current = self.current_etag(vp)
@@ -307,18 +302,22 @@ class VaultFiles:
 
     def _delete_sync(self, vp: VaultPath, trash: Path | None, etag: str | None = None) -> str | None:
         """Journal, then unlink `vp` (`trash` None) or move it to `trash` if still `etag`, under the note's lock
-        (`notelocks`; fsyncs after); refused there or gone: its records (trash folders too) are withdrawn."""
-        root = self.paths.root
-        src = self._parent_real(vp)
+        (`notelocks`; fsyncs after); refused there or gone: its records (trash folders too) are withdrawn.
+        A note over `max_note_bytes` moved to the trash is journaled as a move, unread (`record_long_move`)."""
+        root, src, recording = self.paths.root, self._parent_real(vp), journal.recording()
         to = None if trash is None else VaultPath(rel=trash.relative_to(root).as_posix(), abs=trash)
-        made = [f.relative_to(root).as_posix() for f in self.missing_folders(to)] if to and journal.recording() else []
-        if journal.recording():
+        folders = self.missing_folders(to) if to and recording else []
+        made = [f.relative_to(root).as_posix() for f in folders]
+        long = (
+            to is not None and recording and journal.record_long_move(root, src, to.rel, self.max_note_bytes, folders)
+        )
+        if recording and not long:
             prior = self._prior(vp, src)
             journal.record_file(root, src, None, prior)
             if to is not None:
                 self._journal(to, to.rel, to.abs, etag_of(prior or b""))
         held = notelocks.held(root, src, check=None if etag is None else partial(self.check_etag, vp, etag))
-        under = journal.withdrawn_if_refused([src, *made, *([to.rel] if to else [])], held)
+        under = journal.withdrawn_if_refused([src, *made, *([to.rel] if to and not long else [])], held)
         dirfd.unlink(root, src, under=under) if to is None else dirfd.rename(root, src, to.rel, under=under)
         return None if to is None else to.rel
 

@@ -117,14 +117,16 @@ def stamp_of(root: Path, rel: str) -> str | None:
     return None if st is None else _stamp(st)
 
 
-def record_long_move(root: Path, rel: str, dst: str, limit: int | None) -> bool:
+def record_long_move(root: Path, rel: str, dst: str, limit: int | None, folders: list[Path] | None = None) -> bool:
     """Record the move of the note `rel` to `dst` as one `move` with its `stamp_of` when it is a
     regular file over `limit` bytes (`[limits] max_note_bytes`): reading it whole for its bytes
-    cost a 600 MB note 14 s and 1.9 GB (its undo 28 s, 3.7 GB). False (nothing recorded): the caller records its bytes.
-    Worker thread only, under the paths' locks."""
+    cost a 600 MB note 14 s and 1.9 GB (its undo 28 s, 3.7 GB). A delete to the trash is such a
+    move too (`VaultFiles._delete_sync`; `folders`: the trash folders it makes, recorded first).
+    False (nothing recorded): the caller records its bytes. Worker thread only, under the paths' locks."""
     st = None if limit is None else _regular(root, rel)
     if st is None or limit is None or st.st_size <= limit:
         return False
+    record_folders(root, folders or [])
     record_move(rel, dst, _stamp(st))
     return True
 

@@ -17,7 +17,7 @@ import asyncio
 
 from pydantic import Field
 
-from service.errors import NoteNotFound, ValidationFailed
+from service.errors import ComputeBudgetExceeded, NoteNotFound, ValidationFailed, VaultgateError
 from service.graph.copy_links import copied_text
 from service.graph.workspace_paths import forget_deleted, workspace_edits
 from service.markdown.parse import note_title
@@ -39,7 +39,7 @@ from service.tools.notes.write_out import (
 )
 from service.tools.prechecks import delete_note_precheck
 from service.tools.spec import ToolSpec
-from service.vault import offloop
+from service.vault import journal, offloop
 from service.vault.decoding import encode_note
 from service.vault.paths import VaultPath
 
@@ -79,6 +79,8 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
     # A confirmed permanent delete deletes the version the human was shown (delete_note_confirm),
     # or fails with `conflict`: an edit made between the preview and the delete is never lost.
     shown = shown_etag(ctx, vp, args.expected_etag)
+    if args.permanent and journal.recording():  # a plan's step: its undo journal would need the note's bytes
+        refuse_long_undoable(ctx, vp)
     passed = await passed_links(ctx, vp.rel)  # from the index as it is before the delete
     trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=shown)
     forgotten = await forget_deleted(ctx.vault, [vp.rel])
@@ -93,6 +95,38 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
         links_now_elsewhere=passed[:MAX_LISTED] or None,
         links_now_elsewhere_count=len(passed) or None,
     )
+
+
+def refuse_long_undoable(ctx: ToolContext, vp: VaultPath) -> None:
+    """A permanent delete journaled for its undo (a plan's step) keeps the note's bytes, read whole:
+    of a note over `[limits] max_note_bytes` it is refused (`compute_budget_exceeded`) before anything
+    is written. A delete to the trash is journaled as a move, nothing read
+    (`service.vault.journal.record_long_move`); a direct delete_note is not journaled, nothing read."""
+    files = ctx.vault.files
+    limit = files.max_note_bytes
+    if limit is None or not files.has_note(vp) or (size := files.stat(vp).size) <= limit:
+        return
+    raise ComputeBudgetExceeded(
+        f"{vp.rel!r} is {size} bytes, over the {limit} bytes a note may have to be read whole: a plan keeps "
+        "the bytes of a note it deletes for good, for its undo",
+        details={"path": vp.rel, "size": size, "limit": "note_bytes", "max_note_bytes": limit},
+        hint="An operator can raise [limits] max_note_bytes (VAULTGATE_LIMITS__MAX_NOTE_BYTES). A delete to the "
+        "trash (permanent false) works in a plan and is undone without reading the note; so does delete_note "
+        "with permanent true called directly, outside a plan (not undoable).",
+    )
+
+
+async def plan_delete_check(ctx: ToolContext, args: DeleteNoteIn) -> None:
+    """A plan's check (validate_plan, a dry run) of a delete_note step: what the run refuses before
+    anything is written (`refuse_long_undoable`). The plan's host sets it as the step's static check
+    (`service.tools.sessions.plan_host`): a direct call is not journaled, nothing refused."""
+    if not args.permanent:
+        return
+    try:
+        vp = await note_or_file(ctx, args.path, "delete")
+    except VaultgateError:
+        return  # not found, not allowed: the plan's other checks (or the run) tell it
+    refuse_long_undoable(ctx, vp)
 
 
 async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> ChangePreview | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -32,6 +33,7 @@ from service.security import scopes as scope_rules
 from service.security.acl import drop_box_denial
 from service.tools.context import ToolContext
 from service.tools.models import invalid_arguments
+from service.tools.notes.files import plan_delete_check
 from service.tools.sessions import plan_rewrites, plan_texts
 from service.tools.spec import Catalog
 from service.tools.tasks.periodic import PeriodIn, template_of
@@ -108,6 +110,8 @@ class PlanHost:
         spec = self.registry.get(name)
         if spec is None or not self.ctx.services.visibility.exists(spec):
             return None
+        if name == "delete_note":  # the run journals it: what only a journaled delete refuses is checked too
+            return replace(spec, static_check=plan_delete_check)
         return spec
 
     def scope_problem(self, tool: ToolInfo) -> str | None:
