@@ -60,31 +60,51 @@ def key_of(item: dict[str, Any]) -> str:
 
 
 def walk(items: list[Any], visible: Callable[[dict[str, Any]], bool]) -> Iterator[Located]:
-    """Every visible item of the whole list, depth first, in file order."""
-    yield from _walk(items, visible, "", 0, None, Counter())
-
-
-def _walk(
-    items: list[Any],
-    visible: Callable[[dict[str, Any]], bool],
-    prefix: str,
-    depth: int,
-    group: str | None,
-    seen: Counter[str],
-) -> Iterator[Located]:
-    position = 0
-    for index, item in enumerate(items):
+    """Every visible item of the whole list, depth first, in file order. One pass with a stack of
+    the lists being read (nested generators passed each item up through every enclosing group:
+    groups 400 deep cost each item 400 steps)."""
+    seen: Counter[str] = Counter()
+    # The lists being read, each with its position prefix, depth and group title; beside each, its
+    # cursor: the next index in it and the next position a visible item takes.
+    frames: list[tuple[list[Any], str, int, str | None]] = [(items, "", 0, None)]
+    cursors: list[list[int]] = [[0, 0]]
+    while frames:
+        held, prefix, depth, group = frames[-1]
+        cursor = cursors[-1]
+        if cursor[0] >= len(held):
+            frames.pop()
+            cursors.pop()
+            continue
+        index = cursor[0]
+        cursor[0] += 1
+        item = held[index]
         if not isinstance(item, dict) or not visible(item):
             continue
-        where = f"{prefix}{position}"
-        position += 1
+        where = f"{prefix}{cursor[1]}"
+        cursor[1] += 1
         key = key_of(item)
         seen[key] += 1
         ident = key if seen[key] == 1 else f"{key}-{seen[key]}"
-        yield Located(ident, where, item, items, index, depth, group)
+        yield Located(ident, where, item, held, index, depth, group)
         if item.get("type") == "group" and isinstance(item.get("items"), list):
             title = item.get("title") if isinstance(item.get("title"), str) else None
-            yield from _walk(item["items"], visible, f"{where}.", depth + 1, title, seen)
+            frames.append((item["items"], f"{where}.", depth + 1, title))
+            cursors.append([0, 0])
+
+
+def inside_counts(found: list[Located]) -> dict[str, int]:
+    """For each item of `found` (a `walk`, whole), how many of the items after it sit inside it:
+    a group's count of the visible bookmarks at any depth in it, from one pass (by position)."""
+    counts: dict[str, int] = {}
+    open_: list[int] = []  # indexes of the items whose insides are still being read
+    for i, loc in enumerate(found):
+        while open_ and found[open_[-1]].depth >= loc.depth:
+            j = open_.pop()
+            counts[found[j].position] = i - j - 1
+        open_.append(i)
+    for j in open_:
+        counts[found[j].position] = len(found) - j - 1
+    return counts
 
 
 def inside(loc: Located, group: Located) -> bool:

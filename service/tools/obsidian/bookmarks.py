@@ -94,7 +94,9 @@ def _hidden_inside(ctx: ToolContext, item: dict[str, Any]) -> list[dict[str, Any
     return [loc.item for loc in bm.walk(nested, lambda _: True) if not visible(loc.item)]
 
 
-def _out(ctx: ToolContext, loc: bm.Located) -> Bookmark:
+def _out(ctx: ToolContext, loc: bm.Located, inside: dict[str, int] | None = None) -> Bookmark:
+    """One bookmark as tools show it; `inside`: the counts of a whole walk (`bm.inside_counts`),
+    else a group's is counted by walking it (once per group: quadratic in a list of them)."""
     item = loc.item
     kind = str(item.get("type", ""))
     path = visible_path(ctx, item.get("path")) if kind in ("file", "folder") else None
@@ -117,7 +119,9 @@ def _out(ctx: ToolContext, loc: bm.Located) -> Bookmark:
         exists=ctx.vault.paths.on_disk(path).exists() if path is not None else None,
         group=loc.group,
         depth=loc.depth,
-        items=_seen_inside(ctx, item),
+        items=(inside.get(loc.position) if kind == "group" and isinstance(item.get("items"), list) else None)
+        if inside is not None
+        else _seen_inside(ctx, item),
         ctime=ctime if isinstance(ctime, int) and not isinstance(ctime, bool) else None,
     )
 
@@ -139,10 +143,11 @@ def _find_group(ctx: ToolContext, data: Any, key: str) -> bm.Located:
 async def list_bookmarks(ctx: ToolContext, args: ListBookmarksIn) -> BookmarksOut:
     data, etag = read_config(ctx, FILE)
     found = list(bm.walk(bm.items_of(data), _visible(ctx)))
+    inside = bm.inside_counts(found)
     if args.group is not None:
         group = _find_group(ctx, data, args.group)
         found = [loc for loc in found if bm.inside(loc, group)]
-    return BookmarksOut(items=[_out(ctx, loc) for loc in found], etag=etag)
+    return BookmarksOut(items=[_out(ctx, loc, inside) for loc in found], etag=etag)
 
 
 class AddBookmarkIn(ToolInput):
