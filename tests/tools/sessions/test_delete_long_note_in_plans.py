@@ -67,6 +67,8 @@ async def test_a_long_note_trashed_in_a_plan_is_journaled_unread_and_undone(
         out = await vg.confirmed("undo_last_plan")
         assert out["conflicts"] == [] and "Inbox/Long.md" in out["restored"], out
         assert vg.read("Inbox/Long.md") == LONG and not (vg.root / ".trash/Inbox/Long.md").exists()
+        await vg.confirmed("undo_last_plan", run_id=out["undo_run_id"])  # the redo: back to the trash, checked alike
+        assert not (vg.root / "Inbox/Long.md").exists() and (vg.root / ".trash/Inbox/Long.md").read_text() == LONG
         assert not [r for r in whole_reads if r.endswith("Long.md")], whole_reads
 
 
