@@ -8,7 +8,10 @@ JSON-RPC -32600 body naming what is wrong, and the connection closed, with eithe
 - Content-Length sent twice or as a list, even of equal values (RFC 9110 8.6 allows a 400): h11
   kept one, llhttp refuses both;
 - a chunk extension that is not `;name[=token or quoted string]` (a control character, a tab or a
-  byte over 0x7e outside quotes; RFC 9112 7.1.1): h11 dropped it unread, llhttp refuses it;
+  byte over 0x7e outside quotes; RFC 9112 7.1.1), or whitespace after the chunk size: h11 dropped
+  the extension unread and took the whitespace, llhttp refuses both;
+- a control character (but HTAB) in a header field value (RFC 9110 5.5): h11 kept it, llhttp
+  refuses it;
 - a line of the head (or a chunk line) that ends in LF without CR (RFC 9112 2.2 lets a server
   accept it): h11 accepted it, llhttp refuses it;
 - a method with lower-case letters (`get`; methods are case-sensitive, RFC 9110 9.1): h11 passed
@@ -32,7 +35,11 @@ from h11._readers import READERS, ChunkedReader, maybe_read_from_IDLE_client
 
 FOLDED = "a header line begins with a space or tab (obsolete line folding, RFC 9112 5.2)"
 LENGTHS = "Content-Length is sent more than once, as a list, or not as one decimal number (RFC 9112 6.3)"
-CHUNK_EXT = "a chunk extension is not ';name' or ';name=value' of token or quoted-string characters (RFC 9112 7.1.1)"
+CHUNK_EXT = (
+    "a chunk-size line is not hex digits then chunk extensions ';name' or ';name=value' of token or"
+    " quoted-string characters (RFC 9112 7.1)"
+)
+CONTROL = "a header field value carries a control character (RFC 9110 5.5)"
 BARE_LF = "a line of the request ends in LF without CR (RFC 9112 2.2)"
 METHOD = "the request method has lower-case letters: methods are case-sensitive (RFC 9110 9.1)"
 NO_VERSION = "the request line carries no HTTP version (HTTP/0.9 is not served)"
@@ -40,6 +47,7 @@ NO_VERSION = "the request line carries no HTTP version (HTTP/0.9 is not served)"
 _TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _QUOTED = rb'"(?:[\t !#-\[\]-~\x80-\xff]|\\[\t -~\x80-\xff])*"'
 _CHUNK_LINE = re.compile(rb"[0-9A-Fa-f]+((?:;" + _TOKEN + rb"(?:=(?:" + _TOKEN + rb"|" + _QUOTED + rb"))?)*)\r\n")
+_CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")  # a CTL but HTAB (the line's CRLF cut off first)
 _BLANK = re.compile(rb"\n\r?\n")  # where h11 ends a head
 _VERSIONLESS = re.compile(rb"(?:^|\n)[A-Z]+ (?:/|https?://|\*)[^ \r\n]*\r?\n")  # `GET /x` and its line end
 _LOWERED = re.compile(rb"(?:^|\n)[!-9;-~]*[a-z][!-9;-~]* [^ \r\n]+ HTTP/")  # a request line, `get / HTTP/`
@@ -50,6 +58,8 @@ _LLHTTP = (
     ("Duplicate Content-Length", LENGTHS),
     ("Invalid character in Content-Length", LENGTHS),
     ("Invalid character in chunk extensions", CHUNK_EXT),
+    ("Invalid character in chunk size", CHUNK_EXT),
+    ("Invalid header value char", CONTROL),
     ("Expected CRLF after version", BARE_LF),
     ("Missing expected CR after", BARE_LF),
 )
@@ -78,6 +88,8 @@ def fields_fault(lines: list[bytes]) -> str | None:
         if line[:1] in (b" ", b"\t"):
             return FOLDED
         name, _, value = line.partition(b":")
+        if _CONTROL.search(value, 0, len(value) - 2):
+            return CONTROL
         if name.lower() == b"content-length":
             lengths += 1
             if lengths > 1 or not value.strip(b" \t\r\n").isdigit():
@@ -102,7 +114,7 @@ def chunk_line_fault(line: bytes) -> str | None:
     """What is wrong with a chunk-size line (CRLF included, as h11 cuts it), if anything of the list."""
     if b"\n" in line[:-1]:
         return BARE_LF
-    return None if _CHUNK_LINE.fullmatch(line) else CHUNK_EXT if b";" in line else None
+    return None if _CHUNK_LINE.fullmatch(line) else CHUNK_EXT
 
 
 def versionless(data: bytes) -> bool:

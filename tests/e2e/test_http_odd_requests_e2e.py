@@ -1,8 +1,9 @@
 """Odd request shapes the two parsers answered differently (P7 s87), raw sockets on a real server,
 both parsers: each is 400, a JSON-RPC -32600 body naming the shape, and the connection closed
 (`service.http.strict`). Before, h11 joined a folded header line, kept one of two equal
-Content-Length fields, dropped a chunk extension with a control character unread, accepted lines
-ended by LF alone and passed `get` on (405); httptools refused all five, but served HTTP/0.9's
+Content-Length fields, dropped a chunk extension with a control character unread (and took a
+chunk size followed by a space), kept a control character in a header value, accepted lines
+ended by LF alone and passed `get` on (405); httptools refused all of these, but served HTTP/0.9's
 `GET /healthz` an HTTP/1.1 200, and both waited (408 at the deadline) on the request line alone.
 """
 
@@ -36,6 +37,9 @@ def _cases(host: str) -> list[tuple[bytes, str]]:
         (chunked + f"{len(PING):x};a=\x01b\r\n".encode() + PING + b"\r\n0\r\n\r\n", "chunk extension"),
         (chunked + f"{len(PING):x};a=b\x7f\r\n".encode() + PING + b"\r\n0\r\n\r\n", "chunk extension"),
         (chunked + f"{len(PING):x}\n".encode() + PING + b"\r\n0\r\n\r\n", "LF without CR"),
+        (chunked + f"{len(PING):x} \r\n".encode() + PING + b"\r\n0\r\n\r\n", "chunk-size line"),
+        (f"GET /healthz HTTP/1.1\r\nHost: {host}\r\nX-A: a\x01b\r\n\r\n".encode(), "control character"),
+        (f"GET /healthz HTTP/1.1\r\nHost: {host}\r\nX-A: a\x7fb\r\n\r\n".encode(), "control character"),
         (f"GET /healthz HTTP/1.1\nHost: {host}\n\n".encode(), "LF without CR"),
         (f"GET /healthz HTTP/1.1\r\nHost: {host}\n\r\n".encode(), "LF without CR"),
         (f"get /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n".encode(), "methods are case-sensitive"),

@@ -31,6 +31,9 @@ def _events(raw: bytes) -> list[object]:
         (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1;a=\x01\r\nx\r\n0\r\n\r\n", strict.CHUNK_EXT),
         (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1;a=b\tc\r\nx\r\n0\r\n\r\n", strict.CHUNK_EXT),
         (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1\nx\r\n0\r\n\r\n", strict.BARE_LF),
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1 \r\nx\r\n0\r\n\r\n", strict.CHUNK_EXT),
+        (HEAD + b"X: a\x01b\r\nContent-Length: 0\r\n\r\n", strict.CONTROL),
+        (HEAD + b"X: a\x7f\r\nContent-Length: 0\r\n\r\n", strict.CONTROL),
         (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nX: a\r\n b\r\n\r\n", strict.FOLDED),
         (b"GET / HTTP/1.1\nHost: a\n\n", strict.BARE_LF),
         (b"GET / HTTP/1.1\r\nHost: a\n\r\n", strict.BARE_LF),
@@ -47,7 +50,7 @@ def test_h11_refuses_each_odd_shape_with_its_reason(raw: bytes, reason: str) -> 
 def test_h11_still_reads_what_both_parsers_take() -> None:
     events = _events(HEAD + b'Transfer-Encoding: chunked\r\n\r\n1;a="b c";d=e\r\nx\r\n0\r\n\r\n')
     assert [type(e) for e in events] == [h11.Request, h11.Data, h11.EndOfMessage]
-    events = _events(b"\r\nGET / HTTP/1.1\r\nHost: a\r\nX: one\ttwo\r\n\r\n")
+    events = _events(b"\r\nGET / HTTP/1.1\r\nHost: a\r\nX: one\ttwo \xe9\r\n\r\n")
     assert isinstance(events[0], h11.Request) and events[0].method == b"GET"
 
 
@@ -56,6 +59,7 @@ def test_llhttp_refusals_are_told_with_the_same_reasons() -> None:
     assert strict.llhttp_reason("Duplicate Content-Length") == strict.LENGTHS
     assert strict.llhttp_reason("Invalid character in chunk extensions value") == strict.CHUNK_EXT
     assert strict.llhttp_reason("Missing expected CR after header value") == strict.BARE_LF
+    assert strict.llhttp_reason("Invalid header value char") == strict.CONTROL
     assert strict.llhttp_reason("Invalid header token") is None
     assert strict.lowered_method(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nget / HTTP/1.1\r\n")
     assert not strict.lowered_method(b"GET / HTTP/1.1\r\nHost: a HTTP/1\r\n\r\n")
