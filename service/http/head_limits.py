@@ -196,11 +196,15 @@ def head_limited(
                     self._refuse()
 
         def _versionless(self, data: bytes) -> bool:
-            """A request line without a version (HTTP/0.9) came whole in `data`: llhttp waits for
-            headers that such a client never sends (`strict`), so it is answered now."""
+            """A request line without a version (HTTP/0.9) has ended: llhttp waits for headers that
+            such a client never sends (`strict`), so it is answered now. The line came whole in
+            `data`, or ended in it: llhttp's version stays 0.0 past such a line (it holds the
+            previous request's when pipelined, so then only the whole line tells)."""
             line = self.parser.get_method() + b" " + self.url + b"\r\n"
             at = data.find(line)
-            if at < 0 or (at > 0 and data[at - 1 : at] != b"\n"):
+            whole = at == 0 or (at > 0 and data[at - 1 : at] == b"\n")
+            ended = self.parser.get_http_version() == "0.0" and data.rfind(b"\n") > data.rfind(self.url)
+            if not (whole or ended):
                 return False
             self._fault = NO_VERSION
             return True
