@@ -78,8 +78,12 @@ def repoint(data: dict[str, Any], moves: Mapping[str, str], deleted: Collection[
     return changed
 
 
-def _indent(text: str) -> str | int:
-    """The indentation the file was written with: a tab, or its number of spaces (Obsidian: 2)."""
+def _indent(text: str) -> str | int | None:
+    """The indentation the file was written with: a tab, or its number of spaces (Obsidian: 2);
+    None for a file on one line, which stays on one line (written indented, a compact file nested
+    450 deep grew from 6 MB to 626 MB, taking 27 s, on every move of a file it named)."""
+    if "\n" not in text.strip():
+        return None
     found = re.search(r"\n([ \t]+)\S", text)
     if found is None:
         return 2
