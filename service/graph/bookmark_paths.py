@@ -64,4 +64,5 @@ def bookmarks_edit(
             changed += 1
     if not changed:
         return None
-    return SettingsEdit(BOOKMARKS, note.etag, note.content, bm.dumps(data), changed, encoding=note.encoding)
+    text = bm.dumps(data, note.content)
+    return SettingsEdit(BOOKMARKS, note.etag, note.content, text, changed, encoding=note.encoding)

@@ -250,7 +250,7 @@ async def _edit(
     async def build(note: NoteFile | None) -> tuple[str, T]:
         data = _parsed(note)
         out = change(note, data)
-        return bm.dumps(data), out
+        return bm.dumps(data, note.content if note is not None else None), out
 
     result, out = await rewrite(ctx, config_path(ctx, FILE), build, expected_etag=expected_etag, publish=False)
     return out, result.etag
