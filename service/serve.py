@@ -52,6 +52,7 @@ def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
             http.request_read_seconds,
             connection_cap(http.max_connections),
             http.unread_seconds,
+            http.keep_alive_seconds,
         ),
         ws="none",  # MCP needs no websockets; "auto" imported a websocket stack at every start (~14 ms)
         lifespan="on",

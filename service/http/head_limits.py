@@ -49,6 +49,7 @@ from service.http.strict import METHOD, NO_VERSION, OddRequest, StrictH11, llhtt
 from service.protocol.framing import INVALID_REQUEST, Refused
 
 REASON = "Request Header Fields Too Large"
+EARLY_CLOSE_SECONDS = 5.0  # a connection answered before its body was in: closed this soon, not at the keep-alive
 
 
 class HeadTooLarge(Exception):
@@ -123,7 +124,7 @@ def head_limited(
             early = self.cycle.response_complete and not self.pipeline and not self.transport.is_closing()
             if early and self.timeout_keep_alive_task is None:
                 self.timeout_keep_alive_task = self.loop.call_later(
-                    self.timeout_keep_alive, self.timeout_keep_alive_handler
+                    min(self.timeout_keep_alive, EARLY_CLOSE_SECONDS), self.timeout_keep_alive_handler
                 )
 
         def on_message_begin(self) -> None:
@@ -311,12 +312,20 @@ def _h11_deadlined(max_bytes: int, read_seconds: float, over: _Over, unread_seco
 
 
 def uvicorn_options(
-    impl: str, max_bytes: int, read_seconds: float, max_connections: int | None = None, unread_seconds: float = 30.0
+    impl: str,
+    max_bytes: int,
+    read_seconds: float,
+    max_connections: int | None = None,
+    unread_seconds: float = 30.0,
+    keep_alive_seconds: float = 120.0,
 ) -> dict[str, Any]:
     """The `uvicorn.Config` options that bound a request's head, its arrival time, the
-    connections open for `impl` (`max_connections`: `connection_cap` of the setting) and how long
-    an answer may wait on a client that reads none of it."""
+    connections open for `impl` (`max_connections`: `connection_cap` of the setting), how long
+    an answer may wait on a client that reads none of it, and how long an idle connection is kept
+    (`http.keep_alive_seconds`: uvicorn's 5 s equals httpx's idle expiry, so a client reusing a
+    connection just as the server closed it got a reset instead of an answer)."""
     return {
         "http": head_limited(impl, max_bytes, read_seconds, max_connections, unread_seconds),
         "h11_max_incomplete_event_size": max_bytes,
+        "timeout_keep_alive": keep_alive_seconds,
     }

@@ -61,6 +61,14 @@ class HttpSettings(Section):
         description="An answer (an SSE stream, a long body) the client has not read a byte of for this many "
         "seconds while the server waits to write more: the connection is closed (service/http/connections.py).",
     )
+    keep_alive_seconds: float = Field(
+        default=120.0,
+        ge=1,
+        le=3600,
+        description="An idle connection between requests is kept this long. Longer than the idle time after "
+        "which clients and proxies stop reusing a connection (httpx 5 s, a Cloudflare tunnel 90 s): else the "
+        "server's close crosses the client's next request on it, which then fails (a reset, a 502).",
+    )
     max_connections: int = Field(
         default=1000,
         ge=1,
