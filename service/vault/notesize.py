@@ -13,12 +13,17 @@ from service.errors import ComputeBudgetExceeded
 Check = Callable[[os.stat_result], None]
 
 
-def too_large(rel: str, size: int, limit: int) -> ComputeBudgetExceeded:
+RAISE = "An operator can raise [limits] max_note_bytes (VAULTGATE_LIMITS__MAX_NOTE_BYTES)."
+ELSE = "The note can still be deleted, moved or renamed, and search finds its first part; split it to edit it here."
+
+
+def too_large(rel: str, size: int, limit: int, why: str = "", instead: str = ELSE) -> ComputeBudgetExceeded:
+    """The refusal of the note `rel` over `limit` bytes; `why`: what needed it whole (after a colon),
+    `instead`: what the caller can do (the hint, after the setting)."""
     return ComputeBudgetExceeded(
-        f"{rel!r} is {size} bytes, over the {limit} bytes a note may have to be read whole",
+        f"{rel!r} is {size} bytes, over the {limit} bytes a note may have to be read whole{why and ': ' + why}",
         details={"path": rel, "size": size, "limit": "note_bytes", "max_note_bytes": limit},
-        hint="An operator can raise [limits] max_note_bytes (VAULTGATE_LIMITS__MAX_NOTE_BYTES). The note can "
-        "still be deleted, moved or renamed, and search finds its first part; split it to edit it here.",
+        hint=f"{RAISE} {instead}",
     )
 
 

@@ -17,7 +17,7 @@ import asyncio
 
 from pydantic import Field
 
-from service.errors import ComputeBudgetExceeded, NoteNotFound, ValidationFailed, VaultgateError
+from service.errors import NoteNotFound, ValidationFailed, VaultgateError
 from service.graph.copy_links import copied_text
 from service.graph.workspace_paths import forget_deleted, workspace_edits
 from service.markdown.parse import note_title
@@ -39,7 +39,7 @@ from service.tools.notes.write_out import (
 )
 from service.tools.prechecks import delete_note_precheck
 from service.tools.spec import ToolSpec
-from service.vault import journal, offloop
+from service.vault import journal, notesize, offloop
 from service.vault.decoding import encode_note
 from service.vault.paths import VaultPath
 
@@ -106,13 +106,13 @@ def refuse_long_undoable(ctx: ToolContext, vp: VaultPath) -> None:
     limit = files.max_note_bytes
     if limit is None or not files.has_note(vp) or (size := files.stat(vp).size) <= limit:
         return
-    raise ComputeBudgetExceeded(
-        f"{vp.rel!r} is {size} bytes, over the {limit} bytes a note may have to be read whole: a plan keeps "
-        "the bytes of a note it deletes for good, for its undo",
-        details={"path": vp.rel, "size": size, "limit": "note_bytes", "max_note_bytes": limit},
-        hint="An operator can raise [limits] max_note_bytes (VAULTGATE_LIMITS__MAX_NOTE_BYTES). A delete to the "
-        "trash (permanent false) works in a plan and is undone without reading the note; so does delete_note "
-        "with permanent true called directly, outside a plan (not undoable).",
+    raise notesize.too_large(
+        vp.rel,
+        size,
+        limit,
+        why="a plan keeps the bytes of a note it deletes for good, for its undo",
+        instead="A delete to the trash (permanent false) works in a plan and is undone without reading the note; "
+        "so does delete_note with permanent true called directly, outside a plan (not undoable).",
     )
 
 
