@@ -25,14 +25,13 @@ from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, period_config
 from service.errors import PathInvalid, VaultgateError
 from service.obsidian.attachments import with_extension_of
+from service.obsidian.available_path import available_path
 from service.plans.memory_effects import MemoryNotes, memory_effect
 from service.plans.notepaths import canvas_file, new_note
 from service.plans.notepaths import note_path as _note
 from service.plans.summary import PlanEffects, Risk
 from service.vault.paths import normalize
 from service.vault.settings_files import read_json
-
-TEMPLATE_NAMES = 1000  # names Obsidian tries after the one asked for ('Kickoff 1' ... 'Kickoff 1000')
 
 CREATE_OR_MODIFY = frozenset({"create_note", "write_note", "append_note", "prepend_note"})
 MODIFY = frozenset({"patch_note", "set_properties", "delete_property", "add_tags", "remove_tags"})
@@ -214,8 +213,7 @@ def template_note(b: Builder, args: dict[str, Any]) -> str | None:
         stem = normalize(f"{folder}/{name}" if folder else name)
     except PathInvalid:
         return None
-    names = (f"{stem} {n}.md" if n else f"{stem}.md" for n in range(TEMPLATE_NAMES + 1))
-    return next((rel for rel in names if not b.exists(rel) and not b.folder_now(rel)), f"{stem}.md")
+    return available_path(f"{stem}.md", lambda rel: b.exists(rel) or b.folder_now(rel))
 
 
 def periodic_path(root: Path | None, args: dict[str, Any]) -> str | None:

@@ -25,6 +25,7 @@ import asyncio
 from pathlib import Path
 
 from service.errors import PathInvalid
+from service.obsidian.available_path import available_path
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.vault import dirfd
@@ -33,8 +34,6 @@ from service.vault.etags import etag_of_stream
 from service.vault.events import FileChange
 from service.vault.journal import RECORDER, PriorState, record_folders
 from service.vault.paths import VaultPath
-
-MOST_NUMBERED = 1000  # names tried after the one asked for, as getAvailablePath tries them
 
 
 def check_new_note(ctx: ToolContext, target: VaultPath) -> None:
@@ -68,12 +67,7 @@ def _taken(ctx: ToolContext, rel: str) -> bool:
 
 def named_as_obsidian_names(ctx: ToolContext, target: VaultPath) -> str:
     """The path Obsidian gives the new note: `target`, or with ' 1', ' 2', ... after its name."""
-    stem = target.rel.removesuffix(".md")
-    for n in range(MOST_NUMBERED + 1):
-        rel = f"{stem} {n}.md" if n else target.rel
-        if not _taken(ctx, rel):
-            return rel
-    return target.rel
+    return available_path(target.rel, lambda rel: _taken(ctx, rel))
 
 
 def template_preview(ctx: ToolContext, template: VaultPath, target: VaultPath, *, open_note: bool) -> ChangePreview:
