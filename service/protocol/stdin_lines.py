@@ -293,24 +293,54 @@ def _watchable(fd: int, loop: asyncio.AbstractEventLoop) -> bool:
     return True
 
 
-def pusher(
-    send: Callable[[bytes, Any], None], close: Callable[[], None], lines: StdinLines | None
-) -> Callable[..., None]:
+def pusher(send: Callable[[bytes, Any], None], close: Callable[[], None]) -> Callable[..., None]:
     """A line and its parse (or None: end of input) handed to the running loop: from the reader
-    thread, or at once when the loop reads `lines` itself."""
+    thread, or at once when the loop itself pushes (it reads `lines`, or releases lines held by
+    `Outbox`) and no line read earlier waits.
+
+    The thread's lines wait in one queue that a single callback drains: one wake-up of the loop
+    for a chunk of lines, not one each. Each `call_soon_threadsafe` writes a byte to the loop's
+    self-pipe, which also carries the signals (`signal.set_wakeup_fd`); a 64 KB chunk of short
+    calls is ~600 lines, and past ~278 unread bytes the socket is full: a SIGTERM arriving then
+    was lost and the server ran on until SIGKILL (CI, stop 82). Lines the loop releases itself
+    (`Outbox.release`) no longer go through the self-pipe at all."""
     import asyncio
+    from collections import deque
 
     loop = asyncio.get_running_loop()
+    owner = threading.get_ident()
+    queue: deque[tuple[bytes, Any] | None] = deque()
+    guard = threading.Lock()
+    scheduled = False
+
+    def run(item: tuple[bytes, Any] | None) -> None:
+        if item is None:
+            close()
+        else:
+            send(*item)
+
+    def drain() -> None:
+        nonlocal scheduled
+        while True:
+            with guard:
+                if not queue:
+                    scheduled = False
+                    return
+                item = queue.popleft()
+            run(item)
 
     def push(line: bytes | None, msg: Any = None) -> None:
-        if lines is not None and lines.on_loop:
-            if line is None:
-                close()
-            else:
-                send(line, msg)
-        elif line is None:
-            loop.call_soon_threadsafe(close)
-        else:
-            loop.call_soon_threadsafe(send, line, msg)
+        nonlocal scheduled
+        item = None if line is None else (line, msg)
+        on_loop = threading.get_ident() == owner
+        with guard:
+            direct = on_loop and not queue  # nothing read earlier waits: in order at once
+            if not direct:
+                queue.append(item)
+                wake, scheduled = not scheduled, True
+        if direct:
+            run(item)
+        elif wake:
+            (loop.call_soon if on_loop else loop.call_soon_threadsafe)(drain)
 
     return push

@@ -332,7 +332,7 @@ class StdioFront:
                 fast.opened(self._modern)
         route = fast.route if fast is not None else lambda line, msg: raw_send.send_nowait(line)
         lines = self.lines
-        loop_call = pusher(route, raw_send.close, lines)
+        loop_call = pusher(route, raw_send.close)
 
         with self._lock:
             for line in self._pending.take():  # as many as there is room for (`Outbox.later`), the rest wait

@@ -88,16 +88,44 @@ async def test_a_file_as_stdin_stays_with_the_thread(tmp_path: Path) -> None:
 
 async def test_the_pusher_hands_lines_over_directly_once_the_loop_reads() -> None:
     got: list[object] = []
-    lines = StdinLines(-1, lambda line: None, lambda: None)
-    push = pusher(lambda line, msg: got.append((line, msg)), lambda: got.append("closed"), lines)
-    push(b"queued\n", {"q": 1})
-    assert got == []  # from the thread: through the loop
+    where: list[int] = []
+    push = pusher(lambda line, msg: (got.append((line, msg)), where.append(threading.get_ident())), lambda: None)
+    await asyncio.to_thread(push, b"queued\n", {"q": 1})
     await asyncio.sleep(0)
-    assert got == [(b"queued\n", {"q": 1})]
-    lines.on_loop = True
-    push(b"direct\n", None)
+    assert got == [(b"queued\n", {"q": 1})] and where == [threading.get_ident()]  # from the thread: on the loop
+    push = pusher(lambda line, msg: got.append((line, msg)), lambda: got.append("closed"))
+    push(b"direct\n", None)  # on the loop, nothing waiting: at once
     push(None)
     assert got[1:] == [(b"direct\n", None), "closed"]
+
+
+async def test_a_burst_of_lines_from_the_thread_wakes_the_loop_once_and_keeps_their_order() -> None:
+    """Each wake-up from a thread is a byte in the loop's self-pipe, which carries the signals
+    too: ~600 short calls in one 64 KB chunk filled it (278 bytes) and a SIGTERM sent then was
+    lost (CI, stop 82: `test_stdio_unread_stdout_e2e`). A line the loop pushes while earlier ones
+    wait goes after them."""
+    loop = asyncio.get_running_loop()
+    got: list[object] = []
+    push = pusher(lambda line, msg: got.append(line), lambda: got.append("closed"))
+    wakes = 0
+    real = loop.call_soon_threadsafe
+
+    def counted(*args: object) -> object:
+        nonlocal wakes
+        wakes += getattr(args[0], "__name__", "") == "drain"  # to_thread's own wake-ups are not counted
+        return real(*args)  # type: ignore[arg-type]
+
+    loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+    try:
+        await asyncio.to_thread(lambda: [push(b"%d\n" % i) for i in range(1000)])
+        push(b"loop\n")  # on the loop while the thread's lines wait: after them
+        await asyncio.to_thread(push, None)
+        for _ in range(3):
+            await asyncio.sleep(0)
+    finally:
+        del loop.call_soon_threadsafe
+    assert got == [b"%d\n" % i for i in range(1000)] + [b"loop\n", "closed"]
+    assert wakes == 2  # one for the burst, one for the end
 
 
 def test_a_line_over_the_limit_is_dropped_as_it_arrives_and_reported_in_its_place() -> None:
