@@ -116,6 +116,8 @@ def _running_loop() -> Any:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
+    except AttributeError:  # the main thread is importing it now (the module is in sys.modules half
+        return None  # built): no loop runs yet; the reader thread's first answers raced this import
 
 
 class Outbox:
@@ -124,6 +126,9 @@ class Outbox:
         self.lock = threading.Lock()
         self.queued = 0  # lines handed to a worker thread and not written yet
         self._held: deque[Callable[[], None]] = deque()  # lines (the end) read while there was no room
+        self._held_lock = threading.Lock()  # `later` may run on the reader thread
+        self._loop: Any = None  # the running loop and its thread, once the session attaches (`watch`)
+        self._loop_thread: int | None = None
         self._releasing = False
         self._writing: set[Any] = set()  # tasks sending lines `write` was given on the loop
         self.busy: Callable[[], int] = lambda: 0  # requests running (the fast path's calls)
@@ -141,11 +146,25 @@ class Outbox:
         """Whether `step` (a line of the client to handle, the end of stdin) waits here: while
         HOLD_AT lines wait for a worker thread or HOLD_AT calls run, the lines read after them
         start nothing (their answers could not go out either) until there is room again; then
-        the steps run in turn, on the loop (`release`)."""
-        if self._gone or self._releasing or not (self._held or self._full()):
+        the steps run in turn, on the loop (`release`).
+
+        The reader thread (it reads stdin until the loop takes over) holds a step also while the
+        loop releases (an earlier line may be on its way: order is kept), and has the loop run
+        `release` when its step is the first to wait: the calls that filled the room may all
+        end between its check and its hold, and nothing else would release the step (the
+        client would wait for that answer forever)."""
+        if self._gone:
             return False
-        self._held.append(step)
-        self._pause()
+        on_loop = self._loop_thread is None or threading.get_ident() == self._loop_thread
+        with self._held_lock:
+            if on_loop and self._releasing or not (self._held or self._full() or self._releasing):
+                return False
+            first = not self._held
+            self._held.append(step)
+        if on_loop:
+            self._pause()
+        elif first and self._loop is not None:
+            self._loop.call_soon_threadsafe(self.release)
         return True
 
     def _pause(self) -> None:
@@ -197,6 +216,7 @@ class Outbox:
         """Count the requests running: the fast path's calls (`fast`, None when off) and those the
         SDK has not answered (`front.pumps`, once attached); a fast call that ends releases too."""
         self._front = front
+        self._loop, self._loop_thread = _running_loop(), threading.get_ident()
         if fast is not None:
             fast.ended = self.release
         self.busy = lambda: (
@@ -212,8 +232,12 @@ class Outbox:
             return
         self._releasing = True
         try:
-            while self._held and not self._full():
-                self._held.popleft()()
+            while True:
+                with self._held_lock:  # against the reader thread's `later`
+                    if not self._held or self._full():
+                        break
+                    step = self._held.popleft()
+                step()
         finally:
             self._releasing = False
         if self._paused and not self._held:
