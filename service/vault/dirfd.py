@@ -39,6 +39,7 @@ from service.errors import PathInvalid
 from service.vault import openat2, spelling
 from service.vault.case_records import case_record, drop_case_record, temp_name
 from service.vault.decoding import decode_start
+from service.vault.etags import etag_of_stream
 
 R = TypeVar("R")
 
@@ -189,6 +190,17 @@ def scan_file(root: Path, rel: str, scan: Callable[[BinaryIO], R], check: Check 
         if check is not None:
             check(st)
         return scan(fh)
+
+
+def etag_at(root: Path, rel: str) -> str | None:
+    """The etag of the regular file `rel` (`scan_file`'s walk), hashed a chunk at a time
+    (`etag_of_stream`: a long note is never held whole); None when there is no file (a folder is
+    reported by the write that tries it). `VaultFiles.current_etag` and undo's checks
+    (`restore.current_etag`) both answer with it."""
+    try:
+        return scan_file(root, rel, etag_of_stream)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
 
 
 def is_file(root: Path, rel: str) -> bool:

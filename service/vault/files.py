@@ -31,7 +31,7 @@ from typing import BinaryIO, Literal, TypeVar
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault import casing, dirfd, journal, notelocks, notesize, offloop, reread
 from service.vault.etags import etag_of as etag_of
-from service.vault.etags import etag_of_stream, stale_etag
+from service.vault.etags import stale_etag
 from service.vault.events import ChangeBus, FileChange
 from service.vault.listings import FolderListings
 from service.vault.notefile import FileStat, changed_note, encode, note_file
@@ -97,10 +97,7 @@ class VaultFiles:
             raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
 
     def current_etag(self, vp: VaultPath) -> str | None:
-        try:  # hashed a chunk at a time (`etag_of_stream`): a long note is never held whole
-            return dirfd.scan_file(self.paths.root, self._real(vp)[0], etag_of_stream)
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return None  # no note there (a folder is reported by the write that tries it)
+        return dirfd.etag_at(self.paths.root, self._real(vp)[0])  # a long note is never held whole
 
     def has_note(self, vp: VaultPath) -> bool:
         """`current_etag(vp) is not None` (same errors) with nothing read or hashed: the file is

@@ -22,7 +22,6 @@ from typing import Literal
 
 from service.errors import Conflict, PathInvalid
 from service.vault import dirfd, journal, notelocks, temps
-from service.vault.etags import etag_of_stream
 from service.vault.events import FileChange
 from service.vault.files import VaultFiles, etag_of
 from service.vault.paths import VaultPath
@@ -37,11 +36,9 @@ def _abs(files: VaultFiles, rel: str) -> Path:
 
 
 def current_etag(files: VaultFiles, rel: str) -> str | None:
+    """`dirfd.etag_at` (as `VaultFiles.current_etag`) of a journal's path, refused outside the vault."""
     _abs(files, rel)
-    try:  # hashed a chunk at a time: a long note is never held whole
-        return dirfd.scan_file(files.paths.root, rel, etag_of_stream)
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return None
+    return dirfd.etag_at(files.paths.root, rel)
 
 
 def _still(files: VaultFiles, rel: str, expect_etag: str | None) -> None:

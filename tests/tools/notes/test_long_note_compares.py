@@ -39,6 +39,7 @@ async def test_a_vault_files_etag_is_the_one_it_had(make_vault: Callable[..., Pa
             old = etag_of(dirfd.read_bytes(vg.root, rel))  # what current_etag answered before
             assert vault.files.current_etag(vault.paths.resolve(rel)) == old, rel
             assert restore.current_etag(vault.files, rel) == old, rel
+            assert dirfd.etag_at(vg.root, rel) == old, rel  # the one function both answer with
 
 
 async def test_bulk_and_write_compare_a_long_notes_etag_without_reading_it_whole(
