@@ -1,50 +1,89 @@
-"""One call's time budget for working out a multi-note link rewrite (a move's, a rename's,
-`rewrite_links'`): `[limits] max_rewrite_seconds` on the wall clock, from the start of the plan.
+"""One call's time budget for working out a multi-note rewrite: a move's, a rename's,
+`rewrite_links'` link rewrites, `rename_tag`'s and `replace_text`'s edits. `[limits]
+max_rewrite_seconds` on the wall clock, from the start of the plan.
 
 `rewrite_note` bounds one note (`[limits] max_eval_seconds`); nothing bounded the call: a folder
 move whose files are linked from tens of thousands of notes read and rewrote each of them, every
-one under the per-note bound, for minutes while it held the vault's move lock. The plan's scan
-(`service.graph.moves.scan`) now `check`s this clock after each note it examines; past the budget
-it raises `compute_budget_exceeded` (limit `seconds`) saying how many of the candidate notes it
-examined. The plan writes nothing, so a refusal here leaves the vault as it was, and a preview, a
-dry run, a confirmation's preview and the real call are refused alike (they plan the same way).
+one under the per-note bound, for minutes while it held the vault's move lock; a tag held by
+20,000 notes was renamed likewise. The plan's scan (`service.graph.moves.scan`, which
+`rename_tag` shares; `replace_text`'s own loop) `check`s this clock after each note it examines;
+past the budget it raises `compute_budget_exceeded` (limit `seconds`) saying how many of the
+candidate notes it examined. The plan writes nothing, so a refusal here leaves the vault as it
+was, and a preview, a dry run, a confirmation's preview and the real call are refused alike
+(they plan the same way). The candidates are the notes the caller may read: a note it may not is
+neither read nor counted.
 
 The writes a plan then makes (`service.vault.commit`) are not timed: they are all or nothing, and
 their number is what the bounded plan found; cutting them short would only undo them all.
+
+`now` is the clock a `PlanClock` reads when none is given: a seam for tests (a clock that moves
+one second a read refuses at a known note through the whole dispatch chain, nothing timed).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from service.budget import configured
 from service.errors import ComputeBudgetExceeded
 
 Clock = Callable[[], float]
 
+now: Clock = time.monotonic
+
+
+@dataclass(frozen=True)
+class PlanWork:
+    """What a plan works out, as its refusal tells it: the work, the candidate notes, the way out."""
+
+    work: str
+    notes: str
+    hint: str
+
+
+_RAISE = "an operator can raise [limits] max_rewrite_seconds (VAULTGATE_LIMITS__MAX_REWRITE_SECONDS)."
+LINKS = PlanWork(
+    "working out this call's link rewrites",
+    "notes that may link to the changed files",
+    "Nothing was changed. Fewer notes link to a smaller change: move a folder's subfolders one at a time, or "
+    "rewrite fewer links at once; " + _RAISE,
+)
+TAGS = PlanWork(
+    "working out this tag rename",
+    "notes holding the tag",
+    "Nothing was changed. Rename a nested tag (#old/part) at a time, so fewer notes hold each; " + _RAISE,
+)
+TEXT = PlanWork(
+    "working out this replacement",
+    "notes with a match",
+    "Nothing was changed. Narrow it with folder (one call per folder) or path; " + _RAISE,
+)
+
 
 class PlanClock:
     """The deadline of one call's rewrite plan, started when made (`seconds`: the configured
-    `max_rewrite_seconds` unless given; `clock`: `time.monotonic` unless a test gives its own)."""
+    `max_rewrite_seconds` unless given; `clock`: `now` unless a test gives its own; `work`: what
+    its refusal says is worked out)."""
 
-    __slots__ = ("_clock", "deadline", "seconds")
+    __slots__ = ("_clock", "deadline", "seconds", "work")
 
-    def __init__(self, seconds: float | None = None, clock: Clock = time.monotonic) -> None:
+    def __init__(self, seconds: float | None = None, clock: Clock | None = None, work: PlanWork = LINKS) -> None:
         self.seconds = configured().max_rewrite_seconds if seconds is None else seconds
-        self._clock = clock
-        self.deadline = clock() + self.seconds
+        self._clock = now if clock is None else clock
+        self.work = work
+        self.deadline = self._clock() + self.seconds
 
     def check(self, examined: int, total: int) -> None:
         """After the `examined`-th of `total` candidate notes: `compute_budget_exceeded` past the deadline."""
         if self._clock() > self.deadline:
-            raise too_long(self.seconds, examined, total)
+            raise too_long(self.seconds, examined, total, self.work)
 
 
-def too_long(seconds: float, examined: int, total: int) -> ComputeBudgetExceeded:
+def too_long(seconds: float, examined: int, total: int, work: PlanWork = LINKS) -> ComputeBudgetExceeded:
     return ComputeBudgetExceeded(
-        f"working out this call's link rewrites exceeded its time budget ({seconds:g} s): "
-        f"{examined} of {total} notes that may link to the changed files examined",
+        f"{work.work} exceeded its time budget ({seconds:g} s): {examined} of {total} {work.notes} examined",
         details={
             "limit": "seconds",
             "max_seconds": seconds,
@@ -52,7 +91,5 @@ def too_long(seconds: float, examined: int, total: int) -> ComputeBudgetExceeded
             "examined": examined,
             "total": total,
         },
-        hint="Nothing was changed. Fewer notes link to a smaller change: move a folder's subfolders one at a "
-        "time, or rewrite fewer links at once; an operator can raise [limits] max_rewrite_seconds "
-        "(VAULTGATE_LIMITS__MAX_REWRITE_SECONDS).",
+        hint=work.hint,
     )

@@ -86,8 +86,9 @@ class LimitsSettings(Section):
     max_rewrite_seconds: float = Field(
         default=60.0,
         gt=0,
-        description="Wall-clock budget of one call's link-rewrite plan (move_note, rename_note, rewrite_links, "
-        "their dry runs and confirmation previews): reading and rewriting every note that may link to the changed "
-        "files. Past it: compute_budget_exceeded (limit seconds, with the notes examined and their total) before "
-        "anything is written. Each note's own rewrite is bounded by max_eval_seconds.",
+        description="Wall-clock budget of one call's multi-note plan (move_note, rename_note, rewrite_links, "
+        "rename_tag, replace_text, their dry runs and confirmation previews): reading and rewriting every note that "
+        "may link to the changed files, holds the tag or has a match. Past it: compute_budget_exceeded (limit "
+        "seconds, with the notes examined and their total) before anything is written. Each note's own link "
+        "rewrite is bounded by max_eval_seconds.",
     )

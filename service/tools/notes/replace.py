@@ -13,7 +13,9 @@ in the plan journal so a crash mid-way is rolled back at the next start.
   search_regex does, and each is checked again on disk: what is replaced is the file's text as
   read, written back only over the etag it was read at.
 - Patterns run on the `regex` package under the `[search]` regex budget for the whole call, in a
-  worker thread; `whole_word` keeps matches not touching a letter, digit or `_` on either side.
+  worker thread, and the whole plan (finding, reading and replacing in the notes) under `[limits]
+  max_rewrite_seconds` (`service.graph.plan_clock`), its dry run and preview alike; `whole_word`
+  keeps matches not touching a letter, digit or `_` on either side.
 - At most `MAX_FILES` notes with a match in one call (the texts of every changed note are held
   until the last is written): more is a validation error that says to narrow it by folder. The
   notes may grow by at most `MAX_GROWTH` characters together, counted match by match, so a short
@@ -35,6 +37,7 @@ from pydantic import Field, model_validator
 
 from service.errors import ComputeBudgetExceeded, NoteNotFound, QuerySyntaxError, ValidationFailed
 from service.graph.moves import FileEdit, MovePlan, move_lock
+from service.graph.plan_clock import TEXT, PlanClock
 from service.graph.rewrite import LineChanges
 from service.markdown import frontmatter as fm
 from service.markdown import line_ends
@@ -273,6 +276,10 @@ def replaced_in(ctx: ToolContext, args: ReplaceTextIn, rel: str, text: str) -> s
 
 
 async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
+    """The edits of every note with a match the caller may read (`_candidates`), under the call's
+    `[limits] max_rewrite_seconds` from here (`PlanClock`, looked at after each note read and
+    replaced in): past it `compute_budget_exceeded` before anything is written."""
+    clock = PlanClock(ctx.services.settings.limits.max_rewrite_seconds, work=TEXT)
     compiled, literals = _compiled(args)
     paths = await _candidates(ctx, args, compiled, literals)
     files = {p: ctx.resolve(p, "read") for p in paths}
@@ -283,12 +290,13 @@ async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
     def scan() -> _Plan:
         plan = _Plan(moves={})
         deadline = time.monotonic() + budget_s
-        for rel, vp in files.items():
+        for examined, (rel, vp) in enumerate(files.items(), start=1):
             try:
                 note = ctx.vault.files.read(vp)
             except NoteNotFound:
                 continue  # gone since the index saw it
             text, count, runs = _replaced(rel, note.content, compiled, replacer, deadline, budget_s)
+            clock.check(examined, len(files))
             if not count or text == note.content:
                 continue
             # the lines as the note shows them: a lone CR ends one too (the runs count them so)

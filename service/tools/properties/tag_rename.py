@@ -2,7 +2,9 @@
 
 Tools: rename_tag.
 Touches: index tables `note_tags`/`notes` (the notes carrying the tag); vault files through the
-journaled multi-file commit (`apply_journaled`), under the vault's move lock.
+journaled multi-file commit (`apply_journaled`), under the vault's move lock. The plan (reading
+and renaming every note holding the tag) runs under `[limits] max_rewrite_seconds`
+(`service.graph.plan_clock`), its dry run and confirmation preview alike.
 A note's frontmatter tags are renamed by line when they are a plain `- tag` list (`tag_lines`),
 otherwise by a YAML round trip (`service.markdown.yaml_edit`); inline #tags in the body too.
 """
@@ -15,7 +17,8 @@ from typing import TYPE_CHECKING
 from pydantic import Field
 
 from service.errors import NoteNotFound, ValidationFailed
-from service.graph.moves import FileEdit, MovePlan, move_lock
+from service.graph.moves import FileEdit, MovePlan, move_lock, scan
+from service.graph.plan_clock import TAGS, PlanClock
 from service.graph.queries import GraphQueries
 from service.markdown import frontmatter as fm
 from service.markdown import yaml_edit
@@ -35,7 +38,7 @@ from service.tools.graph_common import (
 from service.tools.models import ToolOutput
 from service.tools.properties import tag_lines
 from service.tools.spec import ToolSpec
-from service.vault.commit import Steps, prepare_step
+from service.vault.commit import Steps
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
@@ -102,24 +105,31 @@ async def precheck_rename_tag(ctx: ToolContext, args: RenameTagIn) -> None:
 
 
 async def _rename_plan(ctx: ToolContext, args: RenameTagIn, steps: Steps | None = None) -> MovePlan:
+    """Every note the caller may read that holds the tag, read and renamed in a worker thread a
+    batch at a time (`moves.scan`) under the call's `[limits] max_rewrite_seconds` (`PlanClock`):
+    past it `compute_budget_exceeded` before anything is written. A note the caller may not read
+    is neither read nor counted (the refusal's or the progress's count would tell it exists)."""
+    clock = PlanClock(ctx.services.settings.limits.max_rewrite_seconds, work=TAGS)
     old, new = tag_pair(args)
     await complete_index(ctx)  # the notes carrying the tag come from the index
-    plan = MovePlan(moves={})
     tagged = await GraphQueries(ctx.services.db).notes_with_tag(ctx.vault.id, old)
-    for done, path in enumerate(tagged, start=1):
-        await prepare_step(steps, done, len(tagged))
-        if not ctx.can_read(path):  # the caller's rename covers the notes it can see; others stay hidden
-            continue
-        vp = ctx.resolve(path, "read")
+    readable = [path for path in tagged if ctx.can_read(path)]
+    keep = kept_changes(ctx)  # a note's changed lines listed, the others counted
+
+    def edit_of(path: str) -> FileEdit | None:
         try:
-            note = ctx.vault.files.read(vp)
+            note = ctx.vault.files.read(ctx.resolve(path, "read"))
         except NoteNotFound:
-            continue
+            return None
         text = tag_renamed(note.content, path, old, new)
-        if text != note.content:
-            ctx.resolve(path, "write")
-            changes = diff_lines(note.content, text, keep=kept_changes(ctx))  # those listed, the others counted
-            plan.edits.append(FileEdit(path, path, note.etag, note.content, text, changes, note.encoding))
+        if text == note.content:
+            return None
+        ctx.resolve(path, "write")
+        changes = diff_lines(note.content, text, keep=keep)
+        return FileEdit(path, path, note.etag, note.content, text, changes, note.encoding)
+
+    plan = MovePlan(moves={})
+    await scan(plan, readable, edit_of, steps=steps, clock=clock)
     return plan
 
 
