@@ -6,24 +6,13 @@ nothing is timed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from mcp import Client
 
-from service import budget
 from tests.conftest import e2e, snapshot
 from tests.e2e.calls import error
-
-
-@pytest.fixture(autouse=True)
-def _limits_kept() -> Iterator[None]:
-    """The app makes its `[limits]` the process's (`service.budget.configure`): the tiny budget is
-    not left to the next test run in this process."""
-    kept = budget.configured()
-    yield
-    budget.configure(kept)
 
 
 async def test_a_folder_move_past_its_plan_budget_is_a_structured_refusal(make_vault: Callable[..., Path]) -> None:

@@ -10,25 +10,12 @@ is a microsecond, so the clock's look after the first note examined always finds
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from service import budget
 from tests.conftest import started, write_files
 
 TINY = {"max_rewrite_seconds": 0.000001}
-
-
-@pytest.fixture(autouse=True)
-def _limits_kept() -> Iterator[None]:
-    """The app makes its `[limits]` the process's (`service.budget.configure`): the tiny budget is
-    not left to the next test run in this process."""
-    kept = budget.configured()
-    yield
-    budget.configure(kept)
 
 
 def _vault(root: Path, notes: int = 12) -> dict[str, str]:

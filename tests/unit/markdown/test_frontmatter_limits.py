@@ -3,23 +3,10 @@ before anything is built; ordinary YAML (aliases included) reads as before."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from service import budget
 from service.markdown import frontmatter as fm
 from service.settings.limits import LimitsSettings
-
-
-@pytest.fixture(autouse=True)
-def _default_process_limits() -> Iterator[None]:
-    """These tests read "no limits given" as the default `[limits]`: a server started earlier in the
-    same process (a test of the frontmatter bomb with max_frontmatter_values = 1000) leaves its own."""
-    before = budget.configured()
-    budget.configure(LimitsSettings())
-    yield
-    budget.configure(before)
 
 
 def _note(yaml: str) -> str:

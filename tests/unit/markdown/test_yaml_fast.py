@@ -6,26 +6,15 @@ anchors, nested and ragged lists), each read both ways, values, types and order 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 import yaml
 
-from service import budget
 from service.markdown import frontmatter as fm
 from service.markdown import yaml_fast
 from service.settings.limits import LimitsSettings
-
-
-@pytest.fixture(autouse=True)
-def _default_process_limits() -> Iterator[None]:
-    before = budget.configured()
-    budget.configure(LimitsSettings())
-    yield
-    budget.configure(before)
-
 
 KEYS = ["tags", "status", "a b", "x-y", "k_2", "true", "Null", "no", "on", "é", "key ", " key", "a:b", "1", "y"]
 SCALARS = [
