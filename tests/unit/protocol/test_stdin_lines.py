@@ -7,6 +7,7 @@ import asyncio
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -99,11 +100,24 @@ async def test_the_pusher_hands_lines_over_directly_once_the_loop_reads() -> Non
     assert got[1:] == [(b"direct\n", None), "closed"]
 
 
+def _from_a_thread(work: Callable[[], object]) -> None:
+    """`work` run by another thread while the loop waits for it without running: nothing the
+    thread hands the loop is drained before it is done (as when the loop is busy with a call)."""
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive()
+
+
 async def test_a_burst_of_lines_from_the_thread_wakes_the_loop_once_and_keeps_their_order() -> None:
     """Each wake-up from a thread is a byte in the loop's self-pipe, which carries the signals
     too: ~600 short calls in one 64 KB chunk filled it (278 bytes) and a SIGTERM sent then was
     lost (CI, stop 82: `test_stdio_unread_stdout_e2e`). A line the loop pushes while earlier ones
-    wait goes after them."""
+    wait goes after them.
+
+    The loop is held while the thread pushes: a drain that ran in the middle of the burst (the
+    loop idle in `asyncio.to_thread`, as this test first did) made the next line a second wake-up,
+    and the count 3 instead of 2 on a loaded machine."""
     loop = asyncio.get_running_loop()
     got: list[object] = []
     push = pusher(lambda line, msg: got.append(line), lambda: got.append("closed"))
@@ -112,19 +126,28 @@ async def test_a_burst_of_lines_from_the_thread_wakes_the_loop_once_and_keeps_th
 
     def counted(*args: object) -> object:
         nonlocal wakes
-        wakes += getattr(args[0], "__name__", "") == "drain"  # to_thread's own wake-ups are not counted
+        wakes += getattr(args[0], "__name__", "") == "drain"
         return real(*args)  # type: ignore[arg-type]
 
+    lines = [b"%d\n" % i for i in range(1000)]
     loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
     try:
-        await asyncio.to_thread(lambda: [push(b"%d\n" % i) for i in range(1000)])
+        _from_a_thread(lambda: [push(line) for line in lines])
         push(b"loop\n")  # on the loop while the thread's lines wait: after them
-        await asyncio.to_thread(push, None)
-        for _ in range(3):
-            await asyncio.sleep(0)
+        assert (got, wakes) == ([], 1)  # all queued, one wake-up
+        for _ in range(6000):
+            if got:
+                break
+            await asyncio.sleep(0.01)
+        assert got == [*lines, b"loop\n"]  # one drain, in order
+        _from_a_thread(lambda: push(None))
+        for _ in range(6000):
+            if len(got) > len(lines) + 1:
+                break
+            await asyncio.sleep(0.01)
     finally:
         del loop.call_soon_threadsafe
-    assert got == [b"%d\n" % i for i in range(1000)] + [b"loop\n", "closed"]
+    assert got == [*lines, b"loop\n", "closed"]
     assert wakes == 2  # one for the burst, one for the end
 
 
