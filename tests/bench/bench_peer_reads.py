@@ -11,7 +11,10 @@ client and calls as `bench_peers.one_round`: `initialize`, `tools/list`, three w
 its time since the spawn, so a slow stretch right after the start (the server still loading
 beside the reads) shows as such: reported per server are the p50 of each phase and the median
 latency of each read position of the first phase (`by_position_ms`) with its median time since
-the spawn (`at_ms`). `--src DIR` (repeatable) runs vaultgate from another source tree too
+the spawn (`at_ms`), and the CPU this client process spent per read after the pause
+(`client_cpu_steady_p50_ms`: parsing the answer, and validating its `structuredContent` against
+the tool's output schema when the tool publishes one, which the SDK client does for every call).
+`--src DIR` (repeatable) runs vaultgate from another source tree too
 (`vaultgate@DIR`), alternated with this one. Each tree's `service` package is byte-compiled first,
 as an install does (with `PYTHONDONTWRITEBYTECODE` set, a source tree would otherwise compile
 every module at every start, inside the window measured). Prints JSON.
@@ -55,13 +58,15 @@ async def one_round(server: Server, paths: list[str], out: dict[str, list[Any]])
             if result.is_error:
                 raise RuntimeError(f"{server.name}: read of {path} failed: {result.content}")
         await asyncio.sleep(STEADY_PAUSE_S)
-        steady = []
+        steady, cpu = [], []
         for path in paths:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             await client.call_tool(*server.read(path))
             steady.append(time.perf_counter() - t)
+            cpu.append(time.process_time() - c)
     out["timeline"].append(timeline)
     out["steady"].extend(steady)
+    out["client_cpu"].extend(cpu)
 
 
 def figures(out: dict[str, list[Any]]) -> dict[str, Any]:
@@ -70,6 +75,7 @@ def figures(out: dict[str, list[Any]]) -> dict[str, Any]:
     return {
         "read": summary_ms([lat for line in timelines for _, lat in line]),
         "read_steady": summary_ms(out["steady"]),
+        "client_cpu_steady_p50_ms": round(statistics.median(out["client_cpu"]) * 1000, 3),
         "round_p50_ms": [round(statistics.median(lat for _, lat in line) * 1000, 3) for line in timelines],
         "steady_round_p50_ms": [
             round(statistics.median(out["steady"][i : i + len(columns)]) * 1000, 3)
@@ -87,10 +93,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         compileall.compile_dir(src / "service", quiet=1)
     servers = [vaultgate(vault, ROOT)] + [vaultgate(vault, src, f"vaultgate@{src}") for src in args.src]
     servers += [s for s in peers(vault, args.peers) if s.name in args.peer]
-    samples: dict[str, dict[str, list[Any]]] = {s.name: {"timeline": [], "steady": []} for s in servers}
+    samples: dict[str, dict[str, list[Any]]] = {
+        s.name: {"timeline": [], "steady": [], "client_cpu": []} for s in servers
+    }
     loads = [os.getloadavg()[0]]
     for server in servers:  # a start not counted: the stdio answers stored, files in the page cache
-        await one_round(server, paths[:5], {"timeline": [], "steady": []})
+        await one_round(server, paths[:5], {"timeline": [], "steady": [], "client_cpu": []})
     for r in range(args.rounds):
         shift = r % len(servers)
         for server in servers[shift:] + servers[:shift]:
