@@ -105,9 +105,13 @@ def settled(rows: list[Row]) -> list[Row]:
     """The records of changes that happened: a `void` record (a rename refused after it was
     recorded, `service.vault.journal.withdrawn_if_refused`) takes away the newest earlier `file`,
     `move` or `folder` record of its path (a folder the refused change was to make), and is dropped
-    itself."""
+    itself. A `stamp` record (`service.vault.journal.record_stamp`) becomes the etag of the newest
+    earlier `move` to its path, and is dropped itself."""
     kept: list[Row | None] = []
     for row in rows:
+        if row[2] == "stamp":
+            _stamped(kept, row)
+            continue
         if row[2] != "void":
             kept.append(row)
             continue
@@ -117,6 +121,14 @@ def settled(rows: list[Row]) -> list[Row]:
                 kept[i] = None
                 break
     return [row for row in kept if row is not None]
+
+
+def _stamped(kept: list[Row | None], stamp: Row) -> None:
+    for i in range(len(kept) - 1, -1, -1):
+        earlier = kept[i]
+        if earlier is not None and earlier[2] == "move" and earlier[4] == stamp[3]:
+            kept[i] = (*earlier[:6], stamp[6], earlier[7])
+            return
 
 
 def spool_files(folder: Path) -> dict[str, Path]:

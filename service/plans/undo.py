@@ -15,8 +15,8 @@ it (`skipped`), never a conflict that would block the undo. A moved note is undo
 moved since) its source is not put back either, so no note deleted since comes back; when its old
 path holds another file since, the moved note stays where the move put it. A note over
 `max_note_bytes` moved, renamed or deleted to the trash is journaled as one move with its stamp
-(size, mtime, inode), not its bytes (`service.vault.journal.record_long_move`): undone as a whole
-under the same rules, its stamp standing for the etag the run left.
+(size, mtime, inode, ctime), not its bytes (`service.vault.journal.record_long_move`): undone as a
+whole under the same rules, its stamp standing for the etag the run left.
 `apply_undo` performs the restores through `service.vault.commit` (shielded from cancellation;
 when one fails, the ones done are put back and the error is raised). The caller sets a journal
 recorder around it, so the undo is journaled like any run (undoing it is a redo).
@@ -25,6 +25,7 @@ recorder around it, so the undo is journaled like any run (undoing it is a redo)
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from dataclasses import dataclass, field
 
@@ -33,7 +34,7 @@ from service.plans.journal import Entry
 from service.vault import dirfd, restore
 from service.vault.commit import Action, Undo, commit
 from service.vault.files import VaultFiles, etag_of
-from service.vault.journal import stamp_of
+from service.vault.journal import loose, same_note, stamp_of
 
 
 @dataclass
@@ -160,20 +161,20 @@ def _moved_note(
     """A long note moved whole (`journal.record_long_move`: its stamp recorded, not its bytes) goes
     back when it is still the file the move left at `dst` (same stamp) and its old path is free;
     otherwise it is a conflict and stays where it is (its stamp is what `expected_etag` names)."""
-    assert entry.dst is not None
+    assert entry.dst is not None and entry.new_etag is not None
     out.paths.add(entry.dst)
     if entry.dst in blocked or entry.path in blocked:
         out.skipped += [p for p in (entry.dst, entry.path) if p in skip and p not in out.skipped]
         blocked.update((entry.dst, entry.path))
         return
-    root = files.paths.root
-    now = expected[entry.dst] if entry.dst in expected else stamp_of(root, entry.dst)
-    if now is None and entry.path not in expected and stamp_of(root, entry.path) == entry.new_etag:
+    root, ours = files.paths.root, entry.dst in expected  # ours: an undo of a newer move put it there
+    now = expected[entry.dst] if ours else stamp_of(root, entry.dst)
+    if now is None and entry.path not in expected and same_note(entry.new_etag, stamp_of(root, entry.path)):
         out.untouched.append(entry.path)  # never moved (the process died before the rename)
         expected[entry.path] = entry.new_etag
         return
     taken = expected[entry.path] is not None if entry.path in expected else os.path.lexists(root / entry.path)
-    if now != entry.new_etag:  # edited, replaced, moved or deleted since
+    if not same_note(entry.new_etag, now):  # edited, replaced, moved or deleted since
         conflict = {"path": entry.dst, "expected_etag": entry.new_etag, "current_etag": now}
     elif taken:  # its old path holds something else since (a folder: null)
         there = expected[entry.path] if entry.path in expected else restore.current_etag(files, entry.path)
@@ -184,7 +185,8 @@ def _moved_note(
         out.conflicts.append({**conflict, "step": entry.step_id})
         blocked.update((entry.dst, entry.path))
         return
-    out.restores.append(entry)
+    # moved back by this undo just before: that rename changed its ctime, compared without it (`same_note`)
+    out.restores.append(dataclasses.replace(entry, new_etag=loose(entry.new_etag)) if ours else entry)
     expected[entry.dst] = None
     # what an older record of its old path must have left: the note's etag (hashed a chunk at a time)
     # when one wrote it, else its stamp (an older move of it)
@@ -192,7 +194,7 @@ def _moved_note(
     if older and older[-1].kind == "file":
         expected[entry.path] = restore.current_etag(files, entry.dst)
     else:
-        expected[entry.path] = entry.new_etag
+        expected[entry.path] = loose(entry.new_etag)
 
 
 def _saved_since(files: VaultFiles, entry: Entry) -> bool:
@@ -219,11 +221,11 @@ def _file_action(files: VaultFiles, entry: Entry) -> Action:
 def _move_action(files: VaultFiles, entry: Entry) -> Action:
     async def run() -> Undo:
         assert entry.dst is not None
-        await restore.unmove(files, entry.path, entry.dst, entry.new_etag)
+        left = await restore.unmove(files, entry.path, entry.dst, entry.new_etag)
 
-        async def undo() -> None:
+        async def undo() -> None:  # a long note: checked by the stamp its move back left (a new ctime)
             assert entry.dst is not None
-            await restore.unmove(files, entry.dst, entry.path, entry.new_etag)
+            await restore.unmove(files, entry.dst, entry.path, left)
 
         return undo
 

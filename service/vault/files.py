@@ -305,9 +305,7 @@ class VaultFiles:
         to = None if trash is None else VaultPath(rel=trash.relative_to(root).as_posix(), abs=trash)
         folders = self.missing_folders(to) if to and recording else []
         made = [f.relative_to(root).as_posix() for f in folders]
-        long = (
-            to is not None and recording and journal.record_long_move(root, src, to.rel, self.max_note_bytes, folders)
-        )
+        long = journal.record_long_move(root, src, to.rel, self.max_note_bytes, folders) if to and recording else None
         if recording and not long:
             prior = self._prior(vp, src)
             journal.record_file(root, src, None, prior)
@@ -316,6 +314,8 @@ class VaultFiles:
         held = notelocks.held(root, src, check=None if etag is None else partial(self.check_etag, vp, etag))
         under = journal.withdrawn_if_refused([src, *made, *([to.rel] if to and not long else [])], held)
         dirfd.unlink(root, src, under=under) if to is None else dirfd.rename(root, src, to.rel, under=under)
+        if to is not None and long is not None:
+            journal.record_stamp(root, to.rel, long)  # the ctime the rename gave it (`journal.same_note`)
         return None if to is None else to.rel
 
     def _prior(self, vp: VaultPath, real: str) -> bytes | None:
@@ -382,18 +382,21 @@ class VaultFiles:
         self.check_new(dst, file=not dst.abs.exists() and renamed(src.rel, dst.rel), itself=src.rel)
         root, src_real, dst_real = self.paths.root, self._parent_real(src), self._parent_real(dst)
         whole = src.abs.is_dir() or dirfd.one_entry(src.abs, dst.abs)  # or one file under both names: undone as one
+        long = None  # a note over max_note_bytes: its move is recorded with its stamp, not its bytes (`stamp_of`)
         if journal.recording():
             journal.record_folders(root, self.missing_folders(dst))
             if whole:
                 journal.record_move(src_real, dst_real)
-            elif not replace and journal.record_long_move(root, src_real, dst_real, self.max_note_bytes):
-                whole = True  # a note over max_note_bytes: its move is recorded, not its bytes (`stamp_of`)
+            elif not replace and (long := journal.record_long_move(root, src_real, dst_real, self.max_note_bytes)):
+                whole = True
             else:
                 moved = self._prior(src, src_real) or b""
                 journal.record_file(root, dst_real, etag_of(moved))
                 journal.record_file(root, src_real, None, moved)
         with journal.withdrawn_if_refused([src_real] if whole else [dst_real, src_real]) as done:
             dirfd.rename(root, src_real, dst_real, new_name=self.paths.check_new_name, replace=replace, renamed=done)
+        if long is not None:
+            journal.record_stamp(root, dst_real, long)
 
     def missing_folders(self, vp: VaultPath) -> list[Path]:
         """Folders a write to `vp` would create, deepest first (for undoing that write)."""

@@ -70,11 +70,14 @@ def _put_back(
             write_in(folder.fd, name, data, exclusive=False, rel=rel, check=check, vault=root)
 
 
-def _move_back(files: VaultFiles, rel: str, dst: str, replace: bool, stamp: str | None) -> None:
-    if stamp is not None and journal.stamp_of(files.paths.root, dst) != stamp:
+def _move_back(files: VaultFiles, rel: str, dst: str, replace: bool, stamp: str | None) -> str | None:
+    root = files.paths.root
+    now = None if stamp is None else journal.stamp_of(root, dst)
+    if stamp is not None and (now is None or not journal.same_note(stamp, now)):
         raise _not_back(rel, dst, "changed since")  # compared under the lock, right before the rename
-    journal.record_move(dst, rel, stamp)  # a rename keeps the stamp: a redo checks the same
-    dirfd.rename(files.paths.root, dst, rel, replace=replace)
+    journal.record_move(dst, rel, None if now is None else journal.loose(now))  # the rename changes its ctime:
+    dirfd.rename(root, dst, rel, replace=replace)
+    return None if now is None else journal.record_stamp(root, rel, now)  # a redo checks the one it has now
 
 
 def _not_back(rel: str, dst: str, reason: str) -> Conflict:
@@ -97,18 +100,20 @@ async def restore_file(files: VaultFiles, rel: str, data: bytes | None, expect_e
     await files.bus.publish([FileChange(kind, rel)])
 
 
-async def unmove(files: VaultFiles, rel: str, dst: str, stamp: str | None = None) -> None:
+async def unmove(files: VaultFiles, rel: str, dst: str, stamp: str | None = None) -> str | None:
     """Rename the folder moved from `rel` to `dst` back, or the note renamed in letter case only on a
     case-blind disk (where `rel` reaches it too), or the long note moved with its `stamp`
-    (`journal.record_long_move`: still that file, unchanged); a `conflict` when that is no longer possible."""
+    (`journal.record_long_move`: still that file, unchanged; returns its stamp once moved back, which
+    putting it back again checks); a `conflict` when that is no longer possible."""
     src, moved = _abs(files, rel), _abs(files, dst)
     first, second = sorted((rel, dst))
     async with files.lock(first), files.lock(second), files._writes:
         if not (moved.is_dir() or moved.is_file()) or (src.exists() and not dirfd.one_entry(src, moved)):
             raise _not_back(rel, dst, "moved or replaced since")
         # a note never onto a file that arrived meanwhile (its own other spelling: `dirfd._via_temp`)
-        await asyncio.to_thread(_move_back, files, rel, dst, moved.is_dir(), stamp)
+        left = await asyncio.to_thread(_move_back, files, rel, dst, moved.is_dir(), stamp)
     await files.bus.publish([FileChange("moved", rel, old_path=dst)])
+    return left
 
 
 def remove_folder(files: VaultFiles, rel: str) -> bool:

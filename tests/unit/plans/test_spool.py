@@ -163,3 +163,13 @@ async def test_a_run_too_large_to_keep_in_memory_is_imported_from_its_spool(
     assert recorder.rows is None  # past the limit: closing reads the spool back
     await journal.close_run(run, "done", [], 1)
     assert await _rows(journal, run) == _as_entries(CHANGES, "s")
+
+
+def test_a_stamp_record_becomes_the_etag_of_the_newest_move_to_its_path_and_is_dropped() -> None:
+    rows: list[spool.Row] = [
+        (1, "s", "move", "A.md", "B.md", None, "stat:9:1:2", 0.0),
+        (2, "s", "move", "B.md", "C.md", None, "stat:9:1:2", 0.0),
+        (3, "s", "stamp", "C.md", None, None, "stat:9:1:2:7", 0.0),
+        (4, "s", "file", "D.md", None, None, "e" * 32, 0.0),
+    ]
+    assert spool.settled(rows) == [rows[0], (*rows[1][:6], "stat:9:1:2:7", 0.0), rows[3]]
