@@ -17,6 +17,16 @@ answers each request 503 (plain text) while the count is over its limit. An answ
 stops reading is bounded too (`_Unread`, `http.unread_seconds`, 30 s): while uvicorn waits to write
 more of it, no byte of it taken for that long aborts the connection (stdio's rule, 3a62f635).
 A request read whole before the client half-closed is answered (`Held.eof_received`).
+
+A connection closed while its client may still be sending (a refusal: 400, 408, 431; an answer
+that ends the connection before its request was read whole) lingers, as nginx's
+`lingering_close` does (RFC 9112 9.6): the answer is sent, the write side shut (FIN), and what the
+client still sends is read and dropped until it closes too, for at most `LINGER_SECONDS` (2 s)
+and `LINGER_BYTES` (8 MiB), then the connection closes. Closed at once instead, the kernel
+answered the client's unread bytes with a reset: a client sending a 2 MB head read its 431 and
+then `ECONNRESET`, not the end of the answer (`Held._linger`). A connection idle between
+requests, one whose client has sent its last byte, and every one while the connection cap is
+reached close at once (nothing more is coming, or the room is needed).
 """
 
 from __future__ import annotations
@@ -28,9 +38,12 @@ import socket
 import struct
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from service.protocol.framing import INVALID_REQUEST, Refused
+
+LINGER_SECONDS = 2.0  # the client's last bytes and its FIN come within a round trip or two
+LINGER_BYTES = 8 * 1024 * 1024  # what a client may have in flight: its send and our receive buffers
 
 
 def closing(refused: Refused, reason: str, extra: str = "") -> bytes:
@@ -94,6 +107,10 @@ class _Over:
         else:
             self._idle.pop(protocol, None)
             self._heads.pop(protocol, None)
+
+    def idle(self, protocol: Any) -> bool:
+        """Whether `protocol`'s connection is idle: between requests, nothing of a next one read."""
+        return protocol in self._idle
 
     def refused(self, protocol: Any) -> bool:
         """Whether `protocol`'s connection (just made, counted) is past the cap and no other could
@@ -194,6 +211,31 @@ class _Unread:
         transport.abort()
 
 
+class _Lingering:
+    """A connection's transport as uvicorn's protocol sees it: `close` lingers (`Held._linger`);
+    once it does, the connection is closing to the protocol, which writes and pauses no more."""
+
+    def __init__(self, transport: asyncio.Transport, protocol: Held) -> None:
+        self._transport, self._protocol = transport, protocol
+
+    def close(self) -> None:
+        self._protocol._linger()
+
+    def is_closing(self) -> bool:
+        return self._protocol._lingering is not None or self._transport.is_closing()
+
+    def write(self, data: bytes) -> None:
+        if self._protocol._lingering is None:
+            self._transport.write(data)
+
+    def pause_reading(self) -> None:
+        if self._protocol._lingering is None:
+            self._transport.pause_reading()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class Held(asyncio.Protocol):
     """The overrides both protocol classes share, before uvicorn's own protocol in their bases: the
     connection counted against the cap (`_cap`) when it opens and its arrival deadline armed
@@ -204,6 +246,11 @@ class Held(asyncio.Protocol):
     _read_seconds: float
     _unread_seconds: float
     _half_closed = False  # the client sent its last byte while an answer was owed (`eof_received`)
+    _eof = False  # the client sent its last byte
+    _lingering: asyncio.TimerHandle | None = None  # closed, the client's last bytes read and dropped
+    _drained = 0  # bytes read and dropped while lingering
+    _receiving = False  # in `data_received`
+    connections: set[Any]
     loop: asyncio.AbstractEventLoop
     transport: asyncio.Transport
 
@@ -230,6 +277,9 @@ class Held(asyncio.Protocol):
         closes (`_answered`): uvicorn closed at once, so a ping's answer was lost and /healthz's
         came by a race. A GET (at the MCP path an SSE stream without end) or a request not whole:
         closed now, the client taken as gone, as before."""
+        self._eof = True
+        if self._lingering is not None:
+            return None  # the client's close ends the lingering
         if self._answer_owed():
             self._half_closed = True
             return True  # the transport stays open for writing
@@ -248,13 +298,45 @@ class Held(asyncio.Protocol):
         self._unread.resumed()
         super().resume_writing()
 
+    def data_received(self, data: bytes) -> None:
+        if self._lingering is None:
+            self._receiving = True  # (a connection marked idle is no longer: bytes came)
+            try:
+                super().data_received(data)  # (uvicorn's protocol, after this in the MRO)
+            finally:
+                self._receiving = False
+            return
+        self._drained += len(data)  # dropped: the connection is closed to the request
+        if self._drained > LINGER_BYTES:
+            self._raw.close()
+
+    def _linger(self) -> None:
+        """Close the connection, lingering (module docstring) unless the client is idle, has sent
+        its last byte, or the cap needs the room."""
+        raw = self._raw
+        if self._lingering is not None or raw.is_closing():
+            return
+        crowded = len(self.connections) >= self._cap.cap
+        idle = self._cap.idle(self) and not self._receiving
+        if self._eof or crowded or idle or not raw.can_write_eof():
+            raw.close()
+            return
+        self._lingering = self.loop.call_later(LINGER_SECONDS, raw.close)
+        self._deadline.disarm()
+        self._cap.mark(self, "gone")
+        raw.write_eof()  # (after the answer's last byte)
+        raw.resume_reading()
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
+        self._raw = cast("asyncio.Transport", transport)
+        super().connection_made(cast("asyncio.Transport", _Lingering(self._raw, self)))
         if not self._cap.refused(self):
             self._deadline.arm()
             self._cap.mark(self, "idle")
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._lingering is not None:
+            self._lingering.cancel()
         self._deadline.disarm()
         self._unread.resumed()
         self._cap.mark(self, "gone")
