@@ -23,6 +23,8 @@ Empty lines (CRLF) before a request line are skipped by both (RFC 9112 2.2 "SHOU
 them, llhttp skips them).
 h11 gets the checks through its own reader hooks (`StrictH11`); httptools' refusals name the same
 reason (`llhttp_reason`), and its protocol class checks the version (`service.http.head_limits`).
+The hooks are h11 0.16's internals (pinned in pyproject.toml): `check_hooks` runs at import and
+refuses to start on an h11 whose internals moved, rather than letting every shape through unsaid.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any
 
 import h11
 from h11._readers import READERS, ChunkedReader, maybe_read_from_IDLE_client
+from h11._receivebuffer import ReceiveBuffer
 
 FOLDED = "a header line begins with a space or tab (obsolete line folding, RFC 9112 5.2)"
 LENGTHS = "Content-Length is sent more than once, as a list, or not as one decimal number (RFC 9112 6.3)"
@@ -197,3 +200,38 @@ class StrictH11(h11.Connection):
         if got is maybe_read_from_IDLE_client:
             return _read_head
         return _Chunks(got) if isinstance(got, ChunkedReader) else got
+
+
+def check_hooks() -> None:
+    """Raise ImportError unless h11's internals are those `StrictH11` hooks: the reader table, the
+    buffer methods the checks wrap, the method that picks a reader, and a lower-case method refused
+    through them (the hook taking effect, not only existing)."""
+    missing = [
+        name
+        for name, there in (
+            ("Connection._get_io_object", callable(getattr(h11.Connection, "_get_io_object", None))),
+            ("READERS[CLIENT, IDLE]", READERS.get((h11.CLIENT, h11.IDLE)) is maybe_read_from_IDLE_client),
+            ("READERS[SEND_BODY]['chunked']", _chunked_reader() is ChunkedReader),
+            *((f"ReceiveBuffer.{m}", callable(getattr(ReceiveBuffer, m, None))) for m in _BUFFER_METHODS),
+        )
+        if not there
+    ]
+    if not missing:
+        conn = StrictH11(h11.SERVER)
+        conn.receive_data(b"get / HTTP/1.1\r\nHost: a\r\n\r\n")
+        try:
+            conn.next_event()
+            missing.append("the reader hook (a lower-case method was read)")
+        except OddRequest:
+            pass
+    if missing:
+        raise ImportError(f"h11 {getattr(h11, '__version__', '?')}: the internals service.http.strict hooks moved: {', '.join(missing)}")
+
+
+def _chunked_reader() -> Any:
+    body = READERS.get(h11.SEND_BODY)
+    return body.get("chunked") if isinstance(body, dict) else None
+
+
+_BUFFER_METHODS = ("maybe_extract_lines", "maybe_extract_next_line", "maybe_extract_at_most")
+check_hooks()

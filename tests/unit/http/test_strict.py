@@ -65,3 +65,30 @@ def test_llhttp_refusals_are_told_with_the_same_reasons() -> None:
     assert not strict.lowered_method(b"GET / HTTP/1.1\r\nHost: a HTTP/1\r\n\r\n")
     assert strict.versionless(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /healthz\r\nHost: a\r\n")
     assert not strict.versionless(b"GET / HTTP/1.1\r\nHost: a\r\nX: /b\r\n\r\n")
+
+
+def test_h11_internals_the_checks_hook_are_checked_at_import() -> None:
+    strict.check_hooks()  # (it also ran when the module was imported)
+    import tomllib
+    from pathlib import Path
+
+    pinned = tomllib.loads((Path(__file__).parents[3] / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert "h11>=0.16,<0.17" in pinned  # the range the hooks are known good in
+    assert h11.__version__.startswith("0.16.")
+
+
+@pytest.mark.parametrize("moved", ["reader", "chunked", "buffer", "picker"])
+def test_an_h11_whose_internals_moved_fails_loudly(moved: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from h11._readers import READERS
+    from h11._receivebuffer import ReceiveBuffer
+
+    if moved == "reader":
+        monkeypatch.setitem(READERS, (h11.CLIENT, h11.IDLE), lambda buf: None)
+    elif moved == "chunked":
+        monkeypatch.setitem(READERS, h11.SEND_BODY, {"content-length": object})
+    elif moved == "buffer":
+        monkeypatch.delattr(ReceiveBuffer, "maybe_extract_next_line")
+    else:  # the reader picked elsewhere: the hook exists but is never called
+        monkeypatch.setattr(strict.StrictH11, "_get_io_object", h11.Connection._get_io_object)
+    with pytest.raises(ImportError, match="internals service.http.strict hooks moved"):
+        strict.check_hooks()
