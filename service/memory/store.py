@@ -390,7 +390,7 @@ class EntityStore:
         await self.files.write(vp, text, expected_etag=etag, must_exist=True, encoding=encoding)
 
     async def _remove(self, vp: VaultPath, etag: str) -> None:
-        await self.files.delete(vp, permanent=True, expected_etag=etag)
+        await self.files.delete(vp, permanent=True, expected_etag=etag, own=True)  # a long one unread
 
 
 def _applied(entity: Entity, changes: list[Callable[[Entity], bool]], text: str) -> str | None:

@@ -34,7 +34,7 @@ from service.plans.journal import Entry
 from service.vault import dirfd, restore
 from service.vault.commit import Action, Undo, commit
 from service.vault.files import VaultFiles, etag_of
-from service.vault.journal import loose, same_note, stamp_of
+from service.vault.journal import loose, over, same_note, stamp_of
 
 
 @dataclass
@@ -205,6 +205,8 @@ def _saved_since(files: VaultFiles, entry: Entry) -> bool:
 
 def _file_action(files: VaultFiles, entry: Entry) -> Action:
     async def run() -> Undo:
+        if over(files.paths.root, entry.path, files.max_note_bytes) is not None:
+            return await _long_file_back(files, entry)
         now = restore.current_etag(files, entry.path)
         data = None if now is None else dirfd.read_bytes(files.paths.root, entry.path)
         await restore.restore_file(files, entry.path, entry.prior, entry.new_etag)
@@ -216,6 +218,28 @@ def _file_action(files: VaultFiles, entry: Entry) -> Action:
         return undo
 
     return run
+
+
+async def _long_file_back(files: VaultFiles, entry: Entry) -> Undo:
+    """A file record whose note is now over `max_note_bytes` (the run wrote it long): read whole, it
+    cost its bytes twice over (this undo's own journal, the put-back below). It goes to the trash
+    instead (`restore.set_aside`: journaled by its stamp) and its prior bytes, if any, are written
+    back; a failed undo takes those away and moves the note back from the trash by its stamp."""
+    trash, stamp = await restore.set_aside(files, entry.path, entry.new_etag)
+    back = etag_of(entry.prior) if entry.prior is not None else None
+
+    async def undo() -> None:
+        if entry.prior is not None:
+            await restore.restore_file(files, entry.path, None, back)
+        await restore.unmove(files, entry.path, trash, stamp)
+
+    if entry.prior is not None:
+        try:
+            await restore.restore_file(files, entry.path, entry.prior, None)
+        except BaseException:
+            await restore.unmove(files, entry.path, trash, stamp)
+            raise
+    return undo
 
 
 def _move_action(files: VaultFiles, entry: Entry) -> Action:

@@ -10,8 +10,7 @@ Guarantees:
 - `expected_etag` (the content hash a caller read) is compared under the per-path lock, so a
   concurrent edit turns into `conflict` instead of a lost update; read-modify-write helpers
   (`modify`) hold that lock across the read and the write;
-- at most `max_concurrent` writes run at once per vault;
-- deletes move to the trash folder unless `permanent`;
+- at most `max_concurrent` writes run at once per vault; deletes move to the trash unless `permanent`;
 - a note whose file the server's user may not write (chmod a-w) is not changed, moved nor
   deleted (`service.vault.readonly`);
 - every change is published on the vault's `ChangeBus` before the call returns.
@@ -83,8 +82,7 @@ class VaultFiles:
         return note_file(vp, *self._read_raw(vp, self._real(vp)[0], check=check))
 
     def read_bytes(self, vp: VaultPath) -> bytes:
-        """The file's bytes, read through no link that leads out of the vault (not even one
-        swapped in since `vp` was resolved)."""
+        """The file's bytes, read through no link out of the vault (not even one swapped in since resolved)."""
         try:
             return dirfd.read_bytes(self.paths.root, self._real(vp)[0])
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
@@ -134,21 +132,6 @@ class VaultFiles:
                 details={"path": vp.rel, "reason": "symlink leaves the vault"},
             )
         return rel, real
-
-    def _parent_real(self, vp: VaultPath) -> str:
-        """`vp` with the folders above it resolved (links inside the vault followed) and its own
-        name kept: what a delete, move or new folder changes (a link itself, not its target)."""
-        if vp.real_rel is None:
-            return vp.rel
-        parent, name = dirfd.split(vp.rel)
-        real = Path(realpath_now(self.paths.root / parent, vp.rel)) if parent else self.paths.root
-        rel = "" if real == self.paths.root else self.paths.from_abs(real)
-        if rel is None:
-            raise PathInvalid(
-                f"{vp.rel!r} resolves outside the vault or into a hidden folder",
-                details={"path": vp.rel, "reason": "symlink leaves the vault"},
-            )
-        return f"{rel}/{name}" if rel else name
 
     def check_new(self, vp: VaultPath, *, file: bool, itself: str | None = None) -> None:
         """Refuse names this vault may not create (`VaultPaths.check_new_name`; a case twin, `casing`,
@@ -276,8 +259,11 @@ class VaultFiles:
         await self.bus.publish(self._changes("modified", vp.rel, key))
         return result
 
-    async def delete(self, vp: VaultPath, *, permanent: bool, expected_etag: str | None = None) -> str | None:
-        """Delete a file; returns its trash location (rel) unless permanent."""
+    async def delete(
+        self, vp: VaultPath, *, permanent: bool, expected_etag: str | None = None, own: bool = False
+    ) -> str | None:
+        """Delete a file; returns its trash location (rel) unless permanent. `own`: a note the journaled call
+        made itself, taken back (a permanent delete): over `max_note_bytes`, unread (`journal.withdraw`)."""
         async with self.lock(vp.rel), self._writes:
             if not vp.abs.is_file():
                 if expected_etag is not None and not vp.abs.exists():
@@ -287,7 +273,7 @@ class VaultFiles:
             refuse_read_only(vp.abs, vp.rel, entry=True)
             trash = None if permanent else self._trash_dest(vp)
             try:
-                trash_rel = await asyncio.to_thread(self._delete_sync, vp, trash, expected_etag)
+                trash_rel = await asyncio.to_thread(self._delete_sync, vp, trash, expected_etag, own)
             except FileNotFoundError:  # another program deleted it after the look above: nothing was done
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
         await self.bus.publish([FileChange("deleted", vp.rel)])
@@ -297,16 +283,17 @@ class VaultFiles:
         root = self.paths.root
         return root / trash_copy(f"{self.trash_folder}/{vp.rel}", lambda rel: (root / rel).exists())
 
-    def _delete_sync(self, vp: VaultPath, trash: Path | None, etag: str | None = None) -> str | None:
+    def _delete_sync(self, vp: VaultPath, trash: Path | None, etag: str | None = None, own: bool = False) -> str | None:
         """Journal, then unlink `vp` (`trash` None) or move it to `trash` if still `etag`, under the note's lock
         (`notelocks`; fsyncs after); refused there or gone: its records (trash folders too) are withdrawn.
         A note over `max_note_bytes` moved to the trash is journaled as a move, unread (`record_long_move`)."""
-        root, src, recording = self.paths.root, self._parent_real(vp), journal.recording()
+        root, src, recording = self.paths.root, self.paths.parent_real(vp), journal.recording()
         to = None if trash is None else VaultPath(rel=trash.relative_to(root).as_posix(), abs=trash)
         folders = self.missing_folders(to) if to and recording else []
         made = [f.relative_to(root).as_posix() for f in folders]
         long = journal.record_long_move(root, src, to.rel, self.max_note_bytes, folders) if to and recording else None
-        if recording and not long:
+        own = own and not to and recording and journal.over(root, src, self.max_note_bytes) is not None
+        if recording and not long and not own:
             prior = self._prior(vp, src)
             journal.record_file(root, src, None, prior)
             if to is not None:
@@ -316,6 +303,8 @@ class VaultFiles:
         dirfd.unlink(root, src, under=under) if to is None else dirfd.rename(root, src, to.rel, under=under)
         if to is not None and long is not None:
             journal.record_stamp(root, to.rel, long)  # the ctime the rename gave it (`journal.same_note`)
+        if own:
+            journal.withdraw(src)  # gone: its create is withdrawn, its bytes never recorded nor read
         return None if to is None else to.rel
 
     def _prior(self, vp: VaultPath, real: str) -> bytes | None:
@@ -380,7 +369,7 @@ class VaultFiles:
 
     def _move_sync(self, src: VaultPath, dst: VaultPath, replace: bool) -> None:
         self.check_new(dst, file=not dst.abs.exists() and renamed(src.rel, dst.rel), itself=src.rel)
-        root, src_real, dst_real = self.paths.root, self._parent_real(src), self._parent_real(dst)
+        root, src_real, dst_real = self.paths.root, self.paths.parent_real(src), self.paths.parent_real(dst)
         whole = src.abs.is_dir() or dirfd.one_entry(src.abs, dst.abs)  # or one file under both names: undone as one
         long = None  # a note over max_note_bytes: its move is recorded with its stamp, not its bytes (`stamp_of`)
         if journal.recording():
@@ -430,7 +419,7 @@ class VaultFiles:
         self.check_new(vp, file=True)
         if journal.recording():
             journal.record_folders(self.paths.root, [vp.abs, *self.missing_folders(vp)])
-        dirfd.mkdirs(self.paths.root, self._parent_real(vp), new_name=self.paths.check_new_name)
+        dirfd.mkdirs(self.paths.root, self.paths.parent_real(vp), new_name=self.paths.check_new_name)
 
     async def move(self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False) -> None:
         """Rename a file or folder inside the vault (no link rewriting: that is the graph's job)."""

@@ -155,13 +155,30 @@ def record_long_move(
     move too (`VaultFiles._delete_sync`; `folders`: the trash folders it makes, recorded first).
     Returns the stamp recorded, for `record_stamp` once renamed; None (nothing recorded): the caller
     records its bytes. Worker thread only, under the paths' locks."""
-    st = None if limit is None else _regular(root, rel)
-    if st is None or limit is None or st.st_size <= limit:
+    st = over(root, rel, limit)
+    if st is None:
         return None
     record_folders(root, folders or [])
     stamp = loose(_stamp(st))
     record_move(rel, dst, stamp)
     return stamp
+
+
+def over(root: Path, rel: str, limit: int | None) -> os.stat_result | None:
+    """The `lstat` of the regular file `rel` when it is over `limit` bytes (`[limits] max_note_bytes`), else None."""
+    st = None if limit is None else _regular(root, rel)
+    return st if st is not None and limit is not None and st.st_size > limit else None
+
+
+def withdraw(rel: str) -> None:
+    """Right after the removal of the note `rel` that the running call made itself (its create
+    recorded in this journal; bulk_create_notes' and the memory store's undo of a create: a long
+    note's bytes are then never read for a record): a `void` record withdraws that create
+    (`service.plans.spool.settled` drops both). Killed before it, the create's record finds the note
+    gone already: its rollback leaves it (untouched). Worker thread only, under the note's lock."""
+    recorder = RECORDER.get()
+    if recorder is not None:
+        recorder.record(PriorState("void", rel))
 
 
 def record_stamp(root: Path, rel: str, before: str) -> str:

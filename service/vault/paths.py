@@ -399,6 +399,21 @@ class VaultPaths:
                 return False
         return True
 
+    def parent_real(self, vp: VaultPath) -> str:
+        """`vp` with the folders above it resolved (links inside the vault followed) and its own
+        name kept: what a delete, move or new folder changes (a link itself, not its target)."""
+        if vp.real_rel is None:
+            return vp.rel
+        parent, _, name = vp.rel.rpartition("/")
+        real = Path(realpath_now(self.root / parent, vp.rel)) if parent else self.root
+        rel = "" if real == self.root else self.from_abs(real)
+        if rel is None:
+            raise PathInvalid(
+                f"{vp.rel!r} resolves outside the vault or into a hidden folder",
+                details={"path": vp.rel, "reason": "symlink leaves the vault"},
+            )
+        return f"{rel}/{name}" if rel else name
+
     def from_abs(self, abs_path: Path) -> str | None:
         """Map an absolute path back to its rel form, or None when it is outside or hidden."""
         try:

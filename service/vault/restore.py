@@ -116,6 +116,17 @@ async def unmove(files: VaultFiles, rel: str, dst: str, stamp: str | None = None
     return left
 
 
+async def set_aside(files: VaultFiles, rel: str, expect_etag: str | None) -> tuple[str, str | None]:
+    """Move the note at `rel` to the trash if it is still what the change left (`expect_etag`):
+    how an undo takes away a note over `max_note_bytes` a run wrote. A delete to the trash journals
+    it as a move with its stamp (`journal.record_long_move`), so neither the undo's journal nor its
+    own put-back holds its bytes; returns the trash path and the stamp `unmove` puts it back by."""
+    vp = VaultPath(rel=rel, abs=_abs(files, rel))
+    trash = await files.delete(vp, permanent=False, expected_etag=expect_etag)
+    assert trash is not None
+    return trash, journal.stamp_of(files.paths.root, trash)
+
+
 def remove_folder(files: VaultFiles, rel: str) -> bool:
     """Remove a folder the change created, if it is empty but for the temp files of writes that
     were cut (`temps.sweep_in`: a killed call's rollback); True when it is gone."""

@@ -163,7 +163,7 @@ async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: boo
 
     async def undo() -> None:  # only over our own bytes: an edit made since is a conflict, kept
         if before is None:
-            await files.delete(vp, permanent=True, expected_etag=result.etag)
+            await files.delete(vp, permanent=True, expected_etag=result.etag, own=True)  # a long one unread
         else:
             await files.write(vp, before, expected_etag=result.etag)
 
