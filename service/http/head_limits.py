@@ -45,10 +45,25 @@ from service.http.connections import Held, closing
 from service.http.connections import _Over as _Over
 from service.http.connections import _Unread as _Unread
 from service.http.hosts import NO_HOST, NOT_A_TARGET, TARGET, absolute_target
-from service.http.strict import METHOD, NO_VERSION, OddRequest, StrictH11, llhttp_reason, lowered_method, versionless
+from service.http.strict import (
+    METHOD,
+    NO_VERSION,
+    SPACES,
+    STATUS,
+    UNKNOWN_METHOD,
+    VERSION,
+    OddRequest,
+    StrictH11,
+    llhttp_reason,
+    lowered_method,
+    spaced,
+    unknown_method,
+    versionless,
+)
 from service.protocol.framing import INVALID_REQUEST, Refused
 
 REASON = "Request Header Fields Too Large"
+TAIL_BYTES = 512  # a request line sent in pieces is checked whole when it is no longer (`strict`)
 EARLY_CLOSE_SECONDS = 5.0  # a connection answered before its body was in: closed this soon, not at the keep-alive
 
 
@@ -69,8 +84,9 @@ def response_400(reason: str = "the HTTP request is malformed (request line, hea
     """What a request the HTTP parser cannot read (request line, header syntax, chunk framing) is
     answered, for either implementation: uvicorn's own answer was a plain-text 400 ("Invalid HTTP
     request received."), the only answer of the server without a JSON-RPC error body."""
-    refused = Refused(INVALID_REQUEST, reason)
-    return closing(refused, "Bad Request")
+    status = STATUS.get(reason, 400)  # (501, 505: `service.http.strict`)
+    refused = Refused(INVALID_REQUEST, reason, status)
+    return closing(refused, {400: "Bad Request", 501: "Not Implemented", 505: "HTTP Version Not Supported"}[status])
 
 
 def head_limited(
@@ -101,6 +117,8 @@ def head_limited(
             self._headed = False  # the message being read has its head: `self.cycle` is its own
             self._fault: str | None = None  # why a callback stopped the parser (`send_400_response`)
             self._data = b""  # the bytes being parsed
+            self._tail = b""  # the last `TAIL_BYTES` received before them
+            self._begins = 0  # the requests begun in them so far
             self._refusal: bytes | None = None  # the 400 owed once the requests read before it are answered
 
         def _too_slow(self) -> None:
@@ -132,6 +150,7 @@ def head_limited(
             over.mark(self, "head" if self.cycle is None or self.cycle.response_complete else "busy")
             super().on_message_begin()
             self._in_head, self._head_bytes, self._read, self._begun = True, 0, 0, True
+            self._begins += 1
             self._headed = False
             self._deadline.arm()
 
@@ -152,9 +171,15 @@ def head_limited(
         def on_headers_complete(self) -> None:
             self._in_head = False
             over.mark(self, "busy")
-            if self.parser.get_http_version() == "0.9":  # llhttp read `GET /x` with no version (`strict`)
+            version = self.parser.get_http_version()
+            if version == "0.9":  # llhttp read `GET /x` with no version (`strict`)
                 self._fault = NO_VERSION
-                raise OddRequest(NO_VERSION)
+            elif version not in ("1.0", "1.1"):  # (2.0: llhttp refuses the others itself)
+                self._fault = VERSION
+            elif spaced(self._tail + self._data, len(self._tail), self._begins):
+                self._fault = SPACES
+            if self._fault is not None:
+                raise OddRequest(self._fault)
             if self.url[:1] != b"/" and self.url != b"*":  # the edge checks it (`service.http.hosts`, `edge`)
                 parsed = absolute_target(self.url)  # absolute form: its path for uvicorn (which failed
                 # `http://host` with no path); any other (`host:port`) a path too, the edge refuses it
@@ -185,8 +210,11 @@ def head_limited(
             return cycle is not None and not (cycle.response_complete or cycle.more_body or self._get(cycle.scope))
 
         def data_received(self, data: bytes) -> None:
-            self._begun, self._data = False, data
-            super().data_received(data)
+            self._begun, self._data, self._begins = False, data, 0
+            try:
+                super().data_received(data)
+            finally:  # (the bytes before `data` some checks look back at: a request line sent in pieces)
+                self._tail = (self._tail + data)[-TAIL_BYTES:]
             if not self._in_head or self.transport.is_closing():
                 return
             if self.url and not self.headers and self._versionless(data):
@@ -221,7 +249,8 @@ def head_limited(
                 if isinstance(failed, httptools.HttpParserInvalidURLError):
                     reason: str | None = f"the request target {NOT_A_TARGET}"
                 elif isinstance(failed, httptools.HttpParserInvalidMethodError):
-                    reason = METHOD if lowered_method(self._data) else None
+                    seen = self._tail + self._data
+                    reason = METHOD if lowered_method(seen) else UNKNOWN_METHOD if unknown_method(seen) else None
                 else:
                     reason = (
                         self._fault or llhttp_reason(str(failed)) or (NO_VERSION if versionless(self._data) else None)

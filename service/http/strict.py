@@ -19,6 +19,15 @@ JSON-RPC -32600 body naming what is wrong, and the connection closed, with eithe
 - a request line without an HTTP version (HTTP/0.9, `GET /healthz`): h11 refused it (or, the line
   alone, waited for more), httptools served it an HTTP/1.1 answer. Refused as soon as the line is
   in, rather than at the 408 deadline.
+Requests that split nothing but were answered differently are answered the same too:
+- a method neither parser's list knows (`FOO`; the IANA methods llhttp reads are `KNOWN_METHODS`):
+  **501** and closed (RFC 9110 9.1: an origin server SHOULD answer an unrecognized method 501;
+  405 is for a method it recognizes that the target does not take, as PUT /mcp still is). h11
+  passed it on (404 or 405), llhttp refused it 400;
+- an HTTP version other than 1.0 and 1.1 (`HTTP/1.2`, `HTTP/2.0`, `HTTP/3.0`): **505** and closed
+  (RFC 9110 15.6.6). h11 served each, llhttp served 2.0 and refused the others 400;
+- more than one space between the request line's parts (`GET  /x HTTP/1.1`): **400** and closed
+  (RFC 9112 3: single spaces). llhttp served it, h11 refused it.
 Empty lines (CRLF) before a request line are skipped by both (RFC 9112 2.2 "SHOULD"; h11 refused
 them, llhttp skips them).
 h11 gets the checks through its own reader hooks (`StrictH11`); httptools' refusals name the same
@@ -46,6 +55,15 @@ CONTROL = "a header field value carries a control character (RFC 9110 5.5)"
 BARE_LF = "a line of the request ends in LF without CR (RFC 9112 2.2)"
 METHOD = "the request method has lower-case letters: methods are case-sensitive (RFC 9110 9.1)"
 NO_VERSION = "the request line carries no HTTP version (HTTP/0.9 is not served)"
+UNKNOWN_METHOD = "the request method is not one this server knows (RFC 9110 9.1)"
+VERSION = "the HTTP version is not 1.0 or 1.1, the versions served (RFC 9110 15.6.6)"
+SPACES = "the request line's method, target and version are not separated by single spaces (RFC 9112 3)"
+STATUS = {UNKNOWN_METHOD: 501, VERSION: 505}  # a refusal's status when not 400
+KNOWN_METHODS = frozenset(  # llhttp's HTTP methods (CONNECT: the edge answers it 405)
+    b"ACL BIND CHECKOUT CONNECT COPY DELETE GET HEAD LINK LOCK M-SEARCH MERGE MKACTIVITY MKCALENDAR MKCOL MOVE"
+    b" NOTIFY OPTIONS PATCH POST PROPFIND PROPPATCH PURGE PUT QUERY REBIND REPORT SEARCH SOURCE SUBSCRIBE TRACE"
+    b" UNBIND UNLINK UNLOCK UNSUBSCRIBE".split()
+)
 
 _TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _QUOTED = rb'"(?:[\t !#-\[\]-~\x80-\xff]|\\[\t -~\x80-\xff])*"'
@@ -53,6 +71,9 @@ _CHUNK_LINE = re.compile(rb"[0-9A-Fa-f]+((?:;" + _TOKEN + rb"(?:=(?:" + _TOKEN +
 _CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")  # a CTL but HTAB (the line's CRLF cut off first)
 _BLANK = re.compile(rb"\n\r?\n")  # where h11 ends a head
 _VERSIONLESS = re.compile(rb"(?:^|\n)[A-Z]+ (?:/|https?://|\*)[^ \r\n]*\r?\n")  # `GET /x` and its line end
+_METHOD_START = re.compile(rb"(?:^|\n)(" + _TOKEN + rb")(?: |$)")  # a request line's method (or all of it yet)
+_REQUEST_LINE = re.compile(rb"(?:^|\n)(" + _TOKEN + rb")( +)[^ \r\n]+( +)HTTP/")
+_VERSION = re.compile(rb"HTTP/[0-9]\.[0-9]")
 _LOWERED = re.compile(rb"(?:^|\n)[!-9;-~]*[a-z][!-9;-~]* [^ \r\n]+ HTTP/")  # a request line, `get / HTTP/`
 
 # What llhttp says when it refuses each shape (the start of its message), told as h11's refusal is
@@ -65,6 +86,9 @@ _LLHTTP = (
     ("Invalid header value char", CONTROL),
     ("Expected CRLF after version", BARE_LF),
     ("Missing expected CR after", BARE_LF),
+    ("Invalid method for HTTP/x.x request", UNKNOWN_METHOD),  # (an RTSP method)
+    ("Expected HTTP/2 Connection Preface", UNKNOWN_METHOD),  # (PRI)
+    ("Invalid HTTP version", VERSION),
 )
 
 
@@ -79,7 +103,15 @@ def request_line_fault(line: bytes) -> str | None:
     parts = line[:-2].split(b" ")
     if parts[0] != parts[0].upper():
         return METHOD
-    return NO_VERSION if len(parts) == 2 else None
+    if re.fullmatch(_TOKEN, parts[0]) and parts[0] not in KNOWN_METHODS and _line_so_far(line[len(parts[0]) : -2]):
+        return UNKNOWN_METHOD
+    if len(parts) == 2:
+        return NO_VERSION
+    if b"" in parts[1:]:
+        return SPACES
+    if len(parts) == 3 and _VERSION.fullmatch(parts[2]) and parts[2] not in (b"HTTP/1.0", b"HTTP/1.1"):
+        return NO_VERSION if parts[2] == b"HTTP/0.9" else VERSION
+    return None
 
 
 def fields_fault(lines: list[bytes]) -> str | None:
@@ -132,6 +164,37 @@ def lowered_method(data: bytes) -> bool:
     return _LOWERED.search(data) is not None
 
 
+def unknown_method(data: bytes) -> bool:
+    """Whether `data` (in which llhttp found a method it does not know) holds a request line, or
+    the start of one, whose method is a token of `KNOWN_METHODS`' case but none of them."""
+    return any(
+        m[1] == m[1].upper() and m[1] not in KNOWN_METHODS and _line_so_far(data[m.end(1) :].split(b"\n", 1)[0])
+        for m in _METHOD_START.finditer(data)
+    )
+
+
+def _line_so_far(rest: bytes) -> bool:
+    """Whether `rest`, what follows a method on its line (to its end or as far as it has come), is
+    or begins ` target HTTP/...`: a request line but for its method (else it is malformed: 400)."""
+    parts = rest.rstrip(b"\r").split(b" ")
+    if parts[0] != b"" or len(parts) > 3:
+        return len(parts) == 1 and not rest  # (the method alone so far)
+    if len(parts) < 3:
+        return True
+    return parts[1] != b"" and (parts[2].startswith(b"HTTP/") or b"HTTP/".startswith(parts[2]))
+
+
+def spaced(seen: bytes, start: int, nth: int) -> bool:
+    """Whether a request line in `seen` has more than one space between its parts (llhttp skips
+    them): the `nth` (from 1) that begins at `start` or after (the bytes being parsed), or for 0
+    (the request began before them) the last that begins before it."""
+    lines = list(_REQUEST_LINE.finditer(seen))
+    after = [m for m in lines if m.start(1) >= start]
+    before = [m for m in lines if m.start(1) < start]
+    line = (after[nth - 1] if len(after) >= nth else None) if nth > 0 else (before[-1] if before else None)
+    return line is not None and (len(line[2]) > 1 or len(line[3]) > 1)
+
+
 def llhttp_reason(message: str) -> str | None:
     """This module's reason for llhttp's refusal `message`, when it is one of the shapes."""
     return next((reason for start, reason in _LLHTTP if message.startswith(start)), None)
@@ -139,7 +202,7 @@ def llhttp_reason(message: str) -> str | None:
 
 def _refuse(fault: str | None) -> None:
     if fault is not None:
-        raise OddRequest(fault, error_status_hint=400)
+        raise OddRequest(fault, error_status_hint=STATUS.get(fault, 400))
 
 
 class _Checked:
@@ -225,7 +288,8 @@ def check_hooks() -> None:
         except OddRequest:
             pass
     if missing:
-        raise ImportError(f"h11 {getattr(h11, '__version__', '?')}: the internals service.http.strict hooks moved: {', '.join(missing)}")
+        version = getattr(h11, "__version__", "?")
+        raise ImportError(f"h11 {version}: the internals service.http.strict hooks moved: {', '.join(missing)}")
 
 
 def _chunked_reader() -> Any:

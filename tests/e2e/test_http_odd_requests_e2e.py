@@ -104,6 +104,58 @@ async def test_odd_requests_are_400_and_closed_with_either_parser(make_vault: Ca
 
 
 @pytest.mark.parametrize("parser", ["httptools", "h11"])
+async def test_requests_the_parsers_answered_differently_get_one_answer(
+    make_vault: Callable[..., Path], parser: str
+) -> None:
+    """(s88) An unknown method is 501 (RFC 9110 9.1; h11 passed it on to a 404 or 405, llhttp 400),
+    a version other than 1.0 and 1.1 is 505 (h11 served them all, llhttp served 2.0), a request
+    line with two spaces between its parts is 400 (llhttp served it); each closes the connection,
+    sent whole, behind a good request, or a byte at a time."""
+    async with e2e(make_vault({"Home.md": "# Home\n"}), http={"parser": parser}, index={"watch": False}) as (url, _):
+        port = int(url.split(":")[2].split("/")[0])
+        host = f"Host: 127.0.0.1:{port}\r\n"
+        good = f"GET /healthz HTTP/1.1\r\n{host}\r\n".encode()
+        cases = [
+            (f"FOO / HTTP/1.1\r\n{host}\r\n", 501, "not one this server knows"),
+            (f"FOO /mcp HTTP/1.1\r\n{host}{MCP}Content-Length: {len(PING)}\r\n\r\n{PING.decode()}", 501, "knows"),
+            (f"DESCRIBE /healthz HTTP/1.1\r\n{host}\r\n", 501, "not one this server knows"),
+            (f"GET /healthz HTTP/1.2\r\n{host}\r\n", 505, "not 1.0 or 1.1"),
+            (f"GET /healthz HTTP/2.0\r\n{host}\r\n", 505, "not 1.0 or 1.1"),
+            (f"GET /healthz HTTP/3.0\r\n{host}\r\n", 505, "not 1.0 or 1.1"),
+            (f"GET  /healthz HTTP/1.1\r\n{host}\r\n", 400, "single spaces"),
+            (f"GET /healthz  HTTP/1.1\r\n{host}\r\n", 400, "single spaces"),
+        ]
+        for text, status, words in cases:
+            raw = text.encode()
+            for sent, before in ((raw, b""), (good + raw + good, b"HTTP/1.1 200 "), ([*raw], b"")):
+                answer = await _sent(port, sent)
+                assert answer.startswith(before), (raw, sent, answer)
+                refusal = answer[answer.find(f"HTTP/1.1 {status} ".encode()) :]  # (after the good one's answer)
+                head, _, body = refusal.partition(b"\r\n\r\n")
+                assert head.startswith(f"HTTP/1.1 {status} ".encode()) and b"connection: close" in head, (raw, answer)
+                assert words in json.loads(body)["error"]["message"], (raw, answer)
+        # what stays: a method the server knows but the path does not take (405), HTTP/1.0
+        answer = await _answers(port, f"PUT /healthz HTTP/1.1\r\n{host}Connection: close\r\n\r\n".encode())
+        assert answer.startswith(b"HTTP/1.1 405 "), answer
+
+
+async def _sent(port: int, raw: bytes | list[int]) -> bytes:
+    """All the server answers to `raw` (a list: its bytes sent one at a time), read to its close."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        for piece in [bytes([b]) for b in raw] if isinstance(raw, list) else [raw]:
+            if writer.is_closing() or reader.at_eof():
+                break
+            writer.write(piece)
+            await writer.drain()
+        return await asyncio.wait_for(reader.read(), 60)
+    except ConnectionError:
+        return await asyncio.wait_for(reader.read(), 60)
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize("parser", ["httptools", "h11"])
 async def test_a_body_arriving_after_its_early_answer_leaves_the_connection_closable(
     make_vault: Callable[..., Path], parser: str
 ) -> None:

@@ -39,12 +39,20 @@ def _events(raw: bytes) -> list[object]:
         (b"GET / HTTP/1.1\r\nHost: a\n\r\n", strict.BARE_LF),
         (b"get / HTTP/1.1\r\nHost: a\r\n\r\n", strict.METHOD),
         (b"GET /healthz\r\n", strict.NO_VERSION),
+        (b"GET /healthz HTTP/0.9\r\n", strict.NO_VERSION),
+        (b"FOO / HTTP/1.1\r\nHost: a\r\n\r\n", strict.UNKNOWN_METHOD),
+        (b"DESCRIBE / HTTP/1.1\r\n", strict.UNKNOWN_METHOD),
+        (b"GET / HTTP/1.2\r\nHost: a\r\n\r\n", strict.VERSION),
+        (b"GET / HTTP/2.0\r\nHost: a\r\n\r\n", strict.VERSION),
+        (b"GET  / HTTP/1.1\r\nHost: a\r\n\r\n", strict.SPACES),
+        (b"GET /  HTTP/1.1\r\nHost: a\r\n\r\n", strict.SPACES),
     ],
 )
 def test_h11_refuses_each_odd_shape_with_its_reason(raw: bytes, reason: str) -> None:
     with pytest.raises(strict.OddRequest) as caught:
         _events(raw)
     assert str(caught.value) == reason
+    assert caught.value.error_status_hint == {strict.UNKNOWN_METHOD: 501, strict.VERSION: 505}.get(reason, 400)
 
 
 def test_h11_still_reads_what_both_parsers_take() -> None:
@@ -65,6 +73,17 @@ def test_llhttp_refusals_are_told_with_the_same_reasons() -> None:
     assert not strict.lowered_method(b"GET / HTTP/1.1\r\nHost: a HTTP/1\r\n\r\n")
     assert strict.versionless(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /healthz\r\nHost: a\r\n")
     assert not strict.versionless(b"GET / HTTP/1.1\r\nHost: a\r\nX: /b\r\n\r\n")
+    assert strict.llhttp_reason("Invalid HTTP version") == strict.VERSION
+    assert strict.llhttp_reason("Invalid method for HTTP/x.x request") == strict.UNKNOWN_METHOD
+    assert strict.unknown_method(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nFOO / HTTP/1.1\r\n")
+    assert strict.unknown_method(b"\r\n\r\nFO")  # (the method's start, sent in pieces)
+    assert strict.unknown_method(b"FOO /x HT") and not strict.unknown_method(b"NOT A REQUEST LINE\r\n")
+    assert strict.request_line_fault(b"NOT A REQUEST LINE\r\n") is None  # (h11's own 400: malformed)
+    assert not strict.unknown_method(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n\x00GET / HTTP/1.1\r\n")
+    piped = b"GET /x HTTP/1.1\r\nHost: a\r\n\r\nGET  /x HTTP/1.1\r\n"
+    assert not strict.spaced(piped, 0, 1) and strict.spaced(piped, 0, 2)
+    assert strict.spaced(b"X: y\r\n\r\nGET /x   HTTP/1.1\r\n", 12, 0)  # (begun before the bytes parsed)
+    assert not strict.spaced(b"GET /x HTTP/1.1\r\nX: GET  /x HTTP/1.1\r\n", 0, 1)
 
 
 def test_h11_internals_the_checks_hook_are_checked_at_import() -> None:
