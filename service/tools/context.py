@@ -16,6 +16,9 @@ handler leaves facts for the outer layers (the session it closed, what a nested 
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
+import stat
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,6 +30,7 @@ from service.vault.paths import VaultPath, with_md
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from service.graph.address import Address, NoteName
     from service.services import Services
@@ -43,6 +47,23 @@ class FoundNote:
     vp: VaultPath
     subpath: str | None
     address: Address
+    stat: os.stat_result | None = None  # the note's `stat` when found by its path (read_note need not stat again)
+
+
+_NOT_THERE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)  # what `Path.is_file` answers False for
+
+
+def _regular_file(path: Path) -> os.stat_result | None:
+    """`path.is_file()`, keeping the `stat` it made (None: no regular file there)."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        if exc.errno not in _NOT_THERE:
+            raise
+        return None
+    except ValueError:  # a NUL in the name
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
 
 
 __all__ = ["BASE_HINT", "InputNeeded", "Op", "ToolContext", "link_target", "note_name_loader"]
@@ -156,8 +177,8 @@ class ToolContext:
             if exc.details.get("reason") != "reserved character" or "/" in addr.target:
                 raise
             invalid = exc  # 'Q&A: basics' can still be an alias
-        if literal is not None and literal.abs.is_file():
-            return FoundNote(literal, kept, addr)
+        if literal is not None and (st := _regular_file(literal.abs)) is not None:
+            return FoundNote(literal, kept, addr, st)
         names = await self._note_names()
         # A scan of every note name (~0.1 s for 20k notes): off the event loop.
         found = await asyncio.to_thread(resolve_address, addr.target, names, self._visible_note)

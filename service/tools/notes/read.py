@@ -136,11 +136,11 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
         )
     vp = found.vp
     limit = ctx.services.settings.governor.max_response_bytes
-    if (size := ctx.vault.files.stat(vp).size) > limit:
+    if (size := found.stat.st_size if found.stat is not None else ctx.vault.files.stat(vp).size) > limit:
         if found.subpath is None and not selected:
             raise _too_long(size, limit)  # its text alone is more: not read (a 50 MB note was, and its answer built)
         return await _long_part(ctx, found, args, limit, size)  # read by its lines, never held whole
-    note = await offloop.read(ctx.vault.files.read, vp)
+    note = await offloop.sized(size, ctx.vault.files.read, vp)  # by find_note's stat: two syscalls less a read
     text = note.content
     facts = await note_facts(ctx, vp.rel, note.etag, text)
     if facts.frontmatter_error is not None:
