@@ -155,12 +155,17 @@ async def scan(
     them without one; a page's plan keeps what it found of every edit in `walk`). Reading and
     rewriting run in a worker thread a batch at a time (`_edits`), so the event loop stays free
     for other calls. `clock`: the call's plan budget (`service.graph.plan_clock`), looked at after
-    each note; a new one from now without it."""
+    each note, and at the number of notes that change (`PlanClock.count`: `[limits]
+    max_rewrite_notes`); a new one from now without it."""
     walk: list[tuple[str, int, bool]] = []
-    async for edit in _edits(candidates, edit_of, steps, clock):
+    timer = clock if clock is not None else PlanClock()
+    examined = 0
+    async for edit in _edits(candidates, edit_of, steps, timer):
+        examined += 1
         if edit is None:
             continue
         walk.append((edit.path, len(edit.changes), edit.path in plan.moves))
+        timer.count(len(walk), examined, len(candidates))
         if page is None or page.start <= plan.files_changed < page.stop:
             plan.edits.append(edit)
         else:

@@ -92,3 +92,13 @@ class LimitsSettings(Section):
         "seconds, with the notes examined and their total) before anything is written. Each note's own link "
         "rewrite is bounded by max_eval_seconds.",
     )
+    max_rewrite_notes: int = Field(
+        default=20_000,
+        ge=1,
+        description="Most notes one move_note, rename_note, rewrite_links or rename_tag may rewrite (replace_text "
+        "has its own, lower bound). The plan is refused with compute_budget_exceeded (limit notes) as soon as it "
+        "finds one more, before anything is written; its dry run and confirmation preview alike. Each rewrite is "
+        "an atomic, fsynced, journaled write of one note (~4 ms on a lightly loaded disk, ~12 ms on a busy one), "
+        "all or nothing: 20,000 are minutes of writing, and a hub note linked from 100,000 notes would hold the "
+        "vault's move lock for up to 20 minutes.",
+    )
