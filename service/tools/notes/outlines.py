@@ -101,11 +101,15 @@ def _names(
     keys: Counter[str],
     ends: list[int],
     budget: list[int],
+    checked: dict[tuple[int, int, str], int | None],
 ) -> str | None:
     """The shortest subpath (`A#B`) that `read_note` reads heading `at` by: its own link text when
     no other heading has it, else with its nearest ancestors before it, else from its outermost; None when none does, or
     when checking it would read more than `budget[0]` headings (what is read is taken from it).
-    `ends`: the index of the heading that ends each one's section (`_ends`)."""
+    `ends`: the index of the heading that ends each one's section (`_ends`); `checked`: the line each
+    subpath read in a range of headings found (None: none), kept for the page, so the headings named
+    alike on a page read the note's headings once, not once each (a page of 200 of 10,000 '## Same'
+    read 2,000,000 headings, 3.9 s of CPU, per page)."""
     own = sections.link_text(headings[at].text)
     if keys[sections.link_key(headings[at].text)] == 1 and own and not own.startswith("^"):
         return own  # the only heading of its key: read_note's first match or its link_key match
@@ -119,14 +123,16 @@ def _names(
         if len(chain) > 1 and keys[sections.link_key(headings[chain[0]].text)] == 1:  # read inside its section only
             first, end = chain[0], ends[chain[0]]
             lines = headings[end].line if end < len(headings) else total
-        budget[0] -= (end - first) * len(heading)
-        if budget[0] < 0:
-            return None
-        try:
-            span = sections.heading_span(headings[first:end], lines, heading)
-        except ValidationFailed:
-            continue
-        if span.start == headings[at].line:
+        key = (first, end, subpath)
+        if key not in checked:
+            budget[0] -= (end - first) * len(heading)
+            if budget[0] < 0:
+                return None
+            try:
+                checked[key] = sections.heading_span(headings[first:end], lines, heading).start
+            except ValidationFailed:
+                checked[key] = None
+        if checked[key] == headings[at].line:
             return subpath
     return None
 
@@ -161,6 +167,7 @@ def _outline(reading: OutlineReading, max_level: int | None, offset: int, limit:
     out: list[OutlineHeading] = []
     open_: list[int] = []  # the headings whose sections hold the current one, outermost first
     budget = [MAX_VISITS]
+    checked: dict[tuple[int, int, str], int | None] = {}
     listed = 0  # headings of max_level or higher so far
     for i, h in enumerate(headings):
         while open_ and headings[open_[-1]].level >= h.level:
@@ -171,7 +178,7 @@ def _outline(reading: OutlineReading, max_level: int | None, offset: int, limit:
         listed += 1
         if not offset < listed <= offset + limit:
             continue
-        link = _names(headings, total, i, open_, keys, ends, budget)
+        link = _names(headings, total, i, open_, keys, ends, budget, checked)
         end = headings[ends[i]].line if ends[i] < len(headings) else total
         last = max(h.line, filled.get(end, h.line))
         path = [headings[j].text for j in open_]
