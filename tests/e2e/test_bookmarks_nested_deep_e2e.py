@@ -24,7 +24,7 @@ async def test_deeply_nested_bookmark_groups_are_listed_over_http(make_vault: Ca
     root = make_vault({"A.md": "# A\n", ".obsidian/bookmarks.json": json.dumps({"items": [node]})})
     async with e2e(root) as (url, harness), Client(url) as client:
         await harness.indexed()
-        answer = await client.call_tool("list_bookmarks", {})
+        answer = await client.call_tool("list_bookmarks", {"limit": 1000})
         assert not answer.is_error and answer.structured_content is not None
         items = answer.structured_content["items"]
         assert len(items) == 2 * DEPTH + 1

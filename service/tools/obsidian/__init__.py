@@ -1,7 +1,7 @@
 """obsidian domain: Obsidian's own files, read, written and evaluated in their real formats
 without Obsidian running.
 
-Tools: list_bookmarks, add_bookmark, remove_bookmark (`bookmarks.py`); get_workspace,
+Tools: list_bookmarks (`bookmark_list.py`), add_bookmark, remove_bookmark (`bookmarks.py`); get_workspace,
 list_recent_files (`workspace.py`); read_canvas, write_canvas (`canvas.py`); read_excalidraw,
 write_excalidraw (`excalidraw.py`, `excalidraw_write.py`: the Excalidraw plugin's drawings,
 format in `service.obsidian.excalidraw`); list_attachments (`attachments.py`), read_attachment
@@ -19,6 +19,7 @@ from __future__ import annotations
 from service.tools.obsidian import (
     attachments,
     bases,
+    bookmark_list,
     bookmarks,
     canvas,
     excalidraw,
@@ -30,6 +31,7 @@ from service.tools.obsidian import (
 from service.tools.spec import ToolSpec
 
 TOOLS: tuple[ToolSpec, ...] = (
+    *bookmark_list.TOOLS,
     *bookmarks.TOOLS,
     *workspace.TOOLS,
     *canvas.TOOLS,

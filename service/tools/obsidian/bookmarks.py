@@ -1,4 +1,5 @@
-"""obsidian domain, bookmarks: list_bookmarks, add_bookmark, remove_bookmark.
+"""obsidian domain, bookmarks: add_bookmark, remove_bookmark (list_bookmarks: `bookmark_list.py`), and
+the bookmark as both show it (`Bookmark`, `shown`).
 
 The core Bookmarks plugin's `.obsidian/bookmarks.json` (format: `service.obsidian.bookmarks`).
 Edits are read-modify-write of that one file, keeping every other item, key and the order: one
@@ -29,9 +30,10 @@ from service.obsidian import bookmarks as bm
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, ToolInput, ToolOutput
-from service.tools.obsidian.config import config_path, read_config, visible_path
+from service.tools.obsidian.config import config_path, config_size, read_config, visible_path
 from service.tools.obsidian.rewrite import rewrite
 from service.tools.spec import ToolSpec
+from service.vault import offloop
 from service.vault.files import NoteFile
 from service.vault.paths import VaultPath
 
@@ -61,16 +63,7 @@ class Bookmark(ToolOutput):
     ctime: int | None = Field(default=None, description="When it was added (ms since the epoch).")
 
 
-class BookmarksOut(ToolOutput):
-    items: list[Bookmark] = Field(description="Bookmarks depth first, in the order Obsidian shows them.")
-    etag: str | None = Field(description="Etag of bookmarks.json (None when there is none yet).")
-
-
-class ListBookmarksIn(ToolInput):
-    group: str | None = Field(default=None, description="Only the bookmarks inside this group (id or title).")
-
-
-def _visible(ctx: ToolContext) -> Any:
+def visible_to(ctx: ToolContext) -> Any:
     def visible(item: dict[str, Any]) -> bool:
         if item.get("type") in ("file", "folder"):
             return visible_path(ctx, item.get("path")) is not None
@@ -82,7 +75,7 @@ def _visible(ctx: ToolContext) -> Any:
 def _seen_inside(ctx: ToolContext, item: dict[str, Any]) -> int | None:
     """How many bookmarks a group holds that the caller sees, at any depth (None: not a group)."""
     nested = item.get("items") if item.get("type") == "group" and isinstance(item.get("items"), list) else None
-    return sum(1 for _ in bm.walk(nested, _visible(ctx))) if nested is not None else None
+    return sum(1 for _ in bm.walk(nested, visible_to(ctx))) if nested is not None else None
 
 
 def _hidden_inside(ctx: ToolContext, item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -90,12 +83,12 @@ def _hidden_inside(ctx: ToolContext, item: dict[str, Any]) -> list[dict[str, Any
     nested = item.get("items")
     if item.get("type") != "group" or not isinstance(nested, list):
         return []
-    visible = _visible(ctx)
+    visible = visible_to(ctx)
     return [loc.item for loc in bm.walk(nested, lambda _: True) if not visible(loc.item)]
 
 
-def _out(ctx: ToolContext, loc: bm.Located, inside: dict[str, int] | None = None) -> Bookmark:
-    """One bookmark as tools show it; `inside`: the counts of a whole walk (`bm.inside_counts`),
+def shown(ctx: ToolContext, loc: bm.Located, inside: dict[str, int] | None = None) -> Bookmark:
+    """One bookmark as the tools show it; `inside`: the counts of a whole walk (`bm.inside_counts`),
     else a group's is counted by walking it (once per group: quadratic in a list of them)."""
     item = loc.item
     kind = str(item.get("type", ""))
@@ -126,8 +119,8 @@ def _out(ctx: ToolContext, loc: bm.Located, inside: dict[str, int] | None = None
     )
 
 
-def _find_group(ctx: ToolContext, data: Any, key: str) -> bm.Located:
-    groups = [loc for loc in bm.walk(bm.items_of(data), _visible(ctx)) if loc.item.get("type") == "group"]
+def find_group(ctx: ToolContext, data: Any, key: str) -> bm.Located:
+    groups = [loc for loc in bm.walk(bm.items_of(data), visible_to(ctx)) if loc.item.get("type") == "group"]
     # A group by its id or its title (a position would name whatever group sits there now).
     found = [g for g in groups if g.id == key] or [g for g in groups if g.item.get("title") == key]
     if len(found) != 1:
@@ -138,16 +131,6 @@ def _find_group(ctx: ToolContext, data: Any, key: str) -> bm.Located:
             hint="list_bookmarks shows the groups and their ids." if not found else "Pass the group's id.",
         )
     return found[0]
-
-
-async def list_bookmarks(ctx: ToolContext, args: ListBookmarksIn) -> BookmarksOut:
-    data, etag = read_config(ctx, FILE)
-    found = list(bm.walk(bm.items_of(data), _visible(ctx)))
-    inside = bm.inside_counts(found)
-    if args.group is not None:
-        group = _find_group(ctx, data, args.group)
-        found = [loc for loc in found if bm.inside(loc, group)]
-    return BookmarksOut(items=[_out(ctx, loc, inside) for loc in found], etag=etag)
 
 
 class AddBookmarkIn(ToolInput):
@@ -247,10 +230,14 @@ async def _edit(
     call reports saved is in the file, and a call without `expected_etag` applies on the latest
     version. Returns what `change` returned and the new etag."""
 
-    async def build(note: NoteFile | None) -> tuple[str, T]:
+    def made(note: NoteFile | None) -> tuple[str, T]:
         data = _parsed(note)
         out = change(note, data)
         return bm.dumps(data, note.content if note is not None else None), out
+
+    async def build(note: NoteFile | None) -> tuple[str, T]:
+        # A long file is parsed, walked and written out in a worker thread (100,000 items: seconds).
+        return await offloop.sized(len(note.content) if note is not None else 0, made, note)
 
     result, out = await rewrite(ctx, config_path(ctx, FILE), build, expected_etag=expected_etag, publish=False)
     return out, result.etag
@@ -277,10 +264,10 @@ async def add_bookmark(ctx: ToolContext, args: AddBookmarkIn) -> BookmarkChangeO
                 )
         container: list[Any] = data["items"]
         if args.group is not None:
-            container = _find_group(ctx, data, args.group).item.setdefault("items", [])
+            container = find_group(ctx, data, args.group).item.setdefault("items", [])
         index = len(container) if args.position is None else min(args.position, len(container))
         container.insert(index, item)
-        return _out(ctx, next(loc for loc in bm.walk(data["items"], _visible(ctx)) if loc.item is item))
+        return shown(ctx, next(loc for loc in bm.walk(data["items"], visible_to(ctx)) if loc.item is item))
 
     added, etag = await _edit(ctx, add, args.expected_etag)
     return BookmarkChangeOut(item=added, etag=etag)
@@ -315,7 +302,7 @@ def _target(
             "name the bookmark by exactly one of id, path or title", details={"field": "id", "reason": "selector"}
         )
     found: list[bm.Located] = []
-    for loc in bm.walk(bm.items_of(data), _visible(ctx)):
+    for loc in bm.walk(bm.items_of(data), visible_to(ctx)):
         item = loc.item
         if args.id is not None:
             hit = loc.id == args.id
@@ -350,7 +337,7 @@ async def remove_bookmark(ctx: ToolContext, args: RemoveBookmarkIn) -> BookmarkC
 
     def remove(_note: NoteFile | None, data: Any) -> Bookmark:
         loc = _target(ctx, args, data, named)
-        gone = _out(ctx, loc)
+        gone = shown(ctx, loc)
         # A removed group's bookmarks of notes the caller may not read stay, where the group was:
         # this caller can neither see nor change them (for it the group's removal is complete).
         loc.container[loc.index : loc.index + 1] = _hidden_inside(ctx, loc.item)
@@ -360,9 +347,9 @@ async def remove_bookmark(ctx: ToolContext, args: RemoveBookmarkIn) -> BookmarkC
     return BookmarkChangeOut(item=gone, etag=etag)
 
 
-async def remove_bookmark_confirm(ctx: ToolContext, args: RemoveBookmarkIn) -> ChangePreview | None:
+def _preview(ctx: ToolContext, args: RemoveBookmarkIn, named: tuple[str, str | None] | None) -> ChangePreview | None:
     data, _ = read_config(ctx, FILE)
-    loc = _target(ctx, args, data, await _named(ctx, args))
+    loc = _target(ctx, args, data, named)
     inner = _seen_inside(ctx, loc.item)  # what the caller sees of it, as list_bookmarks counts it
     if inner:
         summary = f"remove bookmark group {loc.item.get('title')!r} and the {inner} bookmarks in it"
@@ -370,17 +357,12 @@ async def remove_bookmark_confirm(ctx: ToolContext, args: RemoveBookmarkIn) -> C
     return None
 
 
+async def remove_bookmark_confirm(ctx: ToolContext, args: RemoveBookmarkIn) -> ChangePreview | None:
+    named = await _named(ctx, args)
+    return await offloop.sized(config_size(ctx, FILE), _preview, ctx, args, named)
+
+
 TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        name="list_bookmarks",
-        domain="obsidian",
-        title="List bookmarks",
-        description="The vault's Obsidian bookmarks (files with heading/block, folders, searches, graphs, URLs, "
-        "groups), depth first with ids for remove_bookmark and the file's etag.",
-        input_model=ListBookmarksIn,
-        output_model=BookmarksOut,
-        handler=list_bookmarks,
-    ),
     ToolSpec(
         name="add_bookmark",
         domain="obsidian",

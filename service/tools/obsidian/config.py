@@ -20,6 +20,7 @@ from service.errors import NoteNotFound, PathInvalid, ValidationFailed
 from service.markdown.parse import note_title
 from service.obsidian import property_types
 from service.tools.context import ToolContext
+from service.vault import offloop
 from service.vault.files import WriteResult
 from service.vault.paths import VaultPath, normalize
 
@@ -49,6 +50,15 @@ def read_config(ctx: ToolContext, name: str) -> tuple[Any, str | None]:
         return json.loads(note.content), note.etag
     except (ValueError, RecursionError):  # RecursionError: nested past the parser's limit
         return None, note.etag
+
+
+def config_size(ctx: ToolContext, name: str) -> int:
+    """The size of `.obsidian/<name>` now, for `offloop.sized` (0 when it cannot be read: `read_config`
+    then answers None at once)."""
+    try:
+        return offloop.size_of(config_path(ctx, name))
+    except PathInvalid:
+        return 0
 
 
 async def write_config(ctx: ToolContext, name: str, text: str, expected_etag: str | None) -> WriteResult:

@@ -10,6 +10,8 @@ Touches: `.obsidian/workspace.json` (read only).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import islice
 from typing import Literal
 
 from pydantic import Field
@@ -18,10 +20,13 @@ from service.obsidian import workspace as ws
 from service.obsidian.attachments import kind_of
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
-from service.tools.obsidian.config import FileRef, file_ref, read_config, visible_path
+from service.tools.obsidian.config import FileRef, config_size, file_ref, read_config, visible_path
 from service.tools.spec import ToolSpec
+from service.vault import offloop
 
 FILE = "workspace.json"
+# Tabs an answer lists: a workspace.json of 100,000 tabs was built whole (7 s) to be refused as too long.
+MAX_TABS = 500
 
 
 class Tab(ToolOutput):
@@ -42,7 +47,8 @@ class WorkspaceIn(ToolInput):
 class WorkspaceOut(ToolOutput):
     found: bool = Field(description="Whether .obsidian/workspace.json exists and could be read.")
     active_file: FileRef | None = Field(description="The file of the focused tab (None if none or not yours).")
-    tabs: list[Tab] = Field(description="Open tabs in layout order.")
+    tabs: list[Tab] = Field(description=f"Open tabs in layout order (the first {MAX_TABS}).")
+    tabs_total: int = Field(description="Open tabs in the layout (more than `tabs` lists past its limit).")
     recent_files: list[FileRef] = Field(description="The first 10 recently opened files, newest first.")
 
 
@@ -60,22 +66,30 @@ def _tab(ctx: ToolContext, leaf: ws.Leaf, active: str | None) -> Tab:
     )
 
 
-def _recent(ctx: ToolContext, data: object) -> list[str]:
-    return [rel for raw in ws.last_open_files(data) if (rel := visible_path(ctx, raw)) is not None]
+def _recent(ctx: ToolContext, data: object) -> Iterator[str]:
+    """The recent files the caller may read, newest first, each looked at when it is reached (a
+    page is done with the first it lists and one more: 100,000 entries were each checked)."""
+    return (rel for raw in ws.last_open_files(data) if (rel := visible_path(ctx, raw)) is not None)
 
 
 async def get_workspace(ctx: ToolContext, args: WorkspaceIn) -> WorkspaceOut:
+    # A long workspace.json is read in a worker thread (100,000 tabs held the event loop 7.3 s).
+    return await offloop.sized(config_size(ctx, FILE), _workspace, ctx, args)
+
+
+def _workspace(ctx: ToolContext, args: WorkspaceIn) -> WorkspaceOut:
     data, _ = read_config(ctx, FILE)
     active = ws.active_id(data)
     leaves = [leaf for leaf in ws.leaves(data) if args.include_sidebars or leaf.area == "main"]
-    tabs = [_tab(ctx, leaf, active) for leaf in leaves]
+    tabs = [_tab(ctx, leaf, active) for leaf in leaves[:MAX_TABS]]
     focused = next((leaf for leaf in ws.leaves(data) if leaf.id == active), None)
     active_rel = visible_path(ctx, focused.file) if focused is not None else None
     return WorkspaceOut(
         found=isinstance(data, dict),
         active_file=file_ref(ctx, active_rel) if active_rel is not None else None,
         tabs=tabs,
-        recent_files=[file_ref(ctx, rel) for rel in _recent(ctx, data)[:10]],
+        tabs_total=len(leaves),
+        recent_files=[file_ref(ctx, rel) for rel in islice(_recent(ctx, data), 10)],
     )
 
 
@@ -99,9 +113,14 @@ def _kind(rel: str) -> str:
 
 
 async def list_recent_files(ctx: ToolContext, args: RecentIn) -> RecentOut:
-    data, _ = read_config(ctx, FILE)
-    rels = [rel for rel in _recent(ctx, data) if args.kind is None or _kind(rel) == args.kind]
     offset = decode_cursor(args.cursor, k=args.kind)
+    return await offloop.sized(config_size(ctx, FILE), _recent_page, ctx, args, offset)
+
+
+def _recent_page(ctx: ToolContext, args: RecentIn, offset: int) -> RecentOut:
+    data, _ = read_config(ctx, FILE)
+    kept = (rel for rel in _recent(ctx, data) if args.kind is None or _kind(rel) == args.kind)
+    rels = list(islice(kept, offset + args.limit + 1))  # one past the page: whether there is more
     window, cursor = page_of(rels, offset, args.limit, k=args.kind)
     items = [RecentFile(**file_ref(ctx, rel).model_dump(), kind=_kind(rel)) for rel in window]
     return RecentOut(items=items, next_cursor=cursor)

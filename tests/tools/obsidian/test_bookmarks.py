@@ -87,7 +87,7 @@ async def test_list_shows_every_type_nested_and_hides_denied_files(bk: Harness) 
 
 
 async def test_missing_bookmarks_file_is_an_empty_list(vg: Harness) -> None:
-    assert await vg.ok("list_bookmarks") == {"items": [], "etag": None}
+    assert await vg.ok("list_bookmarks") == {"items": [], "total": 0, "etag": None, "next_cursor": None}
 
 
 @pytest.mark.covers("list_bookmarks", "failure")

@@ -1,0 +1,52 @@
+"""Over real HTTP with the SDK client: list_bookmarks pages a bookmarks.json of 3,000 bookmarks in
+groups (it answered all of them at once: 100,000 were 30 MB, refused only after 7 s of work),
+each bookmark once across the pages, following next_cursor, and a group's pages alone with
+`group`. No time is asserted."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error, ok
+
+GROUPS, PER_GROUP = 30, 99
+
+
+async def _pages(client: Any, **args: Any) -> list[dict[str, Any]]:
+    pages = [await ok(client, "list_bookmarks", args)]
+    while cursor := pages[-1].get("next_cursor"):
+        pages.append(await ok(client, "list_bookmarks", args, cursor=cursor))
+    return pages
+
+
+async def test_bookmarks_are_listed_by_pages_over_http(make_vault: Callable[..., Path]) -> None:
+    items = [
+        {
+            "type": "group",
+            "title": f"g{g}",
+            "items": [{"type": "url", "url": f"https://x/{g}/{i}"} for i in range(PER_GROUP)],
+        }
+        for g in range(GROUPS)
+    ]
+    root = make_vault({"A.md": "# A\n", ".obsidian/bookmarks.json": json.dumps({"items": items})})
+    async with e2e(root) as (url, harness), Client(url) as client:
+        await harness.indexed()
+        pages = await _pages(client, limit=250)
+        assert [len(p["items"]) for p in pages] == [250] * 12
+        listed = [i for p in pages for i in p["items"]]
+        assert len({i["id"] for i in listed}) == GROUPS * (PER_GROUP + 1) == pages[0]["total"]
+        assert [i["items"] for i in listed if i["type"] == "group"] == [PER_GROUP] * GROUPS
+        assert "next_cursor" not in pages[-1] or pages[-1]["next_cursor"] is None
+        default = await ok(client, "list_bookmarks")
+        assert len(default["items"]) == 200 and default["items"] == listed[:200]
+        one = await _pages(client, group="g7", limit=40)
+        assert [len(p["items"]) for p in one] == [40, 40, 19]
+        assert {i["group"] for p in one for i in p["items"]} == {"g7"}
+        wrong = await error(client, "list_bookmarks", group="g8", cursor=one[0]["next_cursor"])
+        assert wrong["code"] == "validation_error" and wrong["details"]["field"] == "cursor"
