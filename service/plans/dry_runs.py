@@ -4,7 +4,9 @@ chain, every page, to learn the files it would change; those are the plan's effe
 note among them (a move's dry run refuses with `vault_unwritable`; a rewrite's lists the note)
 means the step is refused at run time: it is listed in the effects' failures. So is a replace_text
 whose replacement a note's encoding cannot hold (`replace_refusal`), found by its dry run over the
-notes no earlier step touched and by the tool's own edit over those the earlier steps leave."""
+notes no earlier step touched and by the tool's own edit over those the earlier steps leave; and a
+move or rewrite whose dry run is refused for its plan's size (`compute_budget_exceeded`: `[limits]
+max_rewrite_seconds`, `max_rewrite_notes`), which the run's plan is as well."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from service.plans.tool_effects import BOOKMARKS_FILE
 
 MAX_PAGES = 5000  # pages of one dry run, at most (as many as a plan has calls)
 DRY_RUN_PAGE = 500  # changed files per page of a rewriting tool's dry run (its maximum `limit`)
+BUDGET = "compute_budget_exceeded"  # a dry run's plan past [limits] max_rewrite_seconds / _notes: the run's too
 
 
 class Reader(Rewriter, Protocol):
@@ -82,6 +85,8 @@ async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: E
         return
     preview, files, pairs, error = await _dry_run(host, tool, args)
     code = None if error is None else error.code
+    if code == BUDGET:  # its plan is past [limits] max_rewrite_seconds or max_rewrite_notes: so is the run's
+        builder.failing.append((code, str(args.get("path", ""))))
     if code == "vault_unwritable":  # a read-only note holds a link it would rewrite: refused at run time
         builder.unwritable_now(moved.from_path)
     if code == "already_exists" and not _freed(builder, moved.from_path, str(args.get("new_path", ""))):
@@ -143,6 +148,9 @@ async def preview_rewrite(
             builder.effects.bulk_changes.remove(known)
         return None  # a dry run inside the plan changes nothing
     code = None if error is None else error.code
+    if code == BUDGET:  # its plan is past [limits] max_rewrite_seconds or max_rewrite_notes: so is the run's
+        builder.failing.append((code, str(args.get("path") or args.get("old_target") or args.get("old") or "")))
+        return None
     old = str(args.get("old_target", ""))
     planned: list[str] | None = None  # the notes it edits over the vault the earlier steps leave
     targets: list[str] | None = None  # a rewrite_links' [old, new] paths, where the check knows them

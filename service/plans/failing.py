@@ -4,7 +4,8 @@ lacks, a task line holding no task, an inline tag under a missing heading, a blo
 entity's note holds for another observation, a character the note's encoding lacks) by the error
 the call itself raises there (the tool layer's `plan_texts.refused_by`): its message, details and
 hint, so validate_plan's answer says what running the step would; any other failure (a create onto
-a note there, an edit of a note not there, a read-only file, an ambiguous name) by its code."""
+a note there, an edit of a note not there, a read-only file, an ambiguous name, a rewrite whose
+plan outlasts its time budget) by its code."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ _FAILS: defaultdict[str, str] = defaultdict(
         "vault_unwritable": "of {}, a read-only file (chmod a-w)",
         "ambiguous_note": "of {}, a name several notes (or a folder and the note beside it) fit once the earlier "
         "steps ran",
+        "compute_budget_exceeded": "of {}, whose plan is past [limits] max_rewrite_seconds or max_rewrite_notes "
+        "(its dry run was refused so): change fewer notes at a time",
     },
 )
 
