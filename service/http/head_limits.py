@@ -46,6 +46,7 @@ from service.http.connections import _Over as _Over
 from service.http.connections import _Unread as _Unread
 from service.http.hosts import NO_HOST, NOT_A_TARGET, TARGET, absolute_target
 from service.http.strict import (
+    LONG_CHUNK_LINE,
     METHOD,
     NO_VERSION,
     SPACES,
@@ -119,6 +120,9 @@ def head_limited(
             self._data = b""  # the bytes being parsed
             self._tail = b""  # the last `TAIL_BYTES` received before them
             self._begins = 0  # the requests begun in them so far
+            self._chunk_line = False  # a chunk-size line (or the trailers) is arriving
+            self._chunk_line_read = 0  # bytes received for it, after the read it began in
+            self._chunk_heads = 0  # chunk-size lines completed in the bytes being parsed
             self._refusal: bytes | None = None  # the 400 owed once the requests read before it are answered
 
         def _too_slow(self) -> None:
@@ -134,7 +138,15 @@ def head_limited(
             answered = self._headed and self.cycle is not None and self.cycle.response_started
             self._deadline.close(self.transport, self.logger, answered)
 
+        def on_chunk_header(self) -> None:
+            self._chunk_line, self._chunk_line_read = False, 0
+            self._chunk_heads += 1
+
+        def on_chunk_complete(self) -> None:
+            self._chunk_line = True  # the next chunk's size line, or the trailers after the last
+
         def on_message_complete(self) -> None:
+            self._chunk_line = False
             self._deadline.disarm()
             super().on_message_complete()
             # Answered before its body was in (406, 413): the body's bytes cancelled uvicorn's keep-alive
@@ -188,6 +200,8 @@ def head_limited(
                 cast("dict[str, Any]", self.scope)[TARGET] = self.url
             super().on_headers_complete()
             self._headed = True
+            coding = b", ".join(value for name, value in self.headers if name == b"transfer-encoding")
+            self._chunk_line = b"chunked" in coding.lower()
 
         def _unsupported_upgrade_warning(self) -> None:
             if self.scope.get("method") != "CONNECT":  # (llhttp takes CONNECT for an upgrade: the edge answers 405)
@@ -211,10 +225,15 @@ def head_limited(
 
         def data_received(self, data: bytes) -> None:
             self._begun, self._data, self._begins = False, data, 0
+            in_line, self._chunk_heads = self._chunk_line, 0
             try:
                 super().data_received(data)
             finally:  # (the bytes before `data` some checks look back at: a request line sent in pieces)
                 self._tail = (self._tail + data)[-TAIL_BYTES:]
+            if in_line and self._chunk_line and not self._chunk_heads and not self.transport.is_closing():
+                self._chunk_line_read += len(data)  # (llhttp reads chunk extensions without a bound)
+                if self._chunk_line_read > max_bytes:
+                    self._long_chunk_line()
             if not self._in_head or self.transport.is_closing():
                 return
             if self.url and not self.headers and self._versionless(data):
@@ -268,6 +287,12 @@ def head_limited(
         def _earlier_owed(self) -> bool:
             cycle = self.cycle  # (the refused request's own cycle, if its head was read, is owed nothing)
             return bool(self.pipeline) or (cycle is not None and not cycle.response_complete and not cycle.more_body)
+
+        def _long_chunk_line(self) -> None:
+            self.logger.warning("chunk-size line or trailers over %d bytes: 400", max_bytes)
+            if self.cycle is None or not self.cycle.response_started or self.cycle.response_complete:
+                self.transport.write(response_400(LONG_CHUNK_LINE))  # (else an answer is cut: just closed)
+            self.transport.close()
 
         def _refuse(self) -> None:
             self._in_head = False
@@ -328,7 +353,10 @@ def _h11_deadlined(max_bytes: int, read_seconds: float, over: _Over, unread_seco
             no_host = "Missing mandatory Host" in str(failed)  # told as the edge tells httptools' (`NO_HOST`)
             odd = str(failed) if isinstance(failed, OddRequest) else None
             plain = response_400(NO_HOST) if no_host else response_400(odd) if odd else response_400()
-            self.transport.write(response_431(too_large(max_bytes)) if held > max_bytes else plain)
+            if held > max_bytes:  # a head, or a chunk-size line or the trailers, that long and incomplete
+                body = self.cycle is not None and self.cycle.more_body  # (h11's own state is ERROR now)
+                plain = response_400(LONG_CHUNK_LINE) if body else response_431(too_large(max_bytes))
+            self.transport.write(plain)
             self.transport.close()
 
         def _too_slow(self) -> None:

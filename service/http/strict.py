@@ -27,7 +27,10 @@ Requests that split nothing but were answered differently are answered the same 
 - an HTTP version other than 1.0 and 1.1 (`HTTP/1.2`, `HTTP/2.0`, `HTTP/3.0`): **505** and closed
   (RFC 9110 15.6.6). h11 served each, llhttp served 2.0 and refused the others 400;
 - more than one space between the request line's parts (`GET  /x HTTP/1.1`): **400** and closed
-  (RFC 9112 3: single spaces). llhttp served it, h11 refused it.
+  (RFC 9112 3: single spaces). llhttp served it, h11 refused it;
+- a chunk-size line (a long chunk extension) or trailer section over the head's limit
+  (`http.max_header_bytes`): **400** `LONG_CHUNK_LINE` and closed. llhttp read it without end,
+  h11 answered it 431 as a head over the limit.
 Empty lines (CRLF) before a request line are skipped by both (RFC 9112 2.2 "SHOULD"; h11 refused
 them, llhttp skips them).
 h11 gets the checks through its own reader hooks (`StrictH11`); httptools' refusals name the same
@@ -58,6 +61,7 @@ NO_VERSION = "the request line carries no HTTP version (HTTP/0.9 is not served)"
 UNKNOWN_METHOD = "the request method is not one this server knows (RFC 9110 9.1)"
 VERSION = "the HTTP version is not 1.0 or 1.1, the versions served (RFC 9110 15.6.6)"
 SPACES = "the request line's method, target and version are not separated by single spaces (RFC 9112 3)"
+LONG_CHUNK_LINE = "a chunk-size line (its extensions included) or the trailer section is over the head's limit"
 STATUS = {UNKNOWN_METHOD: 501, VERSION: 505}  # a refusal's status when not 400
 KNOWN_METHODS = frozenset(  # llhttp's HTTP methods (CONNECT: the edge answers it 405)
     b"ACL BIND CHECKOUT CONNECT COPY DELETE GET HEAD LINK LOCK M-SEARCH MERGE MKACTIVITY MKCALENDAR MKCOL MOVE"
