@@ -7,12 +7,12 @@ bearer token and the principal), the request front (`service.http.front`: the on
 step, `service.protocol.framing`, that no fast path skips), the manager's session lookup (404
 unknown, 400 missing), its owner and protocol-version rules, Accept and Content-Type, the JSON
 and JSON-RPC shape — when the transport asks `plain_call`. A call qualifies when the session's
-`initialize` was answered with a result as plain JSON and `FastPath.plain_call` holds, told
-whether that `initialize` declared `elicitation` (`service.protocol.fast_path`: which calls,
-and the JSON the SDK would write); it then runs through the dispatch chain in the POST's own
-task and is answered as the transport answers any call: `application/json` when done within the
-grace period, else an SSE stream opened then (`LazyStreamTransport._answer_fast`). Everything
-else goes to the SDK's session.
+`initialize` was answered with a result (as plain JSON, or on the stream it got once past the
+grace period) and `FastPath.plain_call` holds, told whether that `initialize` declared
+`elicitation` (`service.protocol.fast_path`: which calls, and the JSON the SDK would write); it
+then runs through the dispatch chain in the POST's own task and is answered as the transport
+answers any call: `application/json` when done within the grace period, else an SSE stream
+opened then (`LazyStreamTransport._answer_fast`). Everything else goes to the SDK's session.
 
 As on the SDK's path: the principal comes from the edge (the ASGI scope); the caller's
 read-your-writes mark is keyed by the session id; an exception raised by the chain is answered
@@ -90,7 +90,7 @@ class SessionFastCalls:
         self._inflight: dict[Any, anyio.CancelScope] = {}
 
     def initialized(self, answered: bool, params: Any, result: Any = None) -> None:
-        """The session's `initialize` (with `params`) was answered as plain JSON: with a result
+        """The session's `initialize` (with `params`) was answered (JSON or a stream): with a result
         (`answered`, the answer's `result`) or an error."""
         self.handshake = answered
         self.can_elicit = declares_elicitation(params)

@@ -46,7 +46,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from http import HTTPStatus
 from typing import Any
 
@@ -288,13 +289,12 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                 refused = self._create_json_response(self._ended(message.id))  # an answer, not a server failure
                 await refused(scope, receive, send)
             elif first is not None and _is_response(first.message):
-                if self.fast is not None and message.method == "initialize":
-                    answered = isinstance(first.message, JSONRPCResponse)
-                    self.fast.initialized(answered, message.params, getattr(first.message, "result", None))
+                self._handshake(message, first.message)
                 await self._create_json_response(first.message)(scope, receive, send)
                 _release(first.message)
-            else:
-                await self._stream(first, reader, scope, receive, send, message.id)
+            else:  # an `initialize` answered past the grace (a loaded machine) is learnt all the same
+                answered = partial(self._handshake, message)
+                await self._stream(first, reader, scope, receive, send, message.id, answered)
         finally:
             if self._request_streams.get(request_id) is streams:
                 del self._request_streams[request_id]
@@ -336,6 +336,15 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
         finally:
             reader.close()
 
+    def _handshake(self, message: JSONRPCRequest, response: JSONRPCMessage) -> None:
+        """`response` answers `message`: when that is the session's `initialize`, the fast path
+        learns whether it succeeded, its version and the client's capabilities, before the client
+        reads it. Answered on a stream (past the grace) as well as with JSON: else a session whose
+        `initialize` took longer than the grace sent every call through the SDK."""
+        if self.fast is not None and message.method == "initialize":
+            answered = isinstance(response, JSONRPCResponse)
+            self.fast.initialized(answered, message.params, getattr(response, "result", None))
+
     async def _stream(
         self,
         first: EventMessage | None,
@@ -344,10 +353,11 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
         receive: Receive,
         send: Send,
         request_id: Any,
+        answered: Callable[[JSONRPCMessage], None] | None = None,
     ) -> None:
         """The rest of the request's messages as an SSE stream, ending with its response (`request_id`:
         the request's, answered "Session terminated" when the session ends first; None: the caller
-        sends every message)."""
+        sends every message; `answered` is told the response before it is sent)."""
 
         async def events() -> AsyncIterator[dict[str, Any]]:
             pending = first
@@ -355,6 +365,8 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                 while True:
                     if pending is None:
                         pending = await reader.receive()
+                    if answered is not None and _is_response(pending.message):
+                        answered(pending.message)
                     yield self._create_event_data(pending)
                     if _is_response(pending.message):
                         _release(pending.message)

@@ -185,6 +185,57 @@ async def test_a_slow_silent_call_gets_its_stream_after_the_grace_period(
     assert ("rename_note" in past_the_sdk) is fast
 
 
+class Initialize:
+    """An httpx2 response hook: the content type the `initialize` POST was answered with."""
+
+    def __init__(self) -> None:
+        self.kinds: list[str] = []
+        self.streamed = anyio.Event()
+
+    async def __call__(self, response: httpx2.Response) -> None:
+        if response.request.method == "POST" and json.loads(response.request.content).get("method") == "initialize":
+            self.kinds.append(response.headers.get("content-type", "").split(";")[0])
+            if self.kinds[-1] == SSE:
+                self.streamed.set()
+
+
+async def test_a_session_whose_initialize_was_answered_past_the_grace_still_calls_past_the_sdk(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast path learnt a session's handshake only from an `initialize` answered as JSON: one
+    answered later than the grace (10 ms here; the SDK's `initialize` on a loaded machine) went out
+    on a stream, and every call of that session then went through the SDK (the test above failed
+    so under load). The `initialize` is held here until its stream is open: no timing."""
+    past_the_sdk: list[str] = []
+    run = FastPath.run
+
+    async def recorded(self: FastPath, call: Any, *args: Any, **kwargs: Any) -> Any:
+        past_the_sdk.append(call.tool)
+        return await run(self, call, *args, **kwargs)
+
+    monkeypatch.setattr(FastPath, "run", recorded)
+    root = make_vault(VAULT)
+    settings = settings_for(root, http={"sse_grace_seconds": 0.01}, protocol={"fast_calls": True})
+    app = VaultgateApp(settings)
+    initialize = Initialize()
+
+    async def held(ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "initialize":
+            await initialize.streamed.wait()  # its POST got a stream: the grace is over
+        return await call_next(ctx)
+
+    async with serving(settings, app) as (url, _):
+        await Harness(app, root).indexed()
+        app.server.middleware.insert(0, held)  # after the fast path's rule was made (`FastPath.enabled`)
+        http = create_mcp_http_client()
+        http.event_hooks = {"response": [initialize]}
+        async with http, Client(streamable_http_client(url, http_client=http), mode="legacy") as c:  # type: ignore[arg-type]
+            result = await c.call_tool("read_note", {"path": "A"})
+            assert not result.is_error, result.structured_content
+    assert initialize.kinds == [SSE]
+    assert past_the_sdk == ["read_note"]
+
+
 async def test_grace_zero_keeps_every_answer_a_stream(make_vault: Callable[..., Path]) -> None:
     answers = Answers()
     async with server(make_vault(VAULT), sse_grace_seconds=0) as url, client(url, answers, "legacy") as c:
