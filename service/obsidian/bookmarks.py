@@ -21,7 +21,7 @@ import hashlib
 import json
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,10 +59,11 @@ def key_of(item: dict[str, Any]) -> str:
     return f"{kind}-{digest[:10]}"
 
 
-def walk(items: list[Any], visible: Callable[[dict[str, Any]], bool]) -> Iterator[Located]:
+def walk(items: list[Any], visible: Callable[[dict[str, Any]], bool], *, keyed: bool = True) -> Iterator[Located]:
     """Every visible item of the whole list, depth first, in file order. One pass with a stack of
     the lists being read (nested generators passed each item up through every enclosing group:
-    groups 400 deep cost each item 400 steps)."""
+    groups 400 deep cost each item 400 steps). Not `keyed`: ids left empty (`ids_at` gives the
+    few needed; hashing each item is most of a walk's time)."""
     seen: Counter[str] = Counter()
     # The lists being read, each with its position prefix, depth and group title; beside each, its
     # cursor: the next index in it and the next position a visible item takes.
@@ -82,14 +83,47 @@ def walk(items: list[Any], visible: Callable[[dict[str, Any]], bool]) -> Iterato
             continue
         where = f"{prefix}{cursor[1]}"
         cursor[1] += 1
-        key = key_of(item)
-        seen[key] += 1
-        ident = key if seen[key] == 1 else f"{key}-{seen[key]}"
+        ident = ""
+        if keyed:
+            key = key_of(item)
+            seen[key] += 1
+            ident = key if seen[key] == 1 else f"{key}-{seen[key]}"
         yield Located(ident, where, item, held, index, depth, group)
         if item.get("type") == "group" and isinstance(item.get("items"), list):
             title = item.get("title") if isinstance(item.get("title"), str) else None
             frames.append((item["items"], f"{where}.", depth + 1, title))
             cursors.append([0, 0])
+
+
+def _shape(item: dict[str, Any]) -> tuple[Any, ...]:
+    """A few of an item's fields: two items of one key have the same shape (any other value than a
+    string or an integer as `key_of` writes it: NaN is not equal to itself, a dict's keys come in
+    any order), so only items shaped alike need hashing to be told apart."""
+    return tuple(
+        v if v is None or isinstance(v, str | int) else json.dumps(v, sort_keys=True, ensure_ascii=False, default=str)
+        for v in (item.get(k) for k in ("type", "ctime", "path", "subpath", "url", "query", "title"))
+    )
+
+
+def ids_at(found: list[Located], wanted: Iterable[int]) -> dict[int, str]:
+    """The id `walk` gives `found[i]` for each wanted `i`, `found` being a whole walk (unkeyed): only
+    those items and the earlier ones shaped alike are hashed (an id's number counts the identical
+    items before it)."""
+    want = set(wanted)
+    if not want:
+        return {}
+    shapes = {_shape(found[i].item) for i in want}
+    seen: dict[tuple[Any, ...], Counter[str]] = {shape: Counter() for shape in shapes}
+    out: dict[int, str] = {}
+    for j in range(max(want) + 1):
+        counts = seen.get(_shape(found[j].item))
+        if counts is None:
+            continue
+        key = key_of(found[j].item)
+        counts[key] += 1
+        if j in want:
+            out[j] = key if counts[key] == 1 else f"{key}-{counts[key]}"
+    return out
 
 
 def inside_counts(found: list[Located]) -> dict[str, int]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
 from pydantic import Field
@@ -120,7 +121,10 @@ def shown(ctx: ToolContext, loc: bm.Located, inside: dict[str, int] | None = Non
 
 
 def find_group(ctx: ToolContext, data: Any, key: str) -> bm.Located:
-    groups = [loc for loc in bm.walk(bm.items_of(data), visible_to(ctx)) if loc.item.get("type") == "group"]
+    every = list(bm.walk(bm.items_of(data), visible_to(ctx), keyed=False))
+    at = [i for i, loc in enumerate(every) if loc.item.get("type") == "group"]
+    ids = bm.ids_at(every, at)  # only groups hashed: an item of a group's key is a group
+    groups = [replace(every[i], id=ids[i]) for i in at]
     # A group by its id or its title (a position would name whatever group sits there now).
     found = [g for g in groups if g.id == key] or [g for g in groups if g.item.get("title") == key]
     if len(found) != 1:
