@@ -65,10 +65,19 @@ class Bookmark(ToolOutput):
 
 
 def visible_to(ctx: ToolContext) -> Any:
+    """Whether the caller sees an item: a file or folder it may read (each path asked once: the ACL's
+    answer was half of a walk's time), anything else."""
+    seen: dict[str, bool] = {}
+
     def visible(item: dict[str, Any]) -> bool:
-        if item.get("type") in ("file", "folder"):
-            return visible_path(ctx, item.get("path")) is not None
-        return True
+        if item.get("type") not in ("file", "folder"):
+            return True
+        path = item.get("path")
+        if not isinstance(path, str):
+            return False
+        if (known := seen.get(path)) is None:
+            known = seen[path] = visible_path(ctx, path) is not None
+        return known
 
     return visible
 

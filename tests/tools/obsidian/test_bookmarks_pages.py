@@ -147,3 +147,28 @@ def test_ids_of_a_few_items_are_those_of_the_whole_walk() -> None:
     assert [bm.ids_at(every, [i])[i] for i in range(len(every))] == keyed
     assert bm.ids_at(every, range(len(every))) == dict(enumerate(keyed))
     assert keyed[1].endswith("-2") and keyed[3].endswith("-2") and keyed[-1].endswith("-2")
+
+
+async def test_a_walk_asks_the_acl_once_per_path(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """3,000 bookmarks of the headings of two notes: each bookmark's path was checked (the ACL's
+    answer was half of a walk's time); each path is checked once a call."""
+    from service.tools.obsidian import bookmarks as tool
+
+    heads = [{"type": "file", "path": p, "subpath": f"#h{i}", "ctime": i} for i in range(1500) for p in "AB"]
+    for head in heads:
+        head["path"] += ".md"
+    root = make_vault({"A.md": "# A\n", "B.md": "# B\n", ".obsidian/bookmarks.json": json.dumps({"items": heads})})
+    asked: list[object] = []
+    real = tool.visible_path
+
+    def counted(ctx: Any, raw: object) -> str | None:
+        asked.append(raw)
+        return real(ctx, raw)
+
+    monkeypatch.setattr(tool, "visible_path", counted)
+    async with started(root) as vg:
+        page = await vg.ok("list_bookmarks", limit=10)
+        assert page["total"] == 3000 and [i["path"] for i in page["items"][:2]] == ["A.md", "B.md"]
+        assert len(asked) <= 2 + 10, len(asked)  # the walk's 2, the page's 10: 3,010 before
