@@ -36,6 +36,7 @@ from typing import Any
 
 from service.graph.linkpath import PathSet
 from service.indexer import relocate, rows
+from service.indexer.bulk import settle_word_merge
 from service.indexer.issues import FileIssue, issue
 from service.indexer.known import KnownFiles
 from service.indexer.scan import read_present
@@ -210,6 +211,7 @@ async def _apply(
             for rel in deleting:
                 rows.delete_note(conn, vault_id, rel)
             relocate.store(conn, vault_id, moved, paths, unresolved)
+            settle_word_merge(conn)  # a savepoint each note, a segment of the word index each
             stored.extend(rows.upsert_each(conn, vault_id, prepared))
             unresolved.add(link[0] for p in prepared for link in p.links if link[1] is None)
             if structural:

@@ -169,6 +169,24 @@ def merge_words(conn: Any) -> bool:
     return True
 
 
+def settle_word_merge(conn: Any) -> bool:
+    """Before notes are stored one savepoint each (`rows.upsert_each`: `apply`, and a reconcile's
+    batch that is not a bulk load's): FTS5 flushes the word index at every savepoint, a segment
+    each, and with a cold load's `LOAD_MERGE` still set (until the merge job, after the query
+    indexes; across a restart too) nothing merges them: past its limit of segments FTS5 refuses
+    the write ("database or disk is full"). A rename rewriting 1,500 notes right after a cold
+    load failed its whole index update so. FTS5's defaults come back first (whether they did);
+    the merge job then compacts the index as after any write. Nothing while a load defers the
+    word index (its triggers are dropped: these writes do not touch it)."""
+    if conn.execute("SELECT 1 FROM fts_words_config WHERE k = ?", (LOAD_MERGE[-1][0],)).fetchone() is None:
+        return False
+    marks = ",".join("?" * len(WORD_TRIGGERS))
+    if conn.execute(f"SELECT 1 FROM deferred_indexes WHERE name IN ({marks})", WORD_TRIGGERS).fetchone():
+        return False
+    _merge_settings(conn, DEFAULT_MERGE)
+    return True
+
+
 def _merge_settings(conn: Any, settings: tuple[tuple[str, int], ...]) -> None:
     """Set FTS5's merge options of `fts_words` (persistent: rows of `fts_words_config`, read by
     every connection). The defaults are set through FTS5 too (its cached options and its cookie

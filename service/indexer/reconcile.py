@@ -33,7 +33,7 @@ from service.graph.address import NoteName
 from service.graph.linkpath import PathSet
 from service.graph.queries import alias_texts
 from service.indexer import parsepool, relocate, rows
-from service.indexer.bulk import bulk_mode, checkpoint_after_load, restore_indexes
+from service.indexer.bulk import bulk_mode, checkpoint_after_load, restore_indexes, settle_word_merge
 from service.indexer.canvas_facts import is_canvas
 from service.indexer.caps import kept_text, max_chars
 from service.indexer.early import EarlyWrites
@@ -323,6 +323,8 @@ def write_batch(
         counts = unresolved = None
     names = [p.path for p in prepared]
     before = counts.before(conn, names) if counts is not None else None
+    if not bulk:
+        settle_word_merge(conn)  # note by note: a savepoint each, a segment of the word index each
     failed = (
         rows.upsert_batch(conn, vault_id, prepared, new=new) if bulk else rows.upsert_each(conn, vault_id, prepared)
     )
