@@ -7,33 +7,16 @@ whatever the machine's load."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
-from service import budget
 from service.graph import plan_clock
 from tests.conftest import e2e, snapshot
 from tests.e2e.calls import error
-
-
-class Ticks:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
-
-
-@pytest.fixture(autouse=True)
-def _limits_kept() -> Iterator[None]:
-    """The app makes its `[limits]` the process's (`service.budget.configure`): put back after."""
-    kept = budget.configured()
-    yield
-    budget.configure(kept)
+from tests.ticks import Ticks
 
 
 async def test_a_tag_rename_past_its_plan_budget_is_a_structured_refusal(

@@ -7,24 +7,14 @@ then wrote for many minutes under the vault's move lock. Nothing here is timed: 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from service import budget
 from tests.conftest import started, write_files
 
 CAP = {"max_rewrite_notes": 2}
-
-
-@pytest.fixture(autouse=True)
-def _limits_kept() -> Iterator[None]:
-    """The app makes its `[limits]` the process's (`service.budget.configure`): put back after."""
-    kept = budget.configured()
-    yield
-    budget.configure(kept)
 
 
 def _vault(root: Path) -> None:

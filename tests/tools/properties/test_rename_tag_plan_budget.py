@@ -11,36 +11,16 @@ whatever the machine's load: nothing is timed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from service import budget
 from service.graph import plan_clock
 from tests.conftest import started, write_files
+from tests.ticks import Ticks
 
 LIMITS = {"max_rewrite_seconds": 2.5}
-
-
-class Ticks:
-    """A clock that moves one second each time it is read."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
-
-
-@pytest.fixture(autouse=True)
-def _limits_kept() -> Iterator[None]:
-    """The app makes its `[limits]` the process's (`service.budget.configure`): put back after."""
-    kept = budget.configured()
-    yield
-    budget.configure(kept)
 
 
 def _ticking(monkeypatch: pytest.MonkeyPatch) -> None:

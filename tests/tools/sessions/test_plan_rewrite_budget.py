@@ -9,25 +9,14 @@ with a budget of 2.5 s a plan of 6 notes is found spent after the third, whateve
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from service import budget
 from service.graph import plan_clock
 from tests.conftest import started, write_files
-from tests.tools.properties.test_rename_tag_plan_budget import Ticks
-
-
-@pytest.fixture(autouse=True)
-def _limits_kept() -> Iterator[None]:
-    """The app makes its `[limits]` the process's (`service.budget.configure`): put back after."""
-    kept = budget.configured()
-    yield
-    budget.configure(kept)
-
+from tests.ticks import Ticks
 
 STEPS: dict[str, dict[str, Any]] = {
     "rename_tag": {"tool": "rename_tag", "args": {"old": "proj", "new": "project", "dry_run": False}},

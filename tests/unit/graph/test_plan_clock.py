@@ -9,17 +9,7 @@ import pytest
 from service.errors import ComputeBudgetExceeded
 from service.graph.moves import BATCH, FileEdit, MovePlan, scan
 from service.graph.plan_clock import PlanClock
-
-
-class Ticks:
-    """A clock that moves one second each time it is read."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
+from tests.ticks import Ticks
 
 
 async def test_the_scan_stops_at_the_note_that_spends_the_budget() -> None:
