@@ -38,36 +38,48 @@ Clock = Callable[[], float]
 now: Clock = time.monotonic
 
 
+_RAISE = "an operator can raise [limits] max_rewrite_seconds (VAULTGATE_LIMITS__MAX_REWRITE_SECONDS)."
+_RAISE_NOTES = "an operator can raise [limits] max_rewrite_notes (VAULTGATE_LIMITS__MAX_REWRITE_NOTES)."
+
+
 @dataclass(frozen=True)
 class PlanWork:
-    """What a plan works out, as its refusal tells it: the work, the candidate notes, the way out."""
+    """What a plan works out, as its refusal tells it: the work, the candidate notes, the way out
+    (`advice`, then how an operator raises the limit met; `fewer`: the advice when the number of
+    notes is, if it differs)."""
 
     work: str
     notes: str
-    hint: str
-    fewer: str  # how to make a call that rewrites fewer notes
+    advice: str
+    fewer: str | None = None
+
+    @property
+    def hint(self) -> str:
+        """Past `max_rewrite_seconds`."""
+        return self.advice + _RAISE
+
+    @property
+    def notes_hint(self) -> str:
+        """Past `max_rewrite_notes`."""
+        return (self.advice if self.fewer is None else self.fewer) + _RAISE_NOTES
 
 
-_RAISE = "an operator can raise [limits] max_rewrite_seconds (VAULTGATE_LIMITS__MAX_REWRITE_SECONDS)."
-_RAISE_NOTES = "an operator can raise [limits] max_rewrite_notes (VAULTGATE_LIMITS__MAX_REWRITE_NOTES)."
 LINKS = PlanWork(
     "working out this call's link rewrites",
     "notes that may link to the changed files",
     "Nothing was changed. Fewer notes link to a smaller change: move a folder's subfolders one at a time, or "
-    "rewrite fewer links at once; " + _RAISE,
+    "rewrite fewer links at once; ",
     "Nothing was changed. Move a folder's subfolders one at a time (each rewrites fewer notes); for one note "
     "linked from this many, ",
 )
 TAGS = PlanWork(
     "working out this tag rename",
     "notes holding the tag",
-    "Nothing was changed. Rename a nested tag (#old/part) at a time, so fewer notes hold each; " + _RAISE,
     "Nothing was changed. Rename a nested tag (#old/part) at a time, so fewer notes hold each; ",
 )
 TEXT = PlanWork(
     "working out this replacement",
     "notes with a match",
-    "Nothing was changed. Narrow it with folder (one call per folder) or path; " + _RAISE,
     "Nothing was changed. Narrow it with folder (one call per folder) or path; ",
 )
 
@@ -124,5 +136,5 @@ def too_many(max_notes: int, examined: int, total: int, work: PlanWork = LINKS) 
             "examined": examined,
             "total": total,
         },
-        hint=work.fewer + _RAISE_NOTES,
+        hint=work.notes_hint,
     )
