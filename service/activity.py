@@ -16,7 +16,9 @@ Worker threads that are not tied to one app (the embedding model's batch threads
 process) ask `calls_pause` instead: it waits while a call of any app in the process runs or
 began just now, a little at a time, so a burst of calls does not share the cores and the
 interpreter with the model between its texts (docs/benchmarks.md, "read_note while a backlog
-embeds").
+embeds"). A consolidation run's worker thread asks `calls_pause` among its own app's calls
+(`service.plane.job`), and `run_consolidation` waiting for the run it started is set `aside`:
+such a call does no work, and the run would otherwise wait for its own caller.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import contextlib
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator
 
 QUIET_S = 1.0  # no call running and none begun for this long: the callers have paused
 GIVE_WAY_STEP_S = 0.02  # a worker thread waits at most this long for the calls at a time...
@@ -56,6 +58,21 @@ class Activity:
         if not self.running:
             self._idle.set()
             self.idle_now.set()
+
+    @contextlib.contextmanager
+    def aside(self) -> Iterator[None]:
+        """Within: the current call only waits for background work (a consolidation run it
+        started), so it does not count as running and that work does not give way to it."""
+        counted = self.running > 0  # (a handler called outside the dispatcher is not counted)
+        if counted:
+            self.end()
+        try:
+            yield
+        finally:
+            if counted:
+                self.running += 1
+                self._idle.clear()
+                self.idle_now.clear()
 
     async def quiet(self, quiet_s: float = QUIET_S, *, within: float | None = None) -> None:
         """Return once no call runs and none began in the last `quiet_s` seconds, or after
@@ -96,16 +113,22 @@ class GiveWay:
         self.left -= self._clock() - started
 
 
-def calls_pause(quiet_s: float, within: float, clock: Callable[[], float] = time.monotonic) -> float:
+def calls_pause(
+    quiet_s: float,
+    within: float,
+    clock: Callable[[], float] = time.monotonic,
+    among: Collection[Activity] | None = None,
+) -> float:
     """On a worker thread of the process (not the event loop): wait while a call of any app in the
-    process runs or began less than `quiet_s` ago, at most `within` seconds; the seconds waited."""
+    process (or of the apps `among`) runs or began less than `quiet_s` ago, at most `within`
+    seconds; the seconds waited."""
     started = clock()
     while True:
         left = within - (clock() - started)
         if left <= 0:
             return within
         try:
-            live = list(_LIVE)
+            live = list(_LIVE if among is None else among)
         except RuntimeError:  # an app was made meanwhile (the set changed size): go on this time
             return clock() - started
         since = [(a, a._clock() - a.last) for a in live if a.running or a._clock() - a.last < quiet_s]

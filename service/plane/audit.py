@@ -40,6 +40,7 @@ import re
 import sqlite3
 import time
 from collections import Counter, defaultdict
+from functools import partial
 from typing import Any
 
 from service.graph.analytics import Limit
@@ -291,7 +292,7 @@ class Audit:
             return linked, (others[at:] + others[:at])[: MENTION_TITLES - len(linked)]
 
         def mentioning(target: str, phrase: str) -> Any:
-            def read(c: sqlite3.Connection) -> list[tuple[str, str]]:
+            def read(c: sqlite3.Connection) -> tuple[list[int], dict[int, str]]:
                 try:
                     hits = [
                         int(r[0])
@@ -303,7 +304,7 @@ class Audit:
                 except DbOperationalError as exc:
                     if schema_changed(exc):
                         raise  # run again by `Database.run_read`
-                    return []  # a title FTS cannot take as a phrase
+                    return [], {}  # a title FTS cannot take as a phrase
                 linking = {
                     int(r[0])
                     for r in c.execute("SELECT src_id FROM links WHERE vault_id = ? AND target_path = ?", (vid, target))
@@ -312,18 +313,27 @@ class Audit:
                 left = [h for h in hits if h in by_id and h not in linking and by_id[h][0] != target]
                 left = [h for h in left if titles.get(by_id[h][0], "").casefold() != named]  # a namesake, not a link
                 if not left:
-                    return []
-                # the index stems and folds accents ("Crossing" matches "Cross"): the very words, case-blind
-                # (a word boundary only where the title ends in a letter of a spaced script: 東京 is a
-                # word inside "我住在東京了", as the index reads it: `retrieval.unspaced`)
-                ends = ("" if unspaced(named[:1]) else r"(?<!\w)", "" if unspaced(named[-1:]) else r"(?!\w)")
-                exact = re.compile(ends[0] + r"\s+".join(map(re.escape, named.split())) + ends[1], re.IGNORECASE)
+                    return [], {}
                 marks = ",".join("?" * len(left))
-                bodies = dict(c.execute(f"SELECT note_id, body FROM note_text WHERE note_id IN ({marks})", left))
-                # in the note's prose: the text of a link (`[[Evergreen notes]]`), an embed or code is no mention
-                return [by_id[h] for h in left if exact.search(prose(str(bodies.get(h, ""))))]
+                return left, dict(c.execute(f"SELECT note_id, body FROM note_text WHERE note_id IN ({marks})", left))
 
             return read
+
+        def mentioned(target: str, left: list[int], bodies: dict[int, str], limit: Limit) -> list[tuple[str, str]]:
+            """Which of `left` name the title in their prose (in a worker thread: `JobContext.compute`)."""
+            named = titles.get(target, "").casefold()
+            # the index stems and folds accents ("Crossing" matches "Cross"): the very words, case-blind
+            # (a word boundary only where the title ends in a letter of a spaced script: 東京 is a
+            # word inside "我住在東京了", as the index reads it: `retrieval.unspaced`)
+            ends = ("" if unspaced(named[:1]) else r"(?<!\w)", "" if unspaced(named[-1:]) else r"(?!\w)")
+            exact = re.compile(ends[0] + r"\s+".join(map(re.escape, named.split())) + ends[1], re.IGNORECASE)
+            # in the note's prose: the text of a link (`[[Evergreen notes]]`), an embed or code is no mention
+            found = []
+            for h in left:
+                limit.up()  # a cancelled run ends here; the server's calls go first (`JobContext.give_way`)
+                if exact.search(prose(str(bodies.get(h, "")))):
+                    found.append(by_id[h])
+            return found
 
         out: list[Finding] = []
         until = time.monotonic() + MENTIONS_BUDGET_S
@@ -343,7 +353,9 @@ class Audit:
             if len(title) < (MIN_UNSPACED if unspaced(title) else MIN_TITLE) or not _LETTER.search(title):
                 continue
             phrase = '"' + searched(title).replace('"', " ") + '"'  # as the word index holds it
-            for path, etag in (await ctx.read(mentioning(target, phrase)))[:MENTIONS_PER_TITLE]:
+            left, bodies = await ctx.read(mentioning(target, phrase))
+            found = await ctx.compute(partial(mentioned, target, left, bodies)) if left else []
+            for path, etag in found[:MENTIONS_PER_TITLE]:
                 out.append(
                     Finding(
                         job=self.name,

@@ -6,6 +6,13 @@ vault's index (read-only, pooled readers), its memory notes as the recall index 
 (`service.memory.recall`), the state database (captures), the experiential store — and returns
 findings (`service.plane.findings`); it never changes anything itself. A job whose need is not
 met (`needs`) is skipped with the reason, which `plane_status` shows.
+
+A run works beside the server's calls and gives way to them: while a call runs or one began
+within `TURN_QUIET_S`, the job waits between two pieces of work (`pause`, on the loop) and at
+each check of its worker thread's `Limit` (`give_way`). Python runs one thread at a time, and a
+thread busy in Python holds the interpreter in 5 ms turns: without these waits every call of a
+burst paid for the run's turns (a 10k vault's audit: `read_note` p95 12 ms against 2.5 ms idle,
+docs/benchmarks.md, "calls beside a consolidation run").
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-from service.activity import Activity
+from service.activity import Activity, calls_pause
 from service.memory.experiences import ExperienceStore
 from service.memory.recall import Recall
 from service.plane.findings import Finding
@@ -31,6 +38,8 @@ if TYPE_CHECKING:
 Need = Literal["index", "memory", "vectors", "llm"]
 T = TypeVar("T")
 PAUSE_S = 2.0  # the longest a job waits for other calls at one pause
+TURN_QUIET_S = 0.05  # calls began within this long: a burst (an agent's step) is still going on
+TURN_WAIT_S = 0.25  # the longest a worker thread waits at one check (under calls back to back the run still moves)
 FIRST_WINDOW_S = 86_400.0  # how far back a job that never ran looks (the digest, the summaries)
 
 
@@ -45,8 +54,7 @@ class JobContext:
     memory: MemorySettings
     since: float | None  # this job's cursor: the start of the last full run it ran in (None: never ran)
     now: float
-    activity: Activity | None = None
-    own_calls: int = 0  # calls of this run itself (run_consolidation: 1)
+    activity: Activity | None = None  # the server's calls (run_consolidation waiting for the run is set aside)
     gateway: Gateway | None = None  # the inference gateway, for jobs that need "llm"
     all_settings: Settings | None = None  # the whole configuration (ACL, sensitive rules)
     # the running job's own memory, kept from its last run that ran (JSON): where a job that looks at
@@ -67,7 +75,7 @@ class JobContext:
         `limit.up()` (raising `Stopped`, unseen), its result unused."""
         from service.graph.analytics import Limit  # not at the server's start (as the jobs themselves)
 
-        limit = Limit()
+        limit = Limit(turns=self.give_way)
         try:
             return await asyncio.to_thread(fn, limit)
         except asyncio.CancelledError:
@@ -75,15 +83,17 @@ class JobContext:
             raise
 
     async def pause(self) -> None:
-        """Between two pieces of work: while other calls run (beyond `own_calls`, the call that
-        started a manual run), let them go first, for at most `PAUSE_S`."""
+        """Between two pieces of work: while calls run or one began within `TURN_QUIET_S`, let
+        them go first, for at most `PAUSE_S`."""
         await asyncio.sleep(0)
-        if self.activity is None:
-            return
-        loop = asyncio.get_running_loop()
-        until = loop.time() + PAUSE_S
-        while self.activity.running > self.own_calls and loop.time() < until:  # noqa: ASYNC110 - bounded poll
-            await asyncio.sleep(0.02)
+        if self.activity is not None:
+            await self.activity.quiet(TURN_QUIET_S, within=PAUSE_S)
+
+    def give_way(self) -> None:
+        """In a worker thread, between two small pieces of work (`Limit.up`): `pause`'s wait, at
+        most `TURN_WAIT_S` at a time."""
+        if self.activity is not None:
+            calls_pause(TURN_QUIET_S, TURN_WAIT_S, among=(self.activity,))
 
 
 class Job(Protocol):

@@ -294,7 +294,6 @@ class Plane:
                     since=None,  # each job's own (`job_since`)
                     now=result.started_at,
                     activity=self.activity,
-                    own_calls=1 if trigger == "manual" else 0,
                     gateway=self.gateway,
                     all_settings=self.all_settings,
                 )

@@ -204,3 +204,38 @@ def test_calls_pause_after_a_long_call_ended_meanwhile_does_not_fail() -> None:
     ending = _EndsWhenLookedAt()
     assert calls_pause(1.0, 5.0) < 1.0
     assert ending.looks >= 2
+
+
+def test_calls_pause_among_some_apps_waits_for_theirs_only() -> None:
+    """The consolidation plane gives way to its own app's calls (`among`), not to another app's
+    in the same process."""
+    mine, other = Activity(), Activity()
+    other.begin()
+    assert calls_pause(0.0, 5.0, among=(mine,)) < 1.0  # another app's call does not hold it
+    mine.begin()
+    worker = threading.Thread(target=lambda: calls_pause(0.0, 30.0, among=(mine,)))
+    worker.start()
+    worker.join(0.2)
+    assert worker.is_alive()  # its own app's call does
+    mine.end()
+    worker.join(30)
+    assert not worker.is_alive()
+    other.end()
+
+
+async def test_a_call_set_aside_counts_as_not_running_while_it_waits() -> None:
+    """`aside`: run_consolidation waiting for the run it started is no call the run gives way to;
+    once it stops waiting it counts again, and an uncounted caller changes nothing."""
+    activity = Activity()
+    activity.begin()
+    with activity.aside():
+        assert activity.running == 0 and activity.idle_now.is_set()
+        await asyncio.wait_for(activity.quiet(0.0), 5)
+    assert activity.running == 1 and not activity.idle_now.is_set()
+    with pytest.raises(RuntimeError), activity.aside():
+        raise RuntimeError("the wait failed")
+    assert activity.running == 1  # counted again however the wait ended
+    activity.end()
+    with activity.aside():  # a handler called outside the dispatcher: nothing to set aside
+        assert activity.running == 0
+    assert activity.running == 0 and activity.idle_now.is_set()

@@ -225,7 +225,8 @@ async def run_consolidation(ctx: ToolContext, args: RunIn) -> RunOut:
     launched, _joined = plane.launch(vid, only=args.jobs, progress=progress)
     within = WAIT_S if args.wait is None else (None if args.wait else 0.0)
     if within != 0.0:
-        with contextlib.suppress(TimeoutError):
+        # waiting is no work: the run gives way to the other calls, not to this one
+        with contextlib.suppress(TimeoutError), plane.activity.aside() if plane.activity else contextlib.nullcontext():
             return run_out(await asyncio.wait_for(asyncio.shield(launched.task), within), shown_to(ctx))
     return idle_out(launched.run_id, "running")
 

@@ -1,8 +1,9 @@
 """A run's whole-vault work in Python runs off the event loop (T3 s61 defect 4): at 100k notes the
 audit's name matching (difflib over every broken link) and the topic maps' link graph and Louvain
 groups took 20-40 s on the loop thread, and every other call, the server's keep-alive pings and a
-new session's initialize waited for them. Here each of them records the thread it ran on during a
-run_consolidation through the whole dispatch chain; none may be the loop's."""
+new session's initialize waited for them. Here each of them (and the unlinked mentions' matching,
+a 10k vault's costliest work) records the thread it ran on during a run_consolidation through the
+whole dispatch chain; none may be the loop's."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ VAULT = {
     "Other.md": "# Other\n\nBack to [[Home]] and [[Third]].\n",
     "Third.md": "# Third\n\nAlso [[Home]] and [[Other]]. #todo\n",
     "Lonely.md": "# Lonely\n\nNobody links here.\n",
+    "Club.md": "# Club\n\nThe Lonely hearts club, see [[Home]].\n",  # names a title: the mention matching
 }
 
 
@@ -44,6 +46,7 @@ async def test_matching_and_grouping_run_off_the_loop(
     build = on_thread("graph", analytics.NoteGraph.build.__func__)  # type: ignore[attr-defined]
     monkeypatch.setattr(topics.NoteGraph, "build", classmethod(build))
     monkeypatch.setattr(audit.Audit, "aliases", on_thread("aliases", audit.Audit.aliases))
+    monkeypatch.setattr(audit, "prose", on_thread("mentions", audit.prose))
     loop_thread = threading.get_ident()
     async with started(make_vault(VAULT)) as vg:
         await vg.indexed()
@@ -51,6 +54,7 @@ async def test_matching_and_grouping_run_off_the_loop(
         found = (await vg.ok("list_findings", limit=100))["items"]
     assert {j["job"]: j["status"] for j in run["jobs"]} == {"audit": "ran", "topics": "ran"}
     assert any(f["kind"] == "broken_link" and f["detail"]["likely"] == "Projects Alpha" for f in found)
-    assert set(ran_on) == {"close_matches", "communities", "graph", "aliases"}  # each ran
+    assert any(f["kind"] == "unlinked_mention" and f["detail"]["path"] == "Club.md" for f in found)
+    assert set(ran_on) == {"close_matches", "communities", "graph", "aliases", "mentions"}  # each ran
     on_loop = sorted(name for name, threads in ran_on.items() if loop_thread in threads)
     assert on_loop == []

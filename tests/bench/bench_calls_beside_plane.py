@@ -1,0 +1,134 @@
+"""Calls answered while a consolidation run works: `read_note` over stdio before, during and after.
+
+    python -m tests.bench.bench_calls_beside_plane [--rounds 3] [--notes 10000] [--src DIR ...]
+
+The consolidation plane runs in the background of a serving process (every `[plane]
+interval_minutes`, or sooner after `after_changes` changed notes), and its jobs (the vault
+audit's unlinked mentions and broken links, the topic maps' link graph) are whole-vault work in
+Python: the calls that agents make meanwhile must not pay for it. Each round spawns the server
+(stdio, the SDK client, as `bench_peers` does; the index of the standard vault must exist, e.g.
+from a `bench_peers` run with the same `VAULTGATE_BENCH_DIR`), reads typical notes in bursts
+(`--burst` reads back to back, then `--gap-s` seconds of nothing, as an agent between two
+steps), first with no run (`idle`), then right after `run_consolidation {"wait": false}` until
+`plane_status` shows the run ended (`during`), then again (`after`). Reported per tree: each
+phase's latency summary (p50, p95, p99 and the largest) over all rounds, the run's length and
+the ratio of the `during` p50 and p95 to the `idle` ones. `--src DIR` (repeatable) runs the
+server from another source tree too, alternated with this one round by round. A run records
+its findings in the bench folder's state (as a run by the schedule would). Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import compileall
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+from tests.bench.bench_peers import Server, typical_notes, vaultgate
+from tests.bench.common import report, standard_vault, summary_ms
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN_LIMIT_S = 900.0  # a run that has not ended by then fails the round
+
+
+async def burst(client: Client, server: Server, paths: list[str], out: list[float]) -> None:
+    for path in paths:
+        t = time.perf_counter()
+        result = await client.call_tool(*server.read(path))
+        out.append(time.perf_counter() - t)
+        if result.is_error:
+            raise RuntimeError(f"{server.name}: read of {path} failed: {result.content}")
+
+
+async def running(client: Client) -> bool:
+    status = await client.call_tool("plane_status", {})
+    if status.is_error or status.structured_content is None:
+        raise RuntimeError(f"plane_status failed: {status.content}")
+    return status.structured_content.get("running") is not None
+
+
+async def one_round(server: Server, paths: list[str], args: argparse.Namespace, out: dict[str, Any]) -> None:
+    params = StdioServerParameters(
+        command=server.command, args=server.args, env={**os.environ, **server.env}, cwd=server.cwd
+    )
+    async with Client(params, mode="legacy") as client:
+        await client.list_tools()
+        await burst(client, server, paths[:3], [])
+        await asyncio.sleep(args.settle_s)  # the start's own work (warm-ups, the index check) done
+        for _ in range(args.bursts):
+            await burst(client, server, paths, out["idle"])
+            await asyncio.sleep(args.gap_s)
+        started = await client.call_tool("run_consolidation", {"wait": False})
+        if started.is_error:
+            raise RuntimeError(f"run_consolidation failed: {started.content}")
+        t0 = time.perf_counter()
+        while await running(client):
+            if time.perf_counter() - t0 > RUN_LIMIT_S:
+                raise RuntimeError(f"{server.name}: the run did not end within {RUN_LIMIT_S} s")
+            await burst(client, server, paths, out["during"])
+            await asyncio.sleep(args.gap_s)
+        out["run_s"].append(round(time.perf_counter() - t0, 2))
+        for _ in range(args.bursts):
+            await burst(client, server, paths, out["after"])
+            await asyncio.sleep(args.gap_s)
+
+
+def figures(out: dict[str, Any]) -> dict[str, Any]:
+    phases = {}
+    for phase in ("idle", "during", "after"):
+        s = summary_ms(out[phase])
+        s["max_ms"] = round(max(out[phase], default=0.0) * 1000, 3)
+        phases[phase] = s
+    idle, during = phases["idle"], phases["during"]
+    return {
+        **phases,
+        "run_s": out["run_s"],
+        "during_over_idle_p50": round(during["p50_ms"] / idle["p50_ms"], 2) if idle["p50_ms"] else None,
+        "during_over_idle_p95": round(during["p95_ms"] / idle["p95_ms"], 2) if idle["p95_ms"] else None,
+    }
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    vault, meta = standard_vault(args.notes)
+    paths = typical_notes(meta, args.burst)
+    for src in (ROOT, *args.src):
+        compileall.compile_dir(src / "service", quiet=1)
+    servers = [vaultgate(vault, ROOT)] + [vaultgate(vault, src, f"vaultgate@{src}") for src in args.src]
+    samples: dict[str, dict[str, Any]] = {s.name: {"idle": [], "during": [], "after": [], "run_s": []} for s in servers}
+    loads = [os.getloadavg()[0]]
+    for r in range(args.rounds):
+        shift = r % len(servers)
+        for server in servers[shift:] + servers[:shift]:
+            await one_round(server, paths, args, samples[server.name])
+            loads.append(os.getloadavg()[0])
+    return {
+        "notes": args.notes,
+        "rounds": args.rounds,
+        "burst": args.burst,
+        "gap_s": args.gap_s,
+        "load_1min": [round(x, 2) for x in loads],
+        "python": sys.version.split()[0],
+        "servers": {name: figures(out) for name, out in samples.items()},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--burst", type=int, default=20, help="reads back to back")
+    parser.add_argument("--gap-s", type=float, default=0.2, help="seconds between two bursts")
+    parser.add_argument("--bursts", type=int, default=10, help="bursts before and after the run")
+    parser.add_argument("--settle-s", type=float, default=3.0, help="seconds after the start before the first")
+    parser.add_argument("--src", type=Path, action="append", default=[], help="also run the server from this tree")
+    report("bench_calls_beside_plane", asyncio.run(run(parser.parse_args())))
+
+
+if __name__ == "__main__":
+    main()
