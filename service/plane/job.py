@@ -9,7 +9,8 @@ met (`needs`) is skipped with the reason, which `plane_status` shows.
 
 A run works beside the server's calls and gives way to them: while a call runs or one began
 within `TURN_QUIET_S`, the job waits between two pieces of work (`pause`, on the loop) and at
-each check of its worker thread's `Limit` (`give_way`). Python runs one thread at a time, and a
+each check of its worker thread's `Limit` (`give_way`), in all at most as long as it has worked
+(plus `WAIT_FLOOR_S`), so that under calls that never stop a run still ends. Python runs one thread at a time, and a
 thread busy in Python holds the interpreter in 5 ms turns: without these waits every call of a
 burst paid for the run's turns (a 10k vault's audit: `read_note` p95 12 ms against 2.5 ms idle,
 docs/benchmarks.md, "calls beside a consolidation run").
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
@@ -40,6 +42,8 @@ T = TypeVar("T")
 PAUSE_S = 2.0  # the longest a job waits for other calls at one pause
 TURN_QUIET_S = 0.05  # calls began within this long: a burst (an agent's step) is still going on
 TURN_WAIT_S = 0.25  # the longest a worker thread waits at one check (under calls back to back the run still moves)
+WAIT_FLOOR_S = 2.0  # a run waits for calls at most as long as it has worked, plus this: under calls that never
+# stop it still ends, in about twice its time alone
 FIRST_WINDOW_S = 86_400.0  # how far back a job that never ran looks (the digest, the summaries)
 
 
@@ -62,6 +66,8 @@ class JobContext:
     kept: dict[str, Any] = field(default_factory=dict)
     # kind -> which of its open findings the run did not look at again (by their detail): not gone
     spare: dict[str, Callable[[dict[str, Any]], bool]] = field(default_factory=dict)
+    began: float = field(default_factory=time.monotonic)  # the run's start (`waits_left`)
+    waited: float = 0.0  # seconds the run has waited for calls so far
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """`fn` on a pooled reader of the index."""
@@ -82,18 +88,26 @@ class JobContext:
             limit.stop.set()
             raise
 
+    def waits_left(self) -> float:
+        """How long the run may still wait for calls: as long as it has worked, plus `WAIT_FLOOR_S`,
+        less what it waited."""
+        worked = time.monotonic() - self.began - self.waited
+        return max(0.0, worked + WAIT_FLOOR_S - self.waited)
+
     async def pause(self) -> None:
         """Between two pieces of work: while calls run or one began within `TURN_QUIET_S`, let
-        them go first, for at most `PAUSE_S`."""
+        them go first, for at most `PAUSE_S` (and `waits_left`)."""
         await asyncio.sleep(0)
-        if self.activity is not None:
-            await self.activity.quiet(TURN_QUIET_S, within=PAUSE_S)
+        if self.activity is not None and (within := min(PAUSE_S, self.waits_left())) > 0:
+            started = time.monotonic()
+            await self.activity.quiet(TURN_QUIET_S, within=within)
+            self.waited += time.monotonic() - started
 
     def give_way(self) -> None:
         """In a worker thread, between two small pieces of work (`Limit.up`): `pause`'s wait, at
-        most `TURN_WAIT_S` at a time."""
-        if self.activity is not None:
-            calls_pause(TURN_QUIET_S, TURN_WAIT_S, among=(self.activity,))
+        most `TURN_WAIT_S` at a time (and `waits_left`)."""
+        if self.activity is not None and (within := min(TURN_WAIT_S, self.waits_left())) > 0:
+            self.waited += calls_pause(TURN_QUIET_S, within, among=(self.activity,))
 
 
 class Job(Protocol):

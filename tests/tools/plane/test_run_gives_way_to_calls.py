@@ -31,6 +31,7 @@ async def test_the_mention_matching_waits_while_a_call_runs(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(job, "TURN_WAIT_S", 60.0)  # only the call's end lets the run go on
+    monkeypatch.setattr(job, "WAIT_FLOOR_S", 60.0)
     monkeypatch.setattr(job, "PAUSE_S", 0.05)
     matched: list[str] = []
     real_prose, real_pause = audit.prose, job.calls_pause
@@ -65,6 +66,7 @@ async def test_a_run_waited_for_does_not_wait_for_its_own_caller(
 ) -> None:
     monkeypatch.setattr(job, "TURN_WAIT_S", 60.0)
     monkeypatch.setattr(job, "PAUSE_S", 60.0)
+    monkeypatch.setattr(job, "WAIT_FLOOR_S", 60.0)
     async with started(make_vault(VAULT)) as vg:
         await vg.indexed()
         run = await asyncio.wait_for(vg.ok("run_consolidation", wait=True, jobs=["audit"]), 30)

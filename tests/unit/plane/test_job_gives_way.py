@@ -35,6 +35,7 @@ def test_limit_calls_its_turns_at_each_check_and_a_stop_set_meanwhile_ends_the_w
 
 async def test_the_worker_waits_at_its_checks_while_a_call_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(job, "TURN_WAIT_S", 60.0)  # only the call's end lets it go on
+    monkeypatch.setattr(job, "WAIT_FLOOR_S", 60.0)
     activity = Activity()
     activity.begin()  # a call runs
     checks, done = [], threading.Event()
@@ -75,6 +76,7 @@ async def test_without_calls_the_checks_do_not_wait(monkeypatch: pytest.MonkeyPa
 
 async def test_a_pause_waits_for_the_calls_and_the_quiet_time_after_them(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(job, "PAUSE_S", 60.0)
+    monkeypatch.setattr(job, "WAIT_FLOOR_S", 60.0)
     activity = Activity()
     activity.begin()
     pausing = asyncio.ensure_future(_ctx(activity).pause())
@@ -85,3 +87,29 @@ async def test_a_pause_waits_for_the_calls_and_the_quiet_time_after_them(monkeyp
     monkeypatch.setattr(job, "PAUSE_S", 0.05)
     activity.begin()  # a call that never ends: the pause is bounded
     await asyncio.wait_for(_ctx(activity).pause(), 30)
+
+
+async def test_under_calls_that_never_stop_a_run_waits_no_longer_than_it_worked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The waits of one run are bounded in all: at most as long as it has worked, plus
+    `WAIT_FLOOR_S`; without that bound a call that never ends (or calls back to back all day)
+    held the run at every check and every pause for ever."""
+    monkeypatch.setattr(job, "TURN_WAIT_S", 60.0)
+    monkeypatch.setattr(job, "PAUSE_S", 60.0)
+    monkeypatch.setattr(job, "WAIT_FLOOR_S", 0.2)
+    activity = Activity()
+    activity.begin()  # never ends
+    ctx = _ctx(activity)
+
+    def work(limit: Limit) -> int:
+        for _ in range(50):
+            limit.up()
+            threading.Event().wait(0.002)  # a little work between checks
+        return 50
+
+    assert await asyncio.wait_for(ctx.compute(work), 30) == 50
+    await asyncio.wait_for(ctx.pause(), 30)
+    assert ctx.waits_left() == pytest.approx(0.0, abs=0.05)  # its allowance spent, no more
+    assert ctx.waited >= 0.2
+    activity.end()
