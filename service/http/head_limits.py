@@ -45,6 +45,7 @@ from service.http.connections import Held, closing
 from service.http.connections import _Over as _Over
 from service.http.connections import _Unread as _Unread
 from service.http.hosts import NO_HOST, NOT_A_TARGET, TARGET, absolute_target
+from service.http.pieces import Pieces
 from service.http.strict import (
     LONG_CHUNK_LINE,
     METHOD,
@@ -64,7 +65,7 @@ from service.http.strict import (
 from service.protocol.framing import INVALID_REQUEST, Refused
 
 REASON = "Request Header Fields Too Large"
-TAIL_BYTES = 512  # a request line sent in pieces is checked whole when it is no longer (`strict`)
+TAIL_BYTES = 512  # what is kept of the bytes before a head (`strict`'s checks look back at them)
 EARLY_CLOSE_SECONDS = 5.0  # a connection answered before its body was in: closed this soon, not at the keep-alive
 
 
@@ -118,12 +119,16 @@ def head_limited(
             self._headed = False  # the message being read has its head: `self.cycle` is its own
             self._fault: str | None = None  # why a callback stopped the parser (`send_400_response`)
             self._data = b""  # the bytes being parsed
-            self._tail = b""  # the last `TAIL_BYTES` received before them
+            self._tail = bytearray()  # what was received before them: the head still arriving, or `TAIL_BYTES`
             self._begins = 0  # the requests begun in them so far
             self._chunk_line = False  # a chunk-size line (or the trailers) is arriving
             self._chunk_line_read = 0  # bytes received for it, after the read it began in
             self._chunk_heads = 0  # chunk-size lines completed in the bytes being parsed
             self._refusal: bytes | None = None  # the 400 owed once the requests read before it are answered
+            self.parser = cast("httptools.HttpRequestParser", Pieces(self.parser, self._refused))
+
+        def _refused(self, fault: str) -> None:
+            self._fault = fault  # (`Pieces`: a chunk size too long, told by `send_400_response`)
 
         def _too_slow(self) -> None:
             if self.transport.is_closing():
@@ -147,6 +152,7 @@ def head_limited(
 
         def on_message_complete(self) -> None:
             self._chunk_line = False
+            cast(Pieces, self.parser).ended()
             self._deadline.disarm()
             super().on_message_complete()
             # Answered before its body was in (406, 413): the body's bytes cancelled uvicorn's keep-alive
@@ -188,7 +194,7 @@ def head_limited(
                 self._fault = NO_VERSION
             elif version not in ("1.0", "1.1"):  # (2.0: llhttp refuses the others itself)
                 self._fault = VERSION
-            elif spaced(self._tail + self._data, len(self._tail), self._begins):
+            elif spaced(bytes(self._tail) + self._data, len(self._tail), self._begins):
                 self._fault = SPACES
             if self._fault is not None:
                 raise OddRequest(self._fault)
@@ -202,6 +208,8 @@ def head_limited(
             self._headed = True
             coding = b", ".join(value for name, value in self.headers if name == b"transfer-encoding")
             self._chunk_line = b"chunked" in coding.lower()
+            length = next((int(value) for name, value in self.headers if name == b"content-length"), 0)
+            cast(Pieces, self.parser).body(self._chunk_line, length)
 
         def _unsupported_upgrade_warning(self) -> None:
             if self.scope.get("method") != "CONNECT":  # (llhttp takes CONNECT for an upgrade: the edge answers 405)
@@ -228,8 +236,12 @@ def head_limited(
             in_line, self._chunk_heads = self._chunk_line, 0
             try:
                 super().data_received(data)
-            finally:  # (the bytes before `data` some checks look back at: a request line sent in pieces)
-                self._tail = (self._tail + data)[-TAIL_BYTES:]
+            finally:  # (the bytes before `data` some checks look back at: a request line sent in pieces
+                if self._begun:  # whole however long, a head's bytes bounded by `max_bytes`)
+                    del self._tail[:-TAIL_BYTES]
+                self._tail += data
+                if not self._in_head:
+                    del self._tail[:-TAIL_BYTES]
             if in_line and self._chunk_line and not self._chunk_heads and not self.transport.is_closing():
                 self._chunk_line_read += len(data)  # (llhttp reads chunk extensions without a bound)
                 if self._chunk_line_read > max_bytes:
@@ -268,7 +280,7 @@ def head_limited(
                 if isinstance(failed, httptools.HttpParserInvalidURLError):
                     reason: str | None = f"the request target {NOT_A_TARGET}"
                 elif isinstance(failed, httptools.HttpParserInvalidMethodError):
-                    seen = self._tail + self._data
+                    seen = bytes(self._tail) + self._data
                     reason = METHOD if lowered_method(seen) else UNKNOWN_METHOD if unknown_method(seen) else None
                 else:
                     reason = (

@@ -30,7 +30,12 @@ Requests that split nothing but were answered differently are answered the same 
   (RFC 9112 3: single spaces). llhttp served it, h11 refused it;
 - a chunk-size line (a long chunk extension) or trailer section over the head's limit
   (`http.max_header_bytes`): **400** `LONG_CHUNK_LINE` and closed. llhttp read it without end,
-  h11 answered it 431 as a head over the limit.
+  h11 answered it 431 as a head over the limit;
+- a chunk size in more than `MAX_SIZE_DIGITS` hex digits, leading zeros included: **400**
+  `LONG_CHUNK_SIZE` and closed. llhttp read any number of leading zeros (`service.http.pieces`
+  cuts its reads so that each size line is checked), h11 refused past 20 digits, unnamed. RFC 9112
+  7.1 bids a recipient guard against large numerals; 16 digits hold any 64-bit size, and a proxy
+  that stops at its own count frames the rest otherwise, so the stricter reading is taken.
 Empty lines (CRLF) before a request line are skipped by both (RFC 9112 2.2 "SHOULD"; h11 refused
 them, llhttp skips them).
 h11 gets the checks through its own reader hooks (`StrictH11`); httptools' refusals name the same
@@ -61,6 +66,8 @@ NO_VERSION = "the request line carries no HTTP version (HTTP/0.9 is not served)"
 UNKNOWN_METHOD = "the request method is not one this server knows (RFC 9110 9.1)"
 VERSION = "the HTTP version is not 1.0 or 1.1, the versions served (RFC 9110 15.6.6)"
 SPACES = "the request line's method, target and version are not separated by single spaces (RFC 9112 3)"
+MAX_SIZE_DIGITS = 16  # a chunk size's hex digits at most, leading zeros included: 64 bits' worth
+LONG_CHUNK_SIZE = f"a chunk size is written in more than {MAX_SIZE_DIGITS} hex digits (RFC 9112 7.1)"
 LONG_CHUNK_LINE = "a chunk-size line (its extensions included) or the trailer section is over the head's limit"
 STATUS = {UNKNOWN_METHOD: 501, VERSION: 505}  # a refusal's status when not 400
 KNOWN_METHODS = frozenset(  # llhttp's HTTP methods (CONNECT: the edge answers it 405)
@@ -72,6 +79,7 @@ KNOWN_METHODS = frozenset(  # llhttp's HTTP methods (CONNECT: the edge answers i
 _TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _QUOTED = rb'"(?:[\t !#-\[\]-~\x80-\xff]|\\[\t -~\x80-\xff])*"'
 _CHUNK_LINE = re.compile(rb"[0-9A-Fa-f]+((?:;" + _TOKEN + rb"(?:=(?:" + _TOKEN + rb"|" + _QUOTED + rb"))?)*)\r\n")
+_HEX = re.compile(rb"[0-9A-Fa-f]*")
 _CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")  # a CTL but HTAB (the line's CRLF cut off first)
 _BLANK = re.compile(rb"\n\r?\n")  # where h11 ends a head
 _VERSIONLESS = re.compile(rb"(?:^|\n)[A-Z]+ (?:/|https?://|\*)[^ \r\n]*\r?\n")  # `GET /x` and its line end
@@ -93,6 +101,7 @@ _LLHTTP = (
     ("Invalid method for HTTP/x.x request", UNKNOWN_METHOD),  # (an RTSP method)
     ("Expected HTTP/2 Connection Preface", UNKNOWN_METHOD),  # (PRI)
     ("Invalid HTTP version", VERSION),
+    ("Chunk size overflow", LONG_CHUNK_SIZE),
 )
 
 
@@ -153,7 +162,15 @@ def chunk_line_fault(line: bytes) -> str | None:
     """What is wrong with a chunk-size line (CRLF included, as h11 cuts it), if anything of the list."""
     if b"\n" in line[:-1]:
         return BARE_LF
+    if size_digits(line) > MAX_SIZE_DIGITS:
+        return LONG_CHUNK_SIZE
     return None if _CHUNK_LINE.fullmatch(line) else CHUNK_EXT
+
+
+def size_digits(line: bytes | memoryview) -> int:
+    """How many hex digits the chunk-size line (or its start) `line` begins with."""
+    match = _HEX.match(line)
+    return match.end() if match else 0
 
 
 def versionless(data: bytes) -> bool:

@@ -8,6 +8,7 @@ import pytest
 from service.http import strict
 
 HEAD = b"POST /mcp HTTP/1.1\r\nHost: a\r\n"
+CHUNKED = HEAD + b"Transfer-Encoding: chunked\r\n\r\n"
 
 
 def _events(raw: bytes) -> list[object]:
@@ -46,6 +47,8 @@ def _events(raw: bytes) -> list[object]:
         (b"GET / HTTP/2.0\r\nHost: a\r\n\r\n", strict.VERSION),
         (b"GET  / HTTP/1.1\r\nHost: a\r\n\r\n", strict.SPACES),
         (b"GET /  HTTP/1.1\r\nHost: a\r\n\r\n", strict.SPACES),
+        (CHUNKED + b"0" * 16 + b"1\r\nx\r\n0\r\n\r\n", strict.LONG_CHUNK_SIZE),
+        (CHUNKED + b"0" * 1000 + b"1;a=b\r\nx\r\n0\r\n\r\n", strict.LONG_CHUNK_SIZE),
     ],
 )
 def test_h11_refuses_each_odd_shape_with_its_reason(raw: bytes, reason: str) -> None:
@@ -57,6 +60,8 @@ def test_h11_refuses_each_odd_shape_with_its_reason(raw: bytes, reason: str) -> 
 
 def test_h11_still_reads_what_both_parsers_take() -> None:
     events = _events(HEAD + b'Transfer-Encoding: chunked\r\n\r\n1;a="b c";d=e\r\nx\r\n0\r\n\r\n')
+    assert [type(e) for e in events] == [h11.Request, h11.Data, h11.EndOfMessage]
+    events = _events(CHUNKED + b"0" * 15 + b"1\r\nx\r\n0\r\n\r\n")
     assert [type(e) for e in events] == [h11.Request, h11.Data, h11.EndOfMessage]
     events = _events(b"\r\nGET / HTTP/1.1\r\nHost: a\r\nX: one\ttwo \xe9\r\n\r\n")
     assert isinstance(events[0], h11.Request) and events[0].method == b"GET"
@@ -74,6 +79,7 @@ def test_llhttp_refusals_are_told_with_the_same_reasons() -> None:
     assert strict.versionless(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /healthz\r\nHost: a\r\n")
     assert not strict.versionless(b"GET / HTTP/1.1\r\nHost: a\r\nX: /b\r\n\r\n")
     assert strict.llhttp_reason("Invalid HTTP version") == strict.VERSION
+    assert strict.llhttp_reason("Chunk size overflow") == strict.LONG_CHUNK_SIZE
     assert strict.llhttp_reason("Invalid method for HTTP/x.x request") == strict.UNKNOWN_METHOD
     assert strict.unknown_method(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nFOO / HTTP/1.1\r\n")
     assert strict.unknown_method(b"\r\n\r\nFO")  # (the method's start, sent in pieces)

@@ -1,0 +1,89 @@
+"""`service.http.pieces`: llhttp fed in pieces reads what it reads fed whole, wherever the reads
+are cut, and a chunk size in more than 16 hex digits is refused wherever it falls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httptools
+import pytest
+
+from service.http.pieces import Pieces
+from service.http.strict import LONG_CHUNK_SIZE
+
+BODY = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n\n\r\n'
+STREAM = (
+    b"\r\n\r\nGET /a HTTP/1.1\r\nHost: h\r\n\r\n"
+    + b"POST /b HTTP/1.1\r\nHost: h\r\nContent-Length: %d\r\n\r\n" % len(BODY)
+    + BODY
+    + b"POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+    + b"%x;a=b\r\n" % len(BODY)
+    + BODY
+    + b"\r\n0000000000000003\r\nxyz\r\n0\r\nX-T: 1\r\n\r\n"
+    + b"POST /d HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+)
+
+
+class Recorder:
+    """The callbacks `HeadLimitedHttpTools` passes on to `Pieces`, and what llhttp read."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.refused: list[str] = []
+        self.parser = Pieces(httptools.HttpRequestParser(self), self.refused.append)
+
+    def on_url(self, url: bytes) -> None:
+        self.events.append(("url", url))
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.headers.append((name.lower(), value))
+
+    def on_headers_complete(self) -> None:
+        chunked = any(n == b"transfer-encoding" and b"chunked" in v.lower() for n, v in self.headers)
+        length = next((int(v) for n, v in self.headers if n == b"content-length"), 0)
+        self.parser.body(chunked, length)
+        self.headers = []
+
+    def on_body(self, body: bytes) -> None:
+        self.events.append(("body", body))
+
+    def on_chunk_complete(self) -> None:
+        self.events.append("chunk")
+
+    def on_message_complete(self) -> None:
+        self.parser.ended()
+        self.events.append("complete")
+
+
+def read(reads: list[bytes]) -> list[Any]:
+    recorder = Recorder()
+    for data in reads:
+        recorder.parser.feed_data(data)
+    joined: list[Any] = []
+    for event in recorder.events:  # (llhttp hands a URL or a body over in as many parts as it was cut)
+        if joined and isinstance(event, tuple) and joined[-1][0] == event[0]:
+            joined[-1] = (event[0], joined[-1][1] + event[1])
+        else:
+            joined.append(event)
+    return joined
+
+
+def test_the_stream_cut_anywhere_is_read_as_it_is_whole() -> None:
+    whole = read([STREAM])
+    assert whole.count("complete") == 4 and whole.count("chunk") == 5
+    assert ("body", b"xyz") in whole and ("body", b"hello") in whole
+    for cut in range(1, len(STREAM)):
+        assert read([STREAM[:cut], STREAM[cut:]]) == whole, cut
+    assert read([STREAM[n : n + 1] for n in range(len(STREAM))]) == whole
+
+
+@pytest.mark.parametrize("size", [b"0" * 17, b"0" * 1000 + b"5", b"1" + b"0" * 16])
+def test_a_chunk_size_over_16_digits_is_refused_wherever_the_reads_are_cut(size: bytes) -> None:
+    stream = b"POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n" + size + b"\r\nhello\r\n"
+    for cut in range(1, len(stream)):
+        recorder = Recorder()
+        with pytest.raises(httptools.HttpParserError):
+            recorder.parser.feed_data(stream[:cut])
+            recorder.parser.feed_data(stream[cut:])
+        assert recorder.refused == [LONG_CHUNK_SIZE] or (size[:1] == b"1" and not recorder.refused), cut
