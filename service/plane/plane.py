@@ -2,8 +2,11 @@
 
 - **When**: per vault, a run starts `[plane] interval_minutes` after the last one ended, or sooner
   once `after_changes` notes changed since (the index's mtimes, looked at every minute); the
-  first start of a vault counts from then. It waits for a pause in the calls
-  (`service.activity`), and each job gives way to calls between its pieces of work.
+  first start of a vault counts from then. A run due starts only once the server has been up
+  `after_start_minutes` (`uptime`): a stdio server lives as long as its client's session, some
+  clients spawn one per task, and a run started there was cancelled at the stop, recorded nothing
+  and was due again at the next start, every start paying for it. It waits for a pause in the
+  calls (`service.activity`), and each job gives way to calls between its pieces of work.
 - **One run per vault at a time**: a second `run` while one runs waits for it to end. A run a
   caller starts (`launch`: run_consolidation and its MCP task) runs in the background, keeps its
   id from the start, and can be cancelled; a second launch while it runs joins it.
@@ -44,7 +47,7 @@ from service.plane.auto_apply import auto_apply
 from service.plane.findings import Finding, FindingStore, Recorded
 from service.plane.gateway import Gateway, GatewayFailed
 from service.plane.job import FIRST_WINDOW_S, Job, JobContext
-from service.plane.state import full_run_end, job_since, kept_of, upsert
+from service.plane.state import full_run_end, job_since, kept_of, state_after, upsert
 from service.settings import Settings
 from service.storage.db import Database
 from service.storage.owners import Owner
@@ -54,6 +57,10 @@ from service.vault.vault import Vault
 
 log = logging.getLogger(__name__)
 CHECK_S = 60.0  # how often the schedule looks at the vault's changes
+# the clock and the wait of the server's uptime (`after_start_minutes`): a seam for tests (a clock they
+# move, a wait that returns when they move it: nothing waits for minutes)
+uptime: Callable[[], float] = time.monotonic
+nap: Callable[[float], Awaitable[None]] = asyncio.sleep
 Progress = Callable[[int, int, str], Awaitable[None]]
 KEPT_LAUNCHED = 200  # launched runs remembered (their tasks); the oldest is forgotten first
 
@@ -141,6 +148,7 @@ class Plane:
         self._loops: dict[str, asyncio.Task[None]] = {}
         self.launched: dict[str, Launched] = {}  # run id -> a launched run (the last KEPT_LAUNCHED)
         self._launched_in: dict[str, Launched] = {}  # vault id -> its last launched run
+        self.started_at: float | None = None  # `uptime` at the server's start
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -159,6 +167,7 @@ class Plane:
         self._jobs = jobs
 
     async def start(self) -> None:
+        self.started_at = uptime()
         for fid in await self.findings.release_dead_claims():  # the plans' journal has recovered
             log.warning("finding %s was being applied when the server stopped: open again", fid)
         if self.settings.enabled:
@@ -228,6 +237,8 @@ class Plane:
                 last = time.time()
                 await self._save(vault.id, last_run=None, cursor=last, summary={})
             trigger = await self._due(vault, last)
+            while (left := self.up_in()) > 0:  # a short session's start does not pay for a run
+                await nap(min(CHECK_S, left))
             if self.activity is not None:
                 await self.activity.quiet()
             try:
@@ -244,6 +255,12 @@ class Plane:
             if await self.changed_since(vault.id, last) >= self.settings.after_changes:
                 return "changes"
             await asyncio.sleep(min(CHECK_S, due - now))
+
+    def up_in(self) -> float:
+        """Seconds until the server has been up `after_start_minutes` (0: it has)."""
+        if self.started_at is None:
+            return 0.0
+        return max(0.0, self.started_at + self.settings.after_start_minutes * 60 - uptime())
 
     async def changed_since(self, vault_id: str, since: float) -> int:
         row = await self.db.fetchone("SELECT COUNT(*) FROM notes WHERE vault_id = ? AND mtime > ?", (vault_id, since))
@@ -384,32 +401,10 @@ class Plane:
             result.recorded = recorded
             result.counts = recorded.counts()
             result.ended_at = time.time()
-            upsert(conn, vault_id, *self._state_after(saved, result, partial=partial))
+            order = [j.name for j in self.jobs]
+            upsert(conn, vault_id, *state_after(saved, result.summary(), order, partial=partial))
 
         await asyncio.shield(self.findings.record(vault_id, result.run_id, ran, found, also=own, spare=spare))
-
-    def _state_after(
-        self, saved: dict[str, Any], result: RunResult, *, partial: bool
-    ) -> tuple[float | None, float, dict[str, Any]]:
-        """The state a run leaves (last run, cursor, summary). A run of some jobs only
-        (`run_consolidation` with `jobs`) is the last run (`last_run`, `last_run_id`), but the
-        schedule stays where the last full run put it — its end (`full_run_end` in the summary) and
-        its cursor: the other jobs are not put off by an interval, and changes since that cursor
-        stay in the next full run of every job — and its job reports replace only those jobs'
-        reports in the summary."""
-        summary = result.summary()
-        if not partial:
-            summary["full_run_end"] = result.ended_at
-            return result.ended_at, result.started_at, summary
-        before = saved["summary"] if isinstance(saved["summary"], dict) else {}
-        summary["cursors"] = before.get("cursors") or {}  # the jobs' cursors too stay where they were
-        mine = {r["job"] for r in summary["jobs"]}
-        kept = [r for r in before.get("jobs", []) if isinstance(r, dict) and r.get("job") not in mine]
-        order = {job.name: i for i, job in enumerate(self.jobs)}
-        summary["jobs"] = sorted([*kept, *summary["jobs"]], key=lambda r: order.get(str(r.get("job")), len(order)))
-        summary["full_run_end"] = full_run_end(saved)
-        cursor = saved["cursor"] if saved["cursor"] is not None else result.started_at
-        return result.ended_at, cursor, summary
 
     async def _save(self, vault_id: str, *, last_run: float | None, cursor: float, summary: dict[str, Any]) -> None:
         await self.state.run_write(lambda c: upsert(c, vault_id, last_run, cursor, summary))
@@ -429,4 +424,4 @@ class Plane:
         anchor = anchor if anchor is not None else saved["cursor"]
         if not self.settings.enabled or anchor is None:
             return None
-        return float(anchor) + self.settings.interval_minutes * 60
+        return max(float(anchor) + self.settings.interval_minutes * 60, time.time() + self.up_in())

@@ -43,3 +43,26 @@ def kept_of(saved: dict[str, Any]) -> dict[str, dict[str, Any]]:
     summary = saved["summary"] if isinstance(saved["summary"], dict) else {}
     kept = summary.get("kept")
     return {str(k): dict(v) for k, v in kept.items() if isinstance(v, dict)} if isinstance(kept, dict) else {}
+
+
+def state_after(
+    saved: dict[str, Any], summary: dict[str, Any], order: list[str], *, partial: bool
+) -> tuple[float | None, float, dict[str, Any]]:
+    """The state a run leaves (last run, cursor, summary), from its `summary` (`RunResult.summary`)
+    and the jobs' order. A run of some jobs only (`run_consolidation` with `jobs`) is the last run
+    (`last_run`, `last_run_id`), but the schedule stays where the last full run put it — its end
+    (`full_run_end` in the summary) and its cursor: the other jobs are not put off by an interval,
+    and changes since that cursor stay in the next full run of every job — and its job reports
+    replace only those jobs' reports in the summary."""
+    ended, started = float(summary["ended_at"]), float(summary["started_at"])
+    if not partial:
+        return ended, started, {**summary, "full_run_end": ended}
+    before = saved["summary"] if isinstance(saved["summary"], dict) else {}
+    summary = {**summary, "cursors": before.get("cursors") or {}}  # the jobs' cursors too stay where they were
+    mine = {r["job"] for r in summary["jobs"]}
+    kept = [r for r in before.get("jobs", []) if isinstance(r, dict) and r.get("job") not in mine]
+    rank = {name: i for i, name in enumerate(order)}
+    summary["jobs"] = sorted([*kept, *summary["jobs"]], key=lambda r: rank.get(str(r.get("job")), len(rank)))
+    summary["full_run_end"] = full_run_end(saved)
+    cursor = saved["cursor"] if saved["cursor"] is not None else started
+    return ended, cursor, summary

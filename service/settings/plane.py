@@ -1,7 +1,8 @@
 """[plane]: the consolidation plane — when its runs start and what they may change by themselves.
 
 A run starts `interval_minutes` after the last one, or sooner once `after_changes` notes changed
-since it; it waits for a pause in the calls (`service.activity`) and runs one vault at a time.
+since it, and never before the server has been up `after_start_minutes`; it waits for a pause in
+the calls (`service.activity`) and runs one vault at a time.
 Findings become action plans a person or an agent applies; only the kinds in `auto_apply` are
 applied by the run itself (as journaled, undoable plans too). `FINDING_KINDS` lists every kind the
 jobs report and why one cannot be applied by a run (its plan asks a human, or it has none), so an
@@ -46,6 +47,13 @@ class PlaneSettings(Section):
     interval_minutes: int = Field(default=240, ge=1, le=7 * 24 * 60, description="Minutes between two runs.")
     after_changes: int = Field(
         default=200, ge=1, le=1_000_000, description="Start a run sooner once this many notes changed since the last."
+    )
+    after_start_minutes: int = Field(
+        default=5,
+        ge=0,
+        le=24 * 60,
+        description="A run the schedule starts waits until the server has been up this long (a short "
+        "session, such as a stdio server spawned for one task, does not pay for a run it would not finish).",
     )
     stale_days: int = Field(
         default=14, ge=1, le=3650, description="Captures unfiled and experiences unpromoted this long are stale."

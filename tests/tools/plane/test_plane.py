@@ -231,7 +231,8 @@ async def test_enough_changed_notes_start_a_run_by_themselves(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(plane_module, "CHECK_S", 0.05)
-    async with started(make_vault(PLANTED), plane={"after_changes": 2, "interval_minutes": 600}) as vg:
+    plane = {"after_changes": 2, "interval_minutes": 600, "after_start_minutes": 0}  # due at the first pause
+    async with started(make_vault(PLANTED), plane=plane) as vg:
         await vg.indexed()
         assert (await vg.ok("plane_status"))["last_run"] is None
         await vg.ok("create_note", path="New one.md", content="# New\n")
