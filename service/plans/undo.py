@@ -169,7 +169,8 @@ def _moved_note(
         return
     root, ours = files.paths.root, entry.dst in expected  # ours: an undo of a newer move put it there
     now = expected[entry.dst] if ours else stamp_of(root, entry.dst)
-    if now is None and entry.path not in expected and same_note(entry.new_etag, stamp_of(root, entry.path)):
+    free = now is None or _replaces(entries, entry)  # a move onto a file: that file is still there if it never ran
+    if free and entry.path not in expected and same_note(entry.new_etag, stamp_of(root, entry.path)):
         out.untouched.append(entry.path)  # never moved (the process died before the rename)
         expected[entry.path] = entry.new_etag
         return
@@ -195,6 +196,14 @@ def _moved_note(
         expected[entry.path] = restore.current_etag(files, entry.dst)
     else:
         expected[entry.path] = loose(entry.new_etag)
+
+
+def _replaces(entries: list[Entry], entry: Entry) -> bool:
+    """Whether the long note's move `entry` replaced a file: recorded right before it as going absent
+    (`journal.record_long_move(replacing=True)`), undone after the note has moved back."""
+    before = [e for e in entries if e.seq < entry.seq and e.kind != "folder"]
+    last = before[-1] if before else None
+    return last is not None and last.kind == "file" and last.path == entry.dst and last.new_etag is None
 
 
 def _saved_since(files: VaultFiles, entry: Entry) -> bool:

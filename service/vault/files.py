@@ -372,12 +372,13 @@ class VaultFiles:
         root, src_real, dst_real = self.paths.root, self.paths.parent_real(src), self.paths.parent_real(dst)
         whole = src.abs.is_dir() or dirfd.one_entry(src.abs, dst.abs)  # or one file under both names: undone as one
         long = None  # a note over max_note_bytes: its move is recorded with its stamp, not its bytes (`stamp_of`)
+        replacing = replace and os.path.lexists(root / dst_real)  # the file it replaces: recorded with its bytes
         if journal.recording():
             journal.record_folders(root, self.missing_folders(dst))
             if whole:
                 journal.record_move(src_real, dst_real)
-            elif not replace and (long := journal.record_long_move(root, src_real, dst_real, self.max_note_bytes)):
-                whole = True
+            elif long := journal.record_long_move(root, src_real, dst_real, self.max_note_bytes, replacing=replacing):
+                whole = not replacing  # then the file it replaces and the move are withdrawn if refused
             else:
                 moved = self._prior(src, src_real) or b""
                 journal.record_file(root, dst_real, etag_of(moved))

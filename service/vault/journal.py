@@ -147,18 +147,22 @@ def stamp_of(root: Path, rel: str) -> str | None:
 
 
 def record_long_move(
-    root: Path, rel: str, dst: str, limit: int | None, folders: list[Path] | None = None
+    root: Path, rel: str, dst: str, limit: int | None, folders: list[Path] | None = None, *, replacing: bool = False
 ) -> str | None:
     """Record the move of the note `rel` to `dst` as one `move` with its `loose` stamp when it is a
     regular file over `limit` bytes (`[limits] max_note_bytes`): reading it whole for its bytes
     cost a 600 MB note 14 s and 1.9 GB (its undo 28 s, 3.7 GB). A delete to the trash is such a
     move too (`VaultFiles._delete_sync`; `folders`: the trash folders it makes, recorded first).
-    Returns the stamp recorded, for `record_stamp` once renamed; None (nothing recorded): the caller
-    records its bytes. Worker thread only, under the paths' locks."""
+    `replacing`: the move replaces the file at `dst`, recorded first as a `file` going absent (its
+    bytes, which undo writes back once the note has moved back). Returns the stamp recorded, for
+    `record_stamp` once renamed; None (nothing recorded): the caller records its bytes. Worker
+    thread only, under the paths' locks."""
     st = over(root, rel, limit)
     if st is None:
         return None
     record_folders(root, folders or [])
+    if replacing:
+        record_file(root, dst, None)
     stamp = loose(_stamp(st))
     record_move(rel, dst, stamp)
     return stamp
