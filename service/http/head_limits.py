@@ -341,7 +341,8 @@ def _h11_deadlined(max_bytes: int, read_seconds: float, over: _Over, unread_seco
             self._answered()
 
         def _answer_owed(self) -> bool:
-            cycle, whole = self.cycle, self.conn.their_state is h11.DONE
+            cycle, whole = self.cycle, self.conn.their_state in (h11.DONE, h11.MUST_CLOSE)  # (MUST_CLOSE:
+            # whole, sent with `Connection: close`; a half-close after it was dropped unanswered)
             return cycle is not None and whole and not (cycle.response_complete or self._get(cycle.scope))
 
         def _follow(self) -> None:

@@ -10,6 +10,7 @@ a real server per parser driven by raw sockets (`service.http.strict`, `service.
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 
 import pytest
@@ -85,3 +86,17 @@ def test_a_chunk_size_in_16_hex_digits_is_served(server: ServerThread) -> None:
 def test_an_unknown_method_without_host_is_501(server: ServerThread, version: str, piece: int | None) -> None:
     got = answer(server, f"FOO /healthz HTTP/{version}\r\nX-A: b\r\n\r\n".encode(), piece)
     assert "not one this server knows" in refusal(got, 501)
+
+
+@pytest.mark.parametrize("close", [True, False], ids=["Connection: close", "keep-alive"])
+def test_a_whole_request_then_the_clients_half_close_is_answered(server: ServerThread, close: bool) -> None:
+    """(s89) With h11, a request sent with `Connection: close` and then the client's half-close
+    (`shutdown(SHUT_WR)`, `nc -N`) was dropped unanswered: h11 holds such a client in MUST_CLOSE,
+    not DONE, and the answer was not taken as owed."""
+    headers = server.session()
+    with Raw(server.port) as conn:
+        head = conn.head("POST", "/mcp", PING, {**headers, **({"connection": "close"} if close else {})})
+        conn.sock.sendall(head + PING)
+        conn.sock.shutdown(socket.SHUT_WR)
+        got = conn.response()
+    assert got.status == 200 and json.loads(got.body) == {"jsonrpc": "2.0", "id": 3, "result": {}}, got
