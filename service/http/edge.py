@@ -59,6 +59,7 @@ from service.errors import TokenRejected
 from service.http.auth import METADATA_PATH, Authenticator, bearer_token
 from service.http.head_limits import too_large
 from service.http.hosts import NO_HOST, NOT_A_TARGET, TARGET, HostGuard, absolute_target
+from service.http.strict import BOTH_FRAMINGS, TWICE
 from service.protocol.framing import INVALID_REQUEST, Refused
 from service.types import PRINCIPAL_KEY, Principal
 
@@ -124,7 +125,8 @@ class Edge:
             await _json(send, 400, Refused(INVALID_REQUEST, misframed, 400).error(), {"connection": "close"})
             return
         if scope.get("http_version") == "1.1" and all(key != b"host" for key, _ in scope["headers"]):
-            await _json(send, 400, Refused(INVALID_REQUEST, NO_HOST, 400).error())  # (h11's parser refuses it first)
+            # (h11's parser refuses it first, and closes the connection: so does this, for httptools)
+            await _json(send, 400, Refused(INVALID_REQUEST, NO_HOST, 400).error(), {"connection": "close"})
             return
         if scope["method"] == "CONNECT":  # no tunnel, whatever the target (docstring); bytes may follow the head
             await _json(
@@ -142,8 +144,9 @@ class Edge:
             return
         twice = _twice(scope["headers"])
         if twice is not None:
-            ambiguous = Refused(INVALID_REQUEST, f"the {twice} header field is sent more than once", 400)
-            await _json(send, ambiguous.status, ambiguous.error())
+            ambiguous = Refused(INVALID_REQUEST, TWICE.format(twice), 400)
+            closes = {"connection": "close"} if twice == "host" else None  # (h11's parser refuses Host twice, closed)
+            await _json(send, ambiguous.status, ambiguous.error(), closes)
             return
         request = Request(scope)
         refused = self.hosts.check(request.headers, authority)
@@ -219,7 +222,7 @@ def _framing(scope: Scope) -> tuple[int, str | None]:
     if coding is None:
         return size, None
     if lengths:
-        return size, "the request carries both Content-Length and Transfer-Encoding"
+        return size, BOTH_FRAMINGS
     if coding.strip().lower() != b"chunked":
         return size, f"the transfer coding {coding.decode('latin-1')!r} is not supported: only chunked"
     return size, None

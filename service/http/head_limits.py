@@ -52,6 +52,7 @@ from service.http.strict import (
     NO_VERSION,
     SPACES,
     STATUS,
+    TWICE,
     UNKNOWN_METHOD,
     VERSION,
     OddRequest,
@@ -363,9 +364,10 @@ def _h11_deadlined(max_bytes: int, read_seconds: float, over: _Over, unread_seco
             431 when what it holds is over `max_bytes` (its `max_incomplete_event_size`: a head that
             long and still incomplete)."""
             held, failed = len(self.conn.trailing_data[0]), sys.exc_info()[1]  # (in uvicorn's `except`)
-            no_host = "Missing mandatory Host" in str(failed)  # told as the edge tells httptools' (`NO_HOST`)
-            odd = str(failed) if isinstance(failed, OddRequest) else None
-            plain = response_400(NO_HOST) if no_host else response_400(odd) if odd else response_400()
+            told = {"Missing mandatory Host": NO_HOST, "Found multiple Host": TWICE.format("host")}  # as the edge tells
+            odd = next((reason for start, reason in told.items() if str(failed).startswith(start)), None)  # httptools'
+            odd = str(failed) if isinstance(failed, OddRequest) else odd
+            plain = response_400(odd) if odd else response_400()
             if held > max_bytes:  # a head, or a chunk-size line or the trailers, that long and incomplete
                 body = self.cycle is not None and self.cycle.more_body  # (h11's own state is ERROR now)
                 plain = response_400(LONG_CHUNK_LINE) if body else response_431(too_large(max_bytes))

@@ -69,6 +69,8 @@ SPACES = "the request line's method, target and version are not separated by sin
 MAX_SIZE_DIGITS = 16  # a chunk size's hex digits at most, leading zeros included: 64 bits' worth
 LONG_CHUNK_SIZE = f"a chunk size is written in more than {MAX_SIZE_DIGITS} hex digits (RFC 9112 7.1)"
 LONG_CHUNK_LINE = "a chunk-size line (its extensions included) or the trailer section is over the head's limit"
+BOTH_FRAMINGS = "the request carries both Content-Length and Transfer-Encoding"  # (RFC 9112 6.1)
+TWICE = "the {} header field is sent more than once"  # (Host: RFC 9112 3.2, h11 refuses it)
 STATUS = {UNKNOWN_METHOD: 501, VERSION: 505}  # a refusal's status when not 400
 KNOWN_METHODS = frozenset(  # llhttp's HTTP methods (CONNECT: the edge answers it 405)
     b"ACL BIND CHECKOUT CONNECT COPY DELETE GET HEAD LINK LOCK M-SEARCH MERGE MKACTIVITY MKCALENDAR MKCOL MOVE"
@@ -102,6 +104,8 @@ _LLHTTP = (
     ("Expected HTTP/2 Connection Preface", UNKNOWN_METHOD),  # (PRI)
     ("Invalid HTTP version", VERSION),
     ("Chunk size overflow", LONG_CHUNK_SIZE),
+    ("Content-Length can't be present with Transfer-Encoding", BOTH_FRAMINGS),
+    ("Transfer-Encoding can't be present with Content-Length", BOTH_FRAMINGS),
 )
 
 

@@ -154,10 +154,16 @@ async def test_a_single_value_header_field_sent_twice_is_refused(
     server: Server, case: Callable[[Server], tuple[Headers, bytes]]
 ) -> None:
     headers, body = case(server)
-    # The refusal is a whole answer: the connection serves the next request.
-    refused, after = await server.exchange(
-        server.request("POST", headers, body), server.request("POST", server.session + server.alice, PING)
-    )
+    # The refusal is a whole answer: the connection serves the next request; but Host twice, which
+    # h11's parser refuses and closes, is closed with httptools too (s89: one answer either way).
+    if any(name.lower() == "host" for name, _ in headers):  # (`request` adds its own Host)
+        refused = await server.one(server.request("POST", headers, body))
+        assert refused[1].get("connection") == "close"
+        after = await server.one(server.request("POST", server.session + server.alice, PING))
+    else:
+        refused, after = await server.exchange(
+            server.request("POST", headers, body), server.request("POST", server.session + server.alice, PING)
+        )
     assert "header field is sent more than once" in _refused(refused, 400)
     assert after[0] == 200
     await server.read_as_alice()

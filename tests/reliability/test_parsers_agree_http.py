@@ -100,3 +100,24 @@ def test_a_whole_request_then_the_clients_half_close_is_answered(server: ServerT
         conn.sock.shutdown(socket.SHUT_WR)
         got = conn.response()
     assert got.status == 200 and json.loads(got.body) == {"jsonrpc": "2.0", "id": 3, "result": {}}, got
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ("Host: evil.example\r\nContent-Length: 0\r\n", "the host header field is sent more than once"),
+        ("Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", "both Content-Length and Transfer-Encoding"),
+        ("Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", "both Content-Length and Transfer-Encoding"),
+    ],
+    ids=["Host twice", "Content-Length then Transfer-Encoding", "Transfer-Encoding then Content-Length"],
+)
+def test_a_head_framed_two_ways_is_told_the_same_with_either_parser(
+    server: ServerThread, fields: str, reason: str
+) -> None:
+    """(s89) The status was the same, the reason not: h11 told Host twice, httptools both framings,
+    as "the HTTP request is malformed" (each parser refuses it before the edge reads it)."""
+    raw = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n{fields}\r\n"
+    raw += "" if "Content-Length: 0" in fields else "5\r\nhello\r\n0\r\n\r\n"
+    assert reason in refusal(answer(server, raw.encode()))
+    if "Host" in fields:  # and without one (HTTP/1.1): closed too
+        assert "carries a Host header" in refusal(answer(server, b"GET /healthz HTTP/1.1\r\nX-A: b\r\n\r\n"))
