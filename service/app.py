@@ -208,8 +208,8 @@ class VaultgateApp:
         )  # fmt: skip
         self.components += [self.warmup, self.recall, self.index_jobs, self.audit, self.sessions, self.maintenance]
         self.components += [self.plans, self.plane, self.ocr]  # consolidation runs; ocr_bulk's jobs, the OCR worker
-        trimmer = heap.HeapTrimmer(release=[d.release_memory for d in (self.db, self.state, self.experiences.db)])
-        self.components += [trimmer, self.services.bridges]  # bridges probe in the background
+        releases = [d.release_memory for d in (self.db, self.state, self.experiences.db, self.services.settings_files)]
+        self.components += [heap.HeapTrimmer(release=releases), self.services.bridges]  # bridges probe in background
         if owns_process:
             indexers = [c for c in self.components if isinstance(c, VaultIndexer)]
             self.components.append(Collector(indexers, self.activity))

@@ -18,6 +18,7 @@ from service.bridges.hub import Bridges
 from service.embeddings.sizes import TokenSizes
 from service.markdown.outline_reading import KeptReadings
 from service.memory.store import EntityWrites
+from service.obsidian.kept import KeptFiles
 from service.types import ClientLog, NestedCall, OpenGuard, PathGuard
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class Services:
     ocr: Ocr | None = None  # text in images and PDFs: the engine, its cache and ocr_bulk's jobs ([ocr])
     bridges: Bridges = field(default_factory=lambda: Bridges(()))  # Local REST API clients ([vaults.bridge])
     outlines: KeptReadings = field(default_factory=KeptReadings)  # get_outline's readings kept for next pages
+    settings_files: KeptFiles = field(default_factory=KeptFiles)  # .obsidian/*.json parsed, for next pages
     token_sizes: TokenSizes = field(default_factory=TokenSizes)  # context_for_query's passage sizes (bounded)
     memory_writes: EntityWrites = field(default_factory=EntityWrites)  # entity notes' locks, group commits, names
     started_at: float = field(default_factory=time.time)

@@ -116,4 +116,5 @@ async def test_the_trimmer_releases_before_each_trim_and_survives_a_failed_relea
 async def test_the_app_runs_a_trimmer_that_releases_its_databases_caches(vg: Harness) -> None:
     (trimmer,) = [c for c in vg.app.components if isinstance(c, heap.HeapTrimmer)]
     owners = {getattr(fn, "__self__", None) for fn in trimmer.release}
-    assert owners == {vg.app.db, vg.app.state, vg.app.experiences.db}
+    # and drops the Obsidian settings files kept for next pages once idle (`service.obsidian.kept`)
+    assert owners == {vg.app.db, vg.app.state, vg.app.experiences.db, vg.app.services.settings_files}

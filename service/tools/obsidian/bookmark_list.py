@@ -13,16 +13,20 @@ Touches: `.obsidian/bookmarks.json` (read only).
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import replace
+from collections.abc import Hashable
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
 
 from pydantic import Field
 
 from service.errors import ValidationFailed
 from service.obsidian import bookmarks as bm
+from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_after, encode_after
-from service.tools.obsidian.bookmarks import FILE, Bookmark, find_group, shown, visible_to
-from service.tools.obsidian.config import config_size, read_config
+from service.tools.obsidian.bookmarks import FILE, Bookmark, group_at, shown, visible_to
+from service.tools.obsidian.config import config_size, read_kept
 from service.tools.spec import ToolSpec
 from service.vault import offloop
 
@@ -47,26 +51,51 @@ class ListBookmarksIn(ToolInput, Paging):
     )
 
 
-def _listing(ctx: ToolContext, args: ListBookmarksIn) -> BookmarksOut:
-    """The page `args` asks for: the whole file is read and walked (a group's count needs what it
-    holds), and only the page's bookmarks get their ids (`bm.ids_at`: hashing every item was 2.5 s
-    of 100,000) and are built (each looks at the disk). The cursor names the last bookmark listed
-    by its id and where it was; when that bookmark moved, it is looked for by its id (every item
-    hashed), and when it is gone, `stale_cursor`."""
-    after = decode_after(args.cursor, t="bookmarks", g=args.group)
-    data, etag = read_config(ctx, FILE)
+@dataclass(frozen=True, slots=True)
+class _Walked:
+    """What every page of one version of the file, for one view, starts from (kept between pages:
+    `read_kept`): the whole walk, unkeyed, and each group's count of what it holds."""
+
+    every: list[bm.Located]
+    inside: dict[str, int]
+
+
+def _walked(ctx: ToolContext, data: Any) -> _Walked:
     every = list(bm.walk(bm.items_of(data), visible_to(ctx), keyed=False))
-    inside = bm.inside_counts(every)
-    listed = list(range(len(every)))
+    return _Walked(every, bm.inside_counts(every))
+
+
+def _view(ctx: ToolContext) -> Hashable:
+    """What the bookmarks a caller sees depend on besides the file: nothing when no rule can deny
+    it a note (every such caller sees the same), else its principal under the guard's rules of now;
+    a guard that numbers no rules: a view of this call only (the walk is made again each page)."""
+    if unrestricted(ctx):
+        return "everyone"
+    version = getattr(ctx.services.guard, "rules_version", None)
+    return (ctx.principal, version) if isinstance(version, int) else object()
+
+
+def _listing(ctx: ToolContext, args: ListBookmarksIn) -> BookmarksOut:
+    """The page `args` asks for, of the file as it is now. The whole file is read and walked (a
+    group's count needs what it holds) once per version: a next page of the same version reuses
+    that walk (`read_kept`: 0.7 s of CPU a page of 100,000 before). Only the page's bookmarks get
+    their ids (`bm.ids_at`: hashing every item was 2.5 s of 100,000) and are built (each looks at
+    the disk). The cursor names the last bookmark listed by its id and where it was; when that
+    bookmark moved (the file changed), it is looked for by its id (every item hashed), and when it
+    is gone, `stale_cursor`."""
+    after = decode_after(args.cursor, t="bookmarks", g=args.group)
+    walked, etag = read_kept(ctx, FILE, _view(ctx), partial(_walked, ctx))
+    every = walked.every
+    listed = range(len(every))
     if args.group is not None:
-        group = find_group(ctx, data, args.group)
-        listed = [i for i in listed if bm.inside(every[i], group)]
+        at = group_at(every, args.group)[0]  # what a group holds follows it in a walk, depth first
+        listed = range(at + 1, at + 1 + walked.inside[every[at].position])
     start = 0 if after is None else bisect_right(listed, _last(every, after))
     window = listed[start : start + args.limit]
     ids = bm.ids_at(every, window)
     more = start + args.limit < len(listed)
     return BookmarksOut(
-        items=[shown(ctx, replace(every[i], id=ids[i]), inside) for i in window],
+        items=[shown(ctx, replace(every[i], id=ids[i]), walked.inside) for i in window],
         total=len(listed),
         etag=etag,
         next_cursor=encode_after([ids[window[-1]], window[-1]], t="bookmarks", g=args.group) if more else None,

@@ -130,20 +130,26 @@ def shown(ctx: ToolContext, loc: bm.Located, inside: dict[str, int] | None = Non
 
 
 def find_group(ctx: ToolContext, data: Any, key: str) -> bm.Located:
+    """The group `key` names (its id or title) among the bookmarks the caller sees."""
     every = list(bm.walk(bm.items_of(data), visible_to(ctx), keyed=False))
+    at, ident = group_at(every, key)
+    return replace(every[at], id=ident)
+
+
+def group_at(every: list[bm.Located], key: str) -> tuple[int, str]:
+    """Where in `every` (a whole walk, unkeyed) the group `key` names is, and its id."""
     at = [i for i, loc in enumerate(every) if loc.item.get("type") == "group"]
     ids = bm.ids_at(every, at)  # only groups hashed: an item of a group's key is a group
-    groups = [replace(every[i], id=ids[i]) for i in at]
     # A group by its id or its title (a position would name whatever group sits there now).
-    found = [g for g in groups if g.id == key] or [g for g in groups if g.item.get("title") == key]
+    found = [i for i in at if ids[i] == key] or [i for i in at if every[i].item.get("title") == key]
     if len(found) != 1:
         reason = "ambiguous_group" if found else "group_not_found"
         raise ValidationFailed(
             f"{'several groups are' if found else 'no bookmark group is'} named {key!r}",
-            details={"field": "group", "reason": reason, "candidates": [g.id for g in found]},
+            details={"field": "group", "reason": reason, "candidates": [ids[i] for i in found]},
             hint="list_bookmarks shows the groups and their ids." if not found else "Pass the group's id.",
         )
-    return found[0]
+    return found[0], ids[found[0]]
 
 
 class AddBookmarkIn(ToolInput):

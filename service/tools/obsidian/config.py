@@ -12,19 +12,24 @@ read it (`FileRef`).
 from __future__ import annotations
 
 import json
-from typing import Any
+import os
+from collections.abc import Callable, Hashable
+from typing import Any, BinaryIO, TypeVar
 
 from pydantic import BaseModel, Field
 
 from service.errors import NoteNotFound, PathInvalid, ValidationFailed
 from service.markdown.parse import note_title
 from service.obsidian import property_types
+from service.obsidian.kept import Kept
 from service.tools.context import ToolContext
 from service.vault import offloop
 from service.vault.files import WriteResult
 from service.vault.paths import VaultPath, normalize
+from service.vault.settled import Settled, key_of, read_settled
 
 CONFIG_DIR = ".obsidian"
+T = TypeVar("T")
 
 
 class FileRef(BaseModel):
@@ -46,10 +51,44 @@ def read_config(ctx: ToolContext, name: str) -> tuple[Any, str | None]:
         note = ctx.vault.files.read(config_path(ctx, name))
     except (NoteNotFound, PathInvalid, OSError):  # missing, a folder or a link out of the vault there, unreadable
         return None, None
+    return _parsed(note.content), note.etag
+
+
+def _parsed(text: str) -> Any:
     try:
-        return json.loads(note.content), note.etag
+        return json.loads(text)
     except (ValueError, RecursionError):  # RecursionError: nested past the parser's limit
-        return None, note.etag
+        return None
+
+
+def _key_now(fh: BinaryIO) -> Settled:
+    return key_of(os.fstat(fh.fileno()))
+
+
+def read_kept(ctx: ToolContext, name: str, view: Hashable, make: Callable[[Any], T]) -> tuple[T, str | None]:
+    """(`make(parsed JSON)`, etag) of `.obsidian/<name>` as `read_config` reads it, reusing what a
+    page before made of the same version for the same `view` (`service.obsidian.kept`): the file's
+    settled key, one `fstat`, or else its bytes' etag names the version. `view` is whatever else
+    `make`'s answer depends on (the caller's ACL); a view equal to no other (`object()`) keeps the
+    parse only. A missing or unreadable file is `make(None)`, nothing kept."""
+    kept, vault = ctx.services.settings_files, ctx.vault.id
+    try:
+        vp = config_path(ctx, name)
+        found = kept.by_key(vault, name, ctx.vault.files.scan(vp, _key_now))
+        if found is None:
+            note, key = read_settled(ctx.vault.files, vp)
+            found = kept.by_etag(vault, name, note.etag, key)
+            if found is None:
+                data = _parsed(note.content)
+                found = Kept(key, note.etag, data, (view, make(data)))
+                kept.keep(vault, name, found)
+    except (NoteNotFound, PathInvalid, OSError):  # as `read_config`
+        return make(None), None
+    made_for, value = found.made  # one read of the pair: another thread may replace it meanwhile
+    if made_for != view:
+        value = make(found.data)
+        found.made = (view, value)
+    return value, found.etag
 
 
 def config_size(ctx: ToolContext, name: str) -> int:

@@ -112,8 +112,8 @@ async def test_a_page_of_recent_files_looks_at_the_entries_it_lists(
 
 async def test_a_workspace_of_thousands_of_tabs_lists_the_first_ones(make_vault: Callable[..., Path]) -> None:
     """get_workspace built every tab (100,000: 7 s, then refused as too long); it lists the first
-    `MAX_TABS` and says how many there are."""
+    `TABS_PAGE` and says how many there are."""
     async with started(make_vault(_files()), governor={"max_response_bytes": 8 << 20}) as vg:
         out = await vg.ok("get_workspace")
-        assert (len(out["tabs"]), out["tabs_total"]) == (workspace.MAX_TABS, MANY)
+        assert (len(out["tabs"]), out["tabs_total"]) == (workspace.TABS_PAGE, MANY)
         assert [t["id"] for t in out["tabs"][:3]] == ["l0", "l1", "l2"] and out["tabs"][0]["active"] is True
