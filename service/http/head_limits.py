@@ -66,7 +66,7 @@ from service.http.strict import (
 from service.protocol.framing import INVALID_REQUEST, Refused
 
 REASON = "Request Header Fields Too Large"
-TAIL_BYTES = 512  # what is kept of the bytes before a head (`strict`'s checks look back at them)
+TAIL_BYTES = 512  # what is kept of the bytes before a read (`strict`'s method checks look back at them)
 EARLY_CLOSE_SECONDS = 5.0  # a connection answered before its body was in: closed this soon, not at the keep-alive
 
 
@@ -120,8 +120,7 @@ def head_limited(
             self._headed = False  # the message being read has its head: `self.cycle` is its own
             self._fault: str | None = None  # why a callback stopped the parser (`send_400_response`)
             self._data = b""  # the bytes being parsed
-            self._tail = bytearray()  # what was received before them: the head still arriving, or `TAIL_BYTES`
-            self._begins = 0  # the requests begun in them so far
+            self._tail = b""  # the last `TAIL_BYTES` received before them
             self._chunk_line = False  # a chunk-size line (or the trailers) is arriving
             self._chunk_line_read = 0  # bytes received for it, after the read it began in
             self._chunk_heads = 0  # chunk-size lines completed in the bytes being parsed
@@ -169,7 +168,6 @@ def head_limited(
             over.mark(self, "head" if self.cycle is None or self.cycle.response_complete else "busy")
             super().on_message_begin()
             self._in_head, self._head_bytes, self._read, self._begun = True, 0, 0, True
-            self._begins += 1
             self._headed = False
             self._deadline.arm()
 
@@ -195,7 +193,7 @@ def head_limited(
                 self._fault = NO_VERSION
             elif version not in ("1.0", "1.1"):  # (2.0: llhttp refuses the others itself)
                 self._fault = VERSION
-            elif spaced(bytes(self._tail) + self._data, len(self._tail), self._begins):
+            elif spaced(cast(Pieces, self.parser).request_line()):
                 self._fault = SPACES
             if self._fault is not None:
                 raise OddRequest(self._fault)
@@ -233,16 +231,12 @@ def head_limited(
             return cycle is not None and not (cycle.response_complete or cycle.more_body or self._get(cycle.scope))
 
         def data_received(self, data: bytes) -> None:
-            self._begun, self._data, self._begins = False, data, 0
+            self._begun, self._data = False, data
             in_line, self._chunk_heads = self._chunk_line, 0
             try:
                 super().data_received(data)
-            finally:  # (the bytes before `data` some checks look back at: a request line sent in pieces
-                if self._begun:  # whole however long, a head's bytes bounded by `max_bytes`)
-                    del self._tail[:-TAIL_BYTES]
-                self._tail += data
-                if not self._in_head:
-                    del self._tail[:-TAIL_BYTES]
+            finally:  # (the bytes before `data` the method's checks look back at: a method sent in pieces)
+                self._tail = (self._tail + data)[-TAIL_BYTES:]
             if in_line and self._chunk_line and not self._chunk_heads and not self.transport.is_closing():
                 self._chunk_line_read += len(data)  # (llhttp reads chunk extensions without a bound)
                 if self._chunk_line_read > max_bytes:
@@ -281,7 +275,7 @@ def head_limited(
                 if isinstance(failed, httptools.HttpParserInvalidURLError):
                     reason: str | None = f"the request target {NOT_A_TARGET}"
                 elif isinstance(failed, httptools.HttpParserInvalidMethodError):
-                    seen = bytes(self._tail) + self._data
+                    seen = self._tail + self._data
                     reason = METHOD if lowered_method(seen) else UNKNOWN_METHOD if unknown_method(seen) else None
                 else:
                     reason = (

@@ -8,7 +8,8 @@ the message's framing, as read here from the head's fields and the size lines, p
 chunk-size line is then a piece of its own (or several, across reads), checked before llhttp reads
 it. llhttp parses a stream, so where it is cut changes nothing it reads: a misreading here can only
 misplace this check, never a byte. A body is one piece (a body of newlines is not a piece a line),
-and empty lines before a request line are not cut at all.
+and empty lines before a request line are not cut at all. The request line of each head is kept as
+it passes (`request_line`), however it came in pieces, for a check llhttp does not make (`strict.spaced`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ class Pieces:
         self._size = bytearray()  # the chunk size's digits so far (at most MAX_SIZE_DIGITS + 1)
         self._hex = True  # the chunk-size line so far is digits only (more may follow)
         self._held = b""  # a head (or trailers) under way: its last bytes, to find its end across reads
+        self._line = bytearray()  # the request line of the head read last (bounded as the head is)
+        self._in_line = False  # its end is still to come
 
     def body(self, chunked: bool, length: int) -> None:
         """The head just read frames its body so (`on_headers_complete`)."""
@@ -46,6 +49,10 @@ class Pieces:
     def ended(self) -> None:
         """The message is whole (`on_message_complete`): a head comes next."""
         self._mode, self._held = _HEAD, b""
+
+    def request_line(self) -> bytes:
+        """The request line (its CRLF included) of the head read last, however it came in pieces."""
+        return bytes(self._line)
 
     def feed_data(self, data: bytes) -> None:
         view, at = memoryview(data), 0
@@ -88,6 +95,7 @@ class Pieces:
     def _head_end(self, data: bytes, at: int) -> tuple[int, bool]:
         """Where the piece at `at` ends: after the head's blank line (whole: True), or at the end."""
         if self._held:
+            self._take_line(data, at)
             spanning = (self._held + data[at : at + 3]).find(_END)
             if spanning >= 0:
                 return at + spanning + 4 - len(self._held), True
@@ -97,8 +105,17 @@ class Pieces:
             if first is None:
                 return len(data), True
             start = first.start()
+            self._line.clear()
+            self._in_line = True
+            self._take_line(data, start)
         found = data.find(_END, start)
         return (len(data), False) if found < 0 else (found + 4, True)
+
+    def _take_line(self, data: bytes, at: int) -> None:
+        if self._in_line:
+            newline = data.find(b"\n", at)
+            self._line += data[at : len(data) if newline < 0 else newline + 1]
+            self._in_line = newline < 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._parser, name)

@@ -86,7 +86,6 @@ _CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")  # a CTL but HTAB (the line'
 _BLANK = re.compile(rb"\n\r?\n")  # where h11 ends a head
 _VERSIONLESS = re.compile(rb"(?:^|\n)[A-Z]+ (?:/|https?://|\*)[^ \r\n]*\r?\n")  # `GET /x` and its line end
 _METHOD_START = re.compile(rb"(?:^|\n)(" + _TOKEN + rb")(?: |$)")  # a request line's method (or all of it yet)
-_REQUEST_LINE = re.compile(rb"(?:^|\n)(" + _TOKEN + rb")( +)[^ \r\n]+( +)HTTP/")
 _VERSION = re.compile(rb"HTTP/[0-9]\.[0-9]")
 _LOWERED = re.compile(rb"(?:^|\n)[!-9;-~]*[a-z][!-9;-~]* [^ \r\n]+ HTTP/")  # a request line, `get / HTTP/`
 
@@ -209,15 +208,9 @@ def _line_so_far(rest: bytes) -> bool:
     return parts[1] != b"" and (parts[2].startswith(b"HTTP/") or b"HTTP/".startswith(parts[2]))
 
 
-def spaced(seen: bytes, start: int, nth: int) -> bool:
-    """Whether a request line in `seen` has more than one space between its parts (llhttp skips
-    them): the `nth` (from 1) that begins at `start` or after (the bytes being parsed), or for 0
-    (the request began before them) the last that begins before it."""
-    lines = list(_REQUEST_LINE.finditer(seen))
-    after = [m for m in lines if m.start(1) >= start]
-    before = [m for m in lines if m.start(1) < start]
-    line = (after[nth - 1] if len(after) >= nth else None) if nth > 0 else (before[-1] if before else None)
-    return line is not None and (len(line[2]) > 1 or len(line[3]) > 1)
+def spaced(line: bytes) -> bool:
+    """Whether the request line `line` has more than one space between its parts (llhttp skips them)."""
+    return b"" in line.rstrip(b"\r\n").split(b" ")[1:]
 
 
 def llhttp_reason(message: str) -> str | None:

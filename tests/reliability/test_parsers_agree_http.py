@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -121,3 +122,27 @@ def test_a_head_framed_two_ways_is_told_the_same_with_either_parser(
     assert reason in refusal(answer(server, raw.encode()))
     if "Host" in fields:  # and without one (HTTP/1.1): closed too
         assert "carries a Host header" in refusal(answer(server, b"GET /healthz HTTP/1.1\r\nX-A: b\r\n\r\n"))
+
+
+def test_pipelined_requests_are_each_checked_by_their_own_request_line(
+    server: ServerThread, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(s89) httptools' double-space check scanned every request line of the read for each request
+    it checked: 5,000 pipelined `GET /healthz` (190 KB) took 11.6 s of the event loop's CPU, during
+    which no other client was served (22 s after the first s89 change). Each check now reads its
+    own request line only; counted here rather than timed."""
+    import service.http.head_limits as head_limits
+
+    checked: list[int] = []
+    real = head_limits.spaced
+    monkeypatch.setattr(head_limits, "spaced", lambda *seen: checked.append(len(seen[0])) or real(*seen))
+    count = 5000
+    one = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode()
+    with Raw(server.port) as conn:
+        sending = threading.Thread(target=conn.sock.sendall, args=(one * count,))  # (answers read meanwhile)
+        sending.start()
+        answers = [conn.response().status for _ in range(count)]
+        sending.join()
+    assert answers == [200] * count
+    if server.settings.http.parser != "h11":
+        assert len(checked) == count and max(checked) == len(b"GET /healthz HTTP/1.1\r\n"), max(checked)

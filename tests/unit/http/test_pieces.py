@@ -36,10 +36,14 @@ class Recorder:
     def on_url(self, url: bytes) -> None:
         self.events.append(("url", url))
 
+    def on_message_begin(self) -> None:
+        self.events.append("begin")
+
     def on_header(self, name: bytes, value: bytes) -> None:
         self.headers.append((name.lower(), value))
 
     def on_headers_complete(self) -> None:
+        self.events.append(("line", self.parser.request_line()))
         chunked = any(n == b"transfer-encoding" and b"chunked" in v.lower() for n, v in self.headers)
         length = next((int(v) for n, v in self.headers if n == b"content-length"), 0)
         self.parser.body(chunked, length)
@@ -73,6 +77,8 @@ def test_the_stream_cut_anywhere_is_read_as_it_is_whole() -> None:
     whole = read([STREAM])
     assert whole.count("complete") == 4 and whole.count("chunk") == 5
     assert ("body", b"xyz") in whole and ("body", b"hello") in whole
+    lines = [event[1] for event in whole if isinstance(event, tuple) and event[0] == "line"]
+    assert lines == [b"GET /a HTTP/1.1\r\n", b"POST /b HTTP/1.1\r\n", b"POST /c HTTP/1.1\r\n", b"POST /d HTTP/1.1\r\n"]
     for cut in range(1, len(STREAM)):
         assert read([STREAM[:cut], STREAM[cut:]]) == whole, cut
     assert read([STREAM[n : n + 1] for n in range(len(STREAM))]) == whole
