@@ -52,7 +52,8 @@ from service.rerank.http import build_reranker
 from service.security.acl import AclGuard
 from service.semantic.engine import SemanticEngine
 from service.services import Services
-from service.settings import AuthSettings, Settings, VaultConfig, config_warnings
+from service.settings import Settings, VaultConfig, config_warnings
+from service.settings.auth import auth_line
 from service.storage.db import Database
 from service.storage.migrate import migrate
 from service.storage.relocate import hidden_cache_folders, own_folders, reuse_legacy_index
@@ -80,23 +81,6 @@ class Component(Protocol):
     async def stop(self) -> None: ...
 
 
-def auth_line(auth: AuthSettings) -> str:
-    """How HTTP callers are authenticated, for the start-up log (never a secret)."""
-    if auth.mode == "none":
-        return "none: HTTP callers (loopback only) and stdio callers hold every scope"
-    keys = (
-        f"JWKS file {auth.jwks_file}"
-        if auth.jwks_file is not None
-        else "inline JWKS"
-        if auth.jwks is not None
-        else "HS256 shared secret"
-    )
-    checks = "".join(
-        f", {name} {value!r}" for name, value in (("issuer", auth.issuer), ("audience", auth.audience)) if value
-    )
-    return f"jwt bearer tokens ({keys}{checks}) for HTTP; stdio callers hold every scope"
-
-
 class VaultgateApp:
     def __init__(self, settings: Settings, *, step_hook: StepHook | None = None, owns_process: bool = False) -> None:
         """`step_hook`: tests only, awaited at each step of a long change (`service.vault.commit`).
@@ -104,13 +88,15 @@ class VaultgateApp:
         interpreter's garbage collector for itself (`service.collector`)."""
         self.settings = settings
         self.version = VERSION
-        budget.configure(settings.limits)  # the frontmatter reader's [limits] (the indexer has no settings)
+        self.limits = budget.outside(settings.limits)  # its own, beside another app's (`budget.within`)
+        if owns_process:
+            budget.configure(settings.limits)  # and for code no app runs (the app is the process)
         cache_dir = settings.cache_dir()
         data_dir = settings.data_dir()
         reuse_legacy_index(settings.legacy_cache_dir(), cache_dir, data_dir, explicit=settings.storage.cache_dir)
         self.own_folders = own_folders(settings)
         extra_hidden = hidden_cache_folders(settings, self.own_folders)
-        self.vaults = {cfg.id: Vault.open(cfg, settings.writes, extra_hidden) for cfg in settings.vaults}
+        self.vaults = {c.id: Vault.open(c, settings.writes, extra_hidden, settings.limits) for c in settings.vaults}
         self.db = Database(cache_dir / "cache.db", readers=settings.storage.readers)
         # What cannot be rebuilt from the vault lives in the data folder, in its own database.
         self.state = Database(data_dir / "state.db", readers=1, writer_cache_kib=2000, reader_cache_kib=1000)
@@ -174,6 +160,7 @@ class VaultgateApp:
             client_logs=self.client_logs,
             schemas=ToolSchemaCache(self.registry, cache_dir).of,  # fast first tools/list
             activity=self.activity,
+            limits=settings.limits,
         )
         # The experiential store opens first: its file and migrations are ready before the index
         # starts, so opening it never lets index-ready work run ahead of a start that is not over
@@ -238,9 +225,10 @@ class VaultgateApp:
                 if applied := await migrate(db):
                     log.info("applied migrations %s to %s", applied, db.path.name)
             await self._record_vaults()
-            for component in self.components:
-                started.append(component)  # stopped too should its own start fail halfway
-                await component.start()
+            with budget.within(self.limits):  # the tasks and threads the components start hold the app's [limits]
+                for component in self.components:
+                    started.append(component)  # stopped too should its own start fail halfway
+                    await component.start()
         except BaseException:
             await self._shut_down(started)
             raise
@@ -282,7 +270,8 @@ class VaultgateApp:
             raise ValueError(f"vault {cfg.id!r} is already served")
         self.settings.vaults.append(cfg)
         self.own_folders = own_folders(self.settings)
-        vault = Vault.open(cfg, self.settings.writes, hidden_cache_folders(self.settings, self.own_folders))
+        hidden = hidden_cache_folders(self.settings, self.own_folders)
+        vault = Vault.open(cfg, self.settings.writes, hidden, self.settings.limits)
         self.guard.reload(self.settings)
         self.vaults[cfg.id] = vault
         if "server" in self.__dict__:
@@ -447,4 +436,5 @@ class VaultgateApp:
         async with streams as (read, write):
             if fast is not None:  # the plain calls asked meanwhile first, then the SDK's server (~200 ms of imports)
                 await fast.hand_over(lambda: self.server, EARLY_CALLS_S)
-            await self.server.run(read, write, self.server.create_initialization_options())
+            with budget.within(self.limits):  # a resource read, a prompt: past the dispatcher, the app's [limits] too
+                await self.server.run(read, write, self.server.create_initialization_options())

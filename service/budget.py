@@ -38,11 +38,14 @@ awaiting side, any thread) makes its next look at the clock raise `compute_budge
 
 Functions deep inside an evaluator (string helpers, a list method) reach the running budget
 through `current()`: the evaluator makes its budget current for the thread it runs in with
-`active()`. Outside any evaluation `current()` is a budget with the process's limits and no step
-ceiling, so the size checks hold everywhere. The process's limits are `[limits]` as the
-composition root `configure`s them (the frontmatter reader in the indexer and its worker
-processes has no settings object of its own), the defaults until then. Imports only the
-settings and the error tree.
+`active()`. Outside any evaluation `current()` is a budget with the app's limits and no step
+ceiling, so the size checks hold everywhere. The app's limits (`configured()`) are the `[limits]`
+of the app the running code belongs to: `within(limits)` makes them so for the code run inside
+(a context variable, as the journal's recorder: the dispatcher around each call, the app around
+the start of its background work, whose tasks and worker threads inherit it), so two apps in one
+process each hold their own; code no app runs sees the process's, the defaults unless the app
+that is the process (`vaultgate serve` / `stdio`) `configure`d them. Imports only the settings
+and the error tree.
 """
 
 from __future__ import annotations
@@ -236,24 +239,46 @@ _HINTS = {
 }
 
 _CURRENT: ContextVar[Budget | None] = ContextVar("vaultgate_budget", default=None)
-_process = Budget()  # outside any evaluation: the process's limits, no step or time ceiling
+_process = Budget()  # code no app runs: the process's limits, no step or time ceiling
+_APP: ContextVar[Budget | None] = ContextVar("vaultgate_app_limits", default=None)  # `within`
 
 
 def configure(limits: LimitsSettings) -> None:
-    """Set the process's `[limits]` (the composition root, and each parse worker process)."""
+    """Set the process's `[limits]`: only the app that is the process (`vaultgate serve` / `stdio`)."""
     global _process
     _process = Budget(limits)
 
 
+def outside(limits: LimitsSettings) -> Budget:
+    """The budget outside any evaluation of an app with `limits` (no step or time ceiling), for `within`."""
+    return Budget(limits)
+
+
+@contextmanager
+def within(outer: Budget) -> Iterator[None]:
+    """Run the code inside with `outer`'s limits (`outside`) as the app's (`configured`, and
+    `current()` outside an evaluation): in this context and the tasks and threads started from it."""
+    token = _APP.set(outer)
+    try:
+        yield
+    finally:
+        _APP.reset(token)
+
+
+def _outer() -> Budget:
+    outer = _APP.get()
+    return outer if outer is not None else _process
+
+
 def configured() -> LimitsSettings:
-    """The process's `[limits]`."""
-    return _process.limits
+    """The `[limits]` of the app running this code (`within`; else the process's)."""
+    return _outer().limits
 
 
 def current() -> Budget:
-    """The running evaluation's budget (the process's limits, no step or time ceiling outside one)."""
+    """The running evaluation's budget (the app's limits, no step or time ceiling outside one)."""
     budget = _CURRENT.get()
-    return budget if budget is not None else _process
+    return budget if budget is not None else _outer()
 
 
 def held_size(value: Any) -> int:

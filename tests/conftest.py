@@ -31,13 +31,10 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 import service._deferred_models  # noqa: F401 - as the command line does: before any model class
-from service import budget
 from service.app import VaultgateApp
 from service.dispatch.context import ToolResult
 from service.dispatch.entry import Dispatcher
-from service.indexer import caps
 from service.indexer.runner import VaultIndexer, indexer_of
-from service.markdown import frontmatter
 from service.memory.experiences import experiential_migrations
 from service.serve import serving
 from service.settings import Settings, load_settings
@@ -152,27 +149,6 @@ def _xdg_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     inherited.append("VAULTGATE_PROTOCOL__FAST_CALLS")
     monkeypatch.setattr(stdio_client_module, "DEFAULT_INHERITED_ENV_VARS", [*inherited, "VAULTGATE_MODEL_CACHE"])
     yield homes
-
-
-@pytest.fixture(autouse=True)
-def _process_limits() -> Iterator[None]:
-    """Each test starts and ends with the default `[limits]` as the process's own.
-
-    `VaultgateApp` makes its `[limits]` the process's (`service.budget.configure`: the
-    frontmatter reader, a note's size and index caps, a link rewrite's and a plan's clocks, a
-    regular expression outside a query), and a parse worker's settings (`frontmatter.use_limits`,
-    `caps.use_max_chars`) are process-wide too. A test's tiny budget stayed for the next test in
-    its xdist worker: after `max_eval_seconds: 0.000001` (test_move_rewrite_time_budget.py),
-    Bases' `replace(/:/, "-")` in test_functions.py was `compute_budget_exceeded`."""
-
-    def defaults() -> None:
-        budget.configure(budget.DEFAULT_LIMITS)
-        frontmatter.use_limits(None)
-        caps.use_max_chars(None)
-
-    defaults()
-    yield
-    defaults()
 
 
 class MigratedDatabases:

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp_types as types
 
+from service import budget
 from service.activity import Activity
 from service.dispatch.chain import compose
 from service.dispatch.context import CallContext, Layer, ToolResult
+from service.settings.limits import LimitsSettings
 from service.tools.registry import Registry
 from service.tools.spec import ToolSpec
 from service.types import Principal, ProgressFn, Transport
@@ -54,11 +56,13 @@ class Dispatcher:
         client_logs: CallLog | None = None,
         schemas: Callable[[ToolSpec], tuple[dict[str, Any], dict[str, Any]]] | None = None,
         activity: Activity | None = None,
+        limits: LimitsSettings = budget.DEFAULT_LIMITS,
     ) -> None:
         """`principal_of`: the caller of an HTTP request; `advertised`: whether tools/list shows a
         tool (the visibility policy); `client_logs`: log notifications for clients that set a
         level; `schemas`: a tool's (input, output) schemas, e.g. kept on disk (None: generate);
-        `activity`: counts the calls running, for background work that gives way to them."""
+        `activity`: counts the calls running, for background work that gives way to them;
+        `limits`: the app's `[limits]`, those of every call it runs (`budget.within`)."""
         self.layers = layers
         self.registry = registry
         self._run = compose(layers)
@@ -68,6 +72,7 @@ class Dispatcher:
         self.client_logs = client_logs
         self.schemas = schemas
         self.activity = activity if activity is not None else Activity()
+        self.limits = budget.outside(limits)
 
     async def call(
         self,
@@ -98,7 +103,8 @@ class Dispatcher:
             call.progress = report
         self.activity.begin()
         try:
-            return await self._run(call)
+            with budget.within(self.limits):  # another app in this process has its own
+                return await self._run(call)
         finally:
             self.activity.end()
 

@@ -29,7 +29,6 @@ from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequen
 from dataclasses import dataclass, field
 from functools import partial
 
-from service.budget import configured
 from service.errors import NoteNotFound, PathInvalid
 from service.graph.bookmark_paths import SettingsEdit, bookmarks_edit
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
@@ -149,23 +148,22 @@ async def scan(
     *,
     page: Page | None = None,
     steps: Steps | None = None,
-    clock: PlanClock | None = None,
+    clock: PlanClock,
 ) -> None:
     """Add each candidate's edit to `plan`, in order, keeping only `page`'s edits whole (all of
     them without one; a page's plan keeps what it found of every edit in `walk`). Reading and
     rewriting run in a worker thread a batch at a time (`_edits`), so the event loop stays free
     for other calls. `clock`: the call's plan budget (`service.graph.plan_clock`), looked at after
     each note, and at the number of notes that change (`PlanClock.count`: `[limits]
-    max_rewrite_notes`); a new one from now without it."""
+    max_rewrite_notes`)."""
     walk: list[tuple[str, int, bool]] = []
-    timer = clock if clock is not None else PlanClock()
     examined = 0
-    async for edit in _edits(candidates, edit_of, steps, timer):
+    async for edit in _edits(candidates, edit_of, steps, clock):
         examined += 1
         if edit is None:
             continue
         walk.append((edit.path, len(edit.changes), edit.path in plan.moves))
-        timer.count(len(walk), examined, len(candidates))
+        clock.count(len(walk), examined, len(candidates))
         if page is None or page.start <= plan.files_changed < page.stop:
             plan.edits.append(edit)
         else:
@@ -181,8 +179,8 @@ async def scan_page(
     walked: Walked,
     edit_of: EditOf,
     page: Page,
-    steps: Steps | None = None,
-    clock: PlanClock | None = None,
+    steps: Steps | None,
+    clock: PlanClock,
 ) -> bool:
     """`scan` of a preview's later page from what an earlier page's scan found (`walked`, with the
     vault unchanged since for the index): only the page's notes are read and rewritten again, the
@@ -204,7 +202,7 @@ async def scan_page(
 
 
 async def _edits(
-    candidates: Sequence[str], edit_of: EditOf, steps: Steps | None, clock: PlanClock | None
+    candidates: Sequence[str], edit_of: EditOf, steps: Steps | None, clock: PlanClock
 ) -> AsyncIterator[FileEdit | None]:
     """Each candidate's edit (None: it does not change), in order: read and rewritten in a worker
     thread a batch at a time, with the progress reported and a cancellation heard between
@@ -212,7 +210,6 @@ async def _edits(
     each note: `compute_budget_exceeded` with the notes examined, before anything is written."""
     stop = threading.Event()
     total = len(candidates)
-    timer = clock if clock is not None else PlanClock()
 
     def batch(first: int) -> list[FileEdit | None]:
         out: list[FileEdit | None] = []
@@ -220,7 +217,7 @@ async def _edits(
             if stop.is_set():
                 break
             out.append(edit_of(path))
-            timer.check(first + len(out), total)
+            clock.check(first + len(out), total)
         return out
 
     try:
@@ -273,7 +270,7 @@ async def plan_move(
     lines its edit keeps, not only counts (`service.graph.rewrite.LineChanges`; a canvas keeps all).
     `readable(path)`: whether the caller may read a note; one it may not is neither read nor counted
     (a refusal's or the progress's count of the notes would tell it exists)."""
-    clock = PlanClock()  # the whole plan's budget: the walk and the index's candidates count against it
+    clock = PlanClock(vault.limits)  # the whole plan's budget: the walk and the index's candidates count against it
     if paths is None:
         before, after = await asyncio.to_thread(_path_sets, vault, moves)
     else:
@@ -310,7 +307,7 @@ async def plan_move(
         linking = set(await queries.sources_of_names(vault.id, sorted(names)))
         linking.update(e.source for e in await queries.backlinks(vault.id, sorted(moves)))
         always = set(await property_sources(queries.db, vault.id, names))  # `up: "[[Hub]]"`, read from the values
-        always.update(await queries.longer_than(vault.id, configured().max_indexed_note_chars))  # past the index cap
+        always.update(await queries.longer_than(vault.id, vault.limits.max_indexed_note_chars))  # past the index cap
         always.update(p for p in moves if p.lower().endswith(".md"))
         checked = {p for p in linking if p not in always and p not in moves and not is_canvas(p)}
         candidates = always | (

@@ -20,6 +20,9 @@ made: `count` refuses a plan that would rewrite more than `[limits] max_rewrite_
 atomic, fsynced, journaled replace of one note (~4 ms on a lightly loaded disk, ~12 ms on a busy
 one; the two fsyncs are most of it): 20,000 notes are written in 1-4 minutes.
 
+Both bounds are the `[limits]` of the app serving the call, handed to the clock by the caller
+(`ctx.services.settings.limits`, a vault's `limits`): another app in the same process has its own.
+
 `now` is the clock a `PlanClock` reads when none is given: a seam for tests (a clock that moves
 one second a read refuses at a known note through the whole dispatch chain, nothing timed).
 """
@@ -30,8 +33,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.budget import configured
 from service.errors import ComputeBudgetExceeded
+from service.settings.limits import LimitsSettings
 
 Clock = Callable[[], float]
 
@@ -85,17 +88,15 @@ TEXT = PlanWork(
 
 
 class PlanClock:
-    """The deadline of one call's rewrite plan, started when made (`seconds`: the configured
-    `max_rewrite_seconds` unless given; `clock`: `now` unless a test gives its own; `work`: what
-    its refusal says is worked out)."""
+    """The deadline of one call's rewrite plan, started when made (`limits`: the app's, for
+    `max_rewrite_seconds` and `max_rewrite_notes`; `clock`: `now` unless a test gives its own;
+    `work`: what its refusal says is worked out)."""
 
     __slots__ = ("_clock", "deadline", "max_notes", "seconds", "work")
 
-    def __init__(
-        self, seconds: float | None = None, clock: Clock | None = None, work: PlanWork = LINKS, notes: int | None = None
-    ) -> None:
-        self.seconds = configured().max_rewrite_seconds if seconds is None else seconds
-        self.max_notes = configured().max_rewrite_notes if notes is None else notes
+    def __init__(self, limits: LimitsSettings, clock: Clock | None = None, work: PlanWork = LINKS) -> None:
+        self.seconds = limits.max_rewrite_seconds
+        self.max_notes = limits.max_rewrite_notes
         self._clock = now if clock is None else clock
         self.work = work
         self.deadline = self._clock() + self.seconds

@@ -27,6 +27,7 @@ from service.http.edge import Edge
 from service.http.fast_calls import ShippedLists
 from service.http.front import RequestFront
 from service.http.hosts import HostGuard
+from service.http.limits import AppLimits
 from service.http.routes import health_routes, route_errors
 from service.http.stops import StopFront, Stops
 from service.http.transport import LazySessionManager, mcp_app
@@ -103,6 +104,7 @@ def http_app(vg: VaultgateApp) -> Starlette:
             RequestFront, path=http.path, max_body=http.max_request_body_bytes, json_response=http.json_response
         ),
         Middleware(StopFront, path=http.path, stops=stops),
+        Middleware(AppLimits, outer=vg.limits),  # the tasks a request starts (its session's) inherit them
     ]
     starlette = Starlette(
         routes=[Route(http.path, mcp_app(session_manager)), *routes],

@@ -34,6 +34,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from service import budget
 from service.graph.linkpath import PathSet
 from service.indexer import relocate, rows
 from service.indexer.bulk import settle_word_merge
@@ -66,8 +67,21 @@ async def apply_changes(
 ) -> list[FileChange]:
     """Apply file changes; with `only_if_changed`, skip files the index already has as they are.
     `lock_held`: the caller (reconcile) holds the apply lock already; `wrap` runs each write.
+    Read within the vault's app's `[limits]` (its frontmatter, its index cap), whoever calls.
 
     Returns the changes that actually altered the index."""
+    with budget.within(budget.outside(ix.vault.limits)):
+        return await _apply_changes(ix, changes, only_if_changed, lock_held, bulk_threshold, wrap)
+
+
+async def _apply_changes(
+    ix: IndexerState,
+    changes: Sequence[FileChange],
+    only_if_changed: bool,
+    lock_held: bool,
+    bulk_threshold: int,
+    wrap: Wrap | None,
+) -> list[FileChange]:
     if len(changes) <= CHUNK:
         return await _apply(
             ix, changes, only_if_changed=only_if_changed, lock_held=lock_held, bulk_threshold=bulk_threshold, wrap=wrap

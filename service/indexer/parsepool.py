@@ -39,6 +39,7 @@ from service import budget
 from service.graph.linkpath import PathSet
 from service.indexer import parse_worker, rows
 from service.markdown.tasks import Style
+from service.settings.limits import LimitsSettings
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +53,8 @@ STOP_WAIT_S = 10.0  # an idle worker ends as soon as its input does
 class Worker:
     """One worker process and its two pipes; one batch at a time (`call` blocks: run it in a thread)."""
 
-    def __init__(self, root: Path, task_format: Style | None = None) -> None:
+    def __init__(self, root: Path, limits: LimitsSettings, task_format: Style | None = None) -> None:
+        """`limits`: the serving app's `[limits]`, for the frontmatter (and note length) the worker reads."""
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "service.indexer.parse_worker"],
             stdin=subprocess.PIPE,
@@ -60,7 +62,6 @@ class Worker:
             cwd=_IMPORT_ROOT,
         )
         self.busy = False
-        limits = budget.configured()  # the server's [limits] for the frontmatter (and note length) a worker reads
         sent = {name: getattr(limits, name) for name in parse_worker.SENT_LIMITS}
         self._send((os.path.abspath(root), sent, task_format))
 
@@ -124,9 +125,16 @@ def default_workers(usable: int | None = None) -> int:
 
 class Parser:
     """Prepares batches for one reconcile: in `workers` processes, or in a thread when 0; task
-    fields read in `task_format` (`rows.prepare`)."""
+    fields read in `task_format` (`rows.prepare`), frontmatter within `limits` (the app's `[limits]`)."""
 
-    def __init__(self, root: Path, paths: PathSet, workers: int, task_format: Style | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        paths: PathSet,
+        workers: int,
+        task_format: Style | None = None,
+        limits: LimitsSettings = budget.DEFAULT_LIMITS,
+    ) -> None:
         self.root = root
         self.task_format = task_format
         self.paths = paths
@@ -138,7 +146,7 @@ class Parser:
         self._idle: asyncio.Queue[Worker | None] | None = None
         try:
             for _ in range(workers):
-                self._started.append(Worker(root, task_format))
+                self._started.append(Worker(root, limits, task_format))
         except (OSError, ValueError) as exc:
             log.warning("starting a parse worker process failed (%s); parsing in a thread instead", exc)
             _stop_all(self._started, kill=True)

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from service import heap
+from service import budget, heap
 from service.activity import GiveWay
 from service.graph.address import NoteName
 from service.graph.linkpath import PathSet
@@ -61,7 +61,19 @@ async def reconcile_vault(
     """Bring the index in line with the vault; `full` re-parses every note; `give_way`: the scan
     and the comparison wait while calls run, within a budget (`service.activity.GiveWay`). While
     the index is not ready yet (a first start, a failed one's reindex), writes through vaultgate
-    are applied between its batches (`early.py`)."""
+    are applied between its batches (`early.py`). Read within the vault's app's `[limits]`."""
+    with budget.within(budget.outside(ix.vault.limits)):
+        return await _reconcile(ix, full, progress, batch_size, bulk_threshold, give_way)
+
+
+async def _reconcile(
+    ix: IndexerState,
+    full: bool,
+    progress: Callable[[int, int], Any] | None,
+    batch_size: int,
+    bulk_threshold: int,
+    give_way: bool,
+) -> dict[str, int]:
     early: EarlyWrites | None
     async with ix._apply_lock, ix._early.taking(ix.state != "ready") as early:
         ix.state = "reconciling" if ix.state != "ready" else "ready"
@@ -108,7 +120,8 @@ async def reconcile_vault(
             await ix.names.seed(await asyncio.to_thread(seed_names, files.ordered()))
         batches = [changed[i : i + batch_size] for i in range(0, len(changed), batch_size)]
         in_processes = len(changed) >= max(bulk_threshold, parsepool.MIN_NOTES)
-        parser = parsepool.Parser(ix.vault.paths.root, paths, ix.parse_workers if in_processes else 0, ix.task_format)
+        workers = ix.parse_workers if in_processes else 0
+        parser = parsepool.Parser(ix.vault.paths.root, paths, workers, ix.task_format, ix.vault.limits)
         pending: list[asyncio.Future[parsepool.Batch]] = []
         try:
             # Parse ahead (batch N+1.. in workers) while the writer stores batch N.

@@ -24,6 +24,7 @@ from service.indexer.status import Counts, Token
 from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.writer_job import WriterJob
 from service.markdown.tasks import Style
+from service.settings.limits import LimitsSettings
 from service.storage.db import Database
 from service.vault.paths import VaultPaths
 
@@ -44,6 +45,9 @@ class VaultView(Protocol):
 
     @property
     def paths(self) -> VaultPaths: ...
+
+    @property
+    def limits(self) -> LimitsSettings: ...  # the serving app's [limits] (the parse workers read within them)
 
 
 class IndexerState(Protocol):

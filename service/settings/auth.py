@@ -45,3 +45,20 @@ class AuthSettings(Section):
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+
+def auth_line(auth: AuthSettings) -> str:
+    """How HTTP callers are authenticated, for the start-up log (never a secret)."""
+    if auth.mode == "none":
+        return "none: HTTP callers (loopback only) and stdio callers hold every scope"
+    keys = (
+        f"JWKS file {auth.jwks_file}"
+        if auth.jwks_file is not None
+        else "inline JWKS"
+        if auth.jwks is not None
+        else "HS256 shared secret"
+    )
+    checks = "".join(
+        f", {name} {value!r}" for name, value in (("issuer", auth.issuer), ("audience", auth.audience)) if value
+    )
+    return f"jwt bearer tokens ({keys}{checks}) for HTTP; stdio callers hold every scope"

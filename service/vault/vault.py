@@ -15,8 +15,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from service import budget
 from service.settings import VaultConfig, WriteSettings
+from service.settings.limits import LimitsSettings
 from service.vault.events import ChangeBus
 from service.vault.files import VaultFiles
 from service.vault.paths import ALWAYS_HIDDEN, VaultPaths, obsidian_url
@@ -49,15 +49,24 @@ class Vault:
     previews: OrderedDict[Hashable, tuple[Hashable, Any]] = field(default_factory=OrderedDict)
     # A long note's secret scan kept for the next pages of a bundle (`service.tools.bundles.packing`).
     scans: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
+    limits: LimitsSettings = field(default_factory=LimitsSettings)  # the app's [limits] (`open`)
 
     @classmethod
-    def open(cls, config: VaultConfig, writes: WriteSettings, extra_hidden: tuple[str, ...] = ()) -> Vault:
+    def open(
+        cls,
+        config: VaultConfig,
+        writes: WriteSettings,
+        extra_hidden: tuple[str, ...] = (),
+        limits: LimitsSettings | None = None,
+    ) -> Vault:
+        """`limits`: the serving app's `[limits]` (None: the defaults)."""
+        limits = limits if limits is not None else LimitsSettings()
         bus = ChangeBus()
         hidden = tuple(dict.fromkeys((*ALWAYS_HIDDEN, writes.trash_folder, *extra_hidden)))
         paths = VaultPaths(config.path, hidden, refuse_device_names=writes.refuse_device_names)
         files = VaultFiles(paths, bus, max_concurrent=writes.max_concurrent, trash_folder=writes.trash_folder)
-        files.max_note_bytes = budget.configured().max_note_bytes  # the app's [limits] (configured before)
-        return cls(config=config, paths=paths, files=files, bus=bus)
+        files.max_note_bytes = limits.max_note_bytes
+        return cls(config=config, paths=paths, files=files, bus=bus, limits=limits)
 
     @property
     def id(self) -> str:

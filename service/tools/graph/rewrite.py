@@ -165,7 +165,7 @@ async def plan_rewrite(
     whether a note whose links change is part of it (called in a worker thread). `walked`: what
     an earlier page of the same preview found (`scan_page`), the vault unchanged since."""
     await complete_index(ctx)
-    clock = PlanClock(ctx.services.settings.limits.max_rewrite_seconds)  # the whole plan's budget
+    clock = PlanClock(ctx.vault.limits)  # the whole plan's budget
     before, after = await asyncio.to_thread(_path_sets, ctx, old, files)
     plan = MovePlan(moves={})
 

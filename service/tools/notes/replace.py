@@ -279,7 +279,7 @@ async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
     """The edits of every note with a match the caller may read (`_candidates`), under the call's
     `[limits] max_rewrite_seconds` from here (`PlanClock`, looked at after each note read and
     replaced in): past it `compute_budget_exceeded` before anything is written."""
-    clock = PlanClock(ctx.services.settings.limits.max_rewrite_seconds, work=TEXT)
+    clock = PlanClock(ctx.vault.limits, work=TEXT)
     compiled, literals = _compiled(args)
     paths = await _candidates(ctx, args, compiled, literals)
     files = {p: ctx.resolve(p, "read") for p in paths}

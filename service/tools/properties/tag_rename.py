@@ -109,7 +109,7 @@ async def _rename_plan(ctx: ToolContext, args: RenameTagIn, steps: Steps | None 
     batch at a time (`moves.scan`) under the call's `[limits] max_rewrite_seconds` (`PlanClock`):
     past it `compute_budget_exceeded` before anything is written. A note the caller may not read
     is neither read nor counted (the refusal's or the progress's count would tell it exists)."""
-    clock = PlanClock(ctx.services.settings.limits.max_rewrite_seconds, work=TAGS)
+    clock = PlanClock(ctx.vault.limits, work=TAGS)
     old, new = tag_pair(args)
     await complete_index(ctx)  # the notes carrying the tag come from the index
     tagged = await GraphQueries(ctx.services.db).notes_with_tag(ctx.vault.id, old)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from service.app import auth_line
 from service.settings import AuthSettings
+from service.settings.auth import auth_line
 from tests.conftest import started
 from tests.semantic.helpers import VAULT, semantic, settled
 
