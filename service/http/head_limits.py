@@ -152,7 +152,6 @@ def head_limited(
 
         def on_message_complete(self) -> None:
             self._chunk_line = False
-            cast(Pieces, self.parser).ended()
             self._deadline.disarm()
             super().on_message_complete()
             # Answered before its body was in (406, 413): the body's bytes cancelled uvicorn's keep-alive

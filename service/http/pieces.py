@@ -1,15 +1,16 @@
-"""httptools' parser fed each read in pieces cut where a head, a body and each chunk-size line end.
+"""httptools' parser fed each read cut where a head ends, with each chunk-size line found and checked.
 
 llhttp reads a chunk size with any number of leading zeros (1,000 of them: served), where h11 stops
 at 20 hex digits and a proxy in front may stop elsewhere: one request framed two ways. Both parsers
 now refuse a size written in more than `strict.MAX_SIZE_DIGITS` digits (400, `LONG_CHUNK_SIZE`).
-httptools tells nothing of where in a read a chunk-size line lies, so `Pieces` cuts each read where
-the message's framing, as read here from the head's fields and the size lines, puts the ends: a
-chunk-size line is then a piece of its own (or several, across reads), checked before llhttp reads
-it. llhttp parses a stream, so where it is cut changes nothing it reads: a misreading here can only
-misplace this check, never a byte. A body is one piece (a body of newlines is not a piece a line),
-and empty lines before a request line are not cut at all. The request line of each head is kept as
-it passes (`request_line`), however it came in pieces, for a check llhttp does not make (`strict.spaced`).
+httptools tells nothing of where in a read a chunk-size line lies, so `Pieces` follows the framing
+itself: a head is fed to llhttp as soon as its end is found (its callbacks tell how its body is
+framed, `body`), then the body is walked (a Content-Length, or each size line and chunk) and each
+size line checked before llhttp reads it; what follows a head goes in one call up to the next head.
+llhttp parses a stream, so where it is cut changes nothing it reads: a misreading here can only
+misplace this check, never a byte. Empty lines before a request line are not cut. The request line
+of each head is kept as it passes (`request_line`), however it came in pieces, for a check llhttp
+does not make (`strict.spaced`).
 """
 
 from __future__ import annotations
@@ -46,27 +47,29 @@ class Pieces:
         self._size.clear()
         self._hex = True
 
-    def ended(self) -> None:
-        """The message is whole (`on_message_complete`): a head comes next."""
-        self._mode, self._held = _HEAD, b""
-
     def request_line(self) -> bytes:
         """The request line (its CRLF included) of the head read last, however it came in pieces."""
         return bytes(self._line)
 
     def feed_data(self, data: bytes) -> None:
-        view, at = memoryview(data), 0
+        """Feed `data`: a head as soon as it is cut (its callbacks tell how its body is framed,
+        `body`), the rest in as few calls as that allows; each size line checked before it is fed."""
+        view, at, fed = memoryview(data), 0, 0
         while at < len(data):
-            end = self._cut(data, at)
-            self._parser.feed_data(view[at:end])
-            at = end
+            head = self._mode == _HEAD
+            at = self._cut(data, at)
+            if head:
+                self._parser.feed_data(view[fed:at])
+                fed = at
+        if fed < len(data):
+            self._parser.feed_data(view[fed:])
 
     def _cut(self, data: bytes, at: int) -> int:
         if self._mode in (_LENGTH, _DATA):
             end = min(len(data), at + self._left)
             self._left -= end - at
-            if not self._left and self._mode == _DATA:
-                self.body(True, 0)  # the next chunk's size line
+            if not self._left:  # the next chunk's size line, or the next message's head
+                self.body(self._mode == _DATA, 0)
             return end
         if self._mode == _SIZE:
             return self._size_line(data, at)

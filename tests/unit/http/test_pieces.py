@@ -56,7 +56,6 @@ class Recorder:
         self.events.append("chunk")
 
     def on_message_complete(self) -> None:
-        self.parser.ended()
         self.events.append("complete")
 
 
@@ -93,3 +92,16 @@ def test_a_chunk_size_over_16_digits_is_refused_wherever_the_reads_are_cut(size:
             recorder.parser.feed_data(stream[:cut])
             recorder.parser.feed_data(stream[cut:])
         assert recorder.refused == [LONG_CHUNK_SIZE] or (size[:1] == b"1" and not recorder.refused), cut
+
+
+def test_a_body_of_many_chunks_is_fed_in_one_call() -> None:
+    """The body's size lines are found and checked without a call to llhttp each (1,000 one-byte
+    chunks: two feeds, the head and the rest, not 2,000)."""
+    recorder = Recorder()
+    fed: list[int] = []
+    real = recorder.parser._parser
+    counting = type("Counting", (), {"feed_data": lambda self, data: fed.append(len(data)) or real.feed_data(data)})
+    recorder.parser._parser = counting()
+    head = b"POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+    recorder.parser.feed_data(head + b"1\r\nx\r\n" * 1000 + b"0\r\n\r\n")
+    assert recorder.events.count("complete") == 1 and len(fed) <= 3, len(fed)
