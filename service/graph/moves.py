@@ -42,7 +42,7 @@ from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, link_names, rewrite_note
 from service.graph.workspace_paths import workspace_edits, write_lenient
-from service.vault.commit import Action, Steps, Undo, commit, prepare_step
+from service.vault.commit import Action, Steps, Together, Undo, commit, prepare_step
 from service.vault.decoding import UTF8, encode_edit
 from service.vault.files import NoteFile
 from service.vault.readonly import refuse_read_only
@@ -359,7 +359,8 @@ async def apply_plan(vault: Vault, plan: MovePlan, steps: Steps | None = None) -
     re-resolves every link that pointed at a moved path, or that a moved file's name may now
     match better, when it applies the move (`rows.resolve_links`). Re-announcing them re-parsed
     thousands of unchanged notes for a hub note's move. The whole change reaches the index in
-    one batch (one update, not one per file).
+    one batch (one update, not one per file). The notes' rewrites are written up to
+    `commit.TOGETHER` at a time (`Together`), each as atomic and journaled as alone.
     """
     await asyncio.to_thread(refuse_read_only_edits, vault, plan)
     actions: list[Action] = [partial(_move, vault, old, new) for old, new in plan.moves.items()]
@@ -367,10 +368,11 @@ async def apply_plan(vault: Vault, plan: MovePlan, steps: Steps | None = None) -
         # A folder renamed in letter case only moves as one: file by file, each new path would twin
         # its own folder still there ('notes/B.md' beside 'Notes/'), refused on a case-sensitive disk.
         actions = [partial(_move, vault, plan.folder, plan.folder_to)]
-    actions += [partial(_write, vault, edit) for edit in plan.edits]
+    # the notes' rewrites: distinct files, each its own atomic write, their fsyncs overlapping
+    rewrites = Together([partial(_write, vault, edit) for edit in plan.edits])
     written: set[str] = set()  # the settings files actually written (a workspace one may not be)
-    actions += [partial(_write_settings, vault, edit, plan.moves, written) for edit in plan.settings]
-    await commit(actions, steps, around=vault.bus.batch())
+    settings = [partial(_write_settings, vault, edit, plan.moves, written) for edit in plan.settings]
+    await commit([*actions, rewrites, *settings], steps, around=vault.bus.batch())
     plan.settings = [edit for edit in plan.settings if edit.path in written]  # what the result reports
     if plan.folder is not None:
         if plan.folder_to is not None:

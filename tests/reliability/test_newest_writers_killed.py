@@ -26,6 +26,9 @@ single write is then whole on disk.
   then restores every byte.
 The killed write's temp file (written, not renamed) is removed by the sweep of a later start's
 process; the test runs that sweep as such a start would (tests/tools/sessions/test_plan_killed.py).
+A rename writes its link rewrites several at once (`service.vault.commit.Together`): the other
+rewrites in flight at the kill may leave a temp file each, beside their own notes only (`swept`);
+tests/reliability/test_chunk_killed.py holds a whole chunk in flight and checks each one exactly.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from typing import Any
 import pytest
 
 from service.memory.model import parse
+from service.vault.commit import TOGETHER
 from service.vault.temps import sweep
 from tests.conftest import Harness, snapshot, started
 from tests.killed import run_until_killed
@@ -53,14 +57,26 @@ async def killed_in(root: Path, scenario: str, rel: str, *more: str) -> None:
     assert await run_until_killed(MODULE, str(root), scenario, rel, *more) == -signal.SIGKILL
 
 
-def swept(root: Path, rel: str) -> dict[str, bytes]:
-    """The vault once a later start swept the killed write's temp file: the one beside `rel`, if any."""
+def swept(root: Path, rel: str, together: tuple[str, ...] = ()) -> dict[str, bytes]:
+    """The vault once a later start swept the killed write's temp file: the one beside `rel`, if any.
+    `together`: the notes whose writes the killed call makes at once with `rel`'s (a move's link
+    rewrites, `service.vault.commit.Together`, at most `TOGETHER` in flight): each of them may have
+    left its own temp file too (recorded in the journal, not yet renamed), one at most, none beside
+    any other file."""
     rel = rel.removeprefix("after:")
     temps = [k for k in snapshot(root) if k.endswith(".vgtmp")]
-    folder, _, name = rel.rpartition("/")
-    assert all(t.rpartition("/")[0] == folder and t.rpartition("/")[2].startswith(f".{name}.") for t in temps), temps
+    beside = [_temp_of(t) for t in temps]
+    assert all(b == rel or b in together for b in beside), temps
+    assert len(set(beside)) == len(beside) <= TOGETHER, temps
     assert sweep(root, temps, started=time.time()) == temps
     return snapshot(root)
+
+
+def _temp_of(temp: str) -> str:
+    """The note a temp file (`<folder>/.<name>.<random>.p<pid>h<host>.vgtmp`) was written for."""
+    folder, _, name = temp.rpartition("/")
+    note = name.removeprefix(".").rsplit(".", 3)[0]
+    return f"{folder}/{note}" if folder else note
 
 
 async def interrupted_run(vg: Harness) -> str:
@@ -220,7 +236,7 @@ async def test_a_rename_killed_in_a_canvas_rewrite_is_rolled_back_at_the_next_st
     async with started(root) as vg:  # the start rolls the cut rename back, whole
         rows: list[Any] = await vg.app.state.fetchall("SELECT kind, status FROM plan_runs ORDER BY started_at")
         assert [tuple(r) for r in rows] == [("bulk", "interrupted"), ("undo", "done")], rows
-        assert swept(root, rel) == before
+        assert swept(root, rel, together=("Board.canvas", "Home.md")) == before
         await vg.indexed()
         await vg.ok("rename_note", path="Ideas/Idea.md", new_path="Big Idea")
         board = json.loads(vg.read("Board.canvas"))

@@ -2,6 +2,13 @@
 next file, takes back what it wrote and answers `server_stopping`; the stop waits for that
 before it closes the journal and the databases.
 
+A move's link rewrites are written `TOGETHER` at a time (`service.vault.commit.Together`): the stop
+is seen before the next chunk, so the chunk under way ends first and is taken back with the rest.
+Held after its second file, a rename has written the moved note and the first chunk's notes
+(n000-n007, the plan's first eight), rewrite_links and rename_tag the first chunk, and
+bulk_create_notes (one note at a time) two notes: exactly those are in the run's journal, each
+written once and put back once, and no temp file is left.
+
 Before, the stop closed the plan journal under the running commit: its next write failed, every
 undo failed the same way (`internal_error` for the caller), and the vault stayed half changed
 until the next start rolled the journal back. Each long tool runs on the 200-note hub vault of
@@ -17,9 +24,24 @@ import anyio
 import pytest
 
 from service.dispatch.context import ToolResult
+from service.vault.commit import TOGETHER
 from tests.conftest import started
 from tests.long_changes import HUB_NOTES, Hold, index_state, vault_bytes
 from tests.tools.test_long_changes import CASES, IDS, Case, _args, hub
+
+CHUNK = [f"Notes/n{i:03}.md" for i in range(TOGETHER)]
+WRITTEN_BEFORE_STOP = {  # the files each call wrote (and took back) when held after its second file
+    "rename_note": ["Hub.md", "Centre.md", *CHUNK],  # the move (one action, two files), one chunk
+    "move_note": ["Hub.md", "Centre.md", *CHUNK],
+    "rewrite_links": CHUNK,
+    "rename_tag": CHUNK,
+    "bulk_create_notes": ["Bulk/b000.md", "Bulk/b001.md"],  # one at a time
+}
+DONE_BEFORE_STOP = {"rename_note": 1 + TOGETHER, "move_note": 1 + TOGETHER, "bulk_create_notes": 2}
+
+
+def temps(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.vgtmp"))
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -45,12 +67,18 @@ async def test_a_stop_mid_write_rolls_the_change_back_and_says_so(tmp_path: Path
         assert result.is_error, result.structured
         error = result.structured["error"]
         assert error["code"] == "server_stopping" and error["retryable"] is True
-        assert error["details"] == {"done_before_stop": 2, "total": error["details"]["total"]}
-        assert vault_bytes(vg.root) == files
+        done = DONE_BEFORE_STOP.get(case.tool, TOGETHER)
+        assert error["details"] == {"done_before_stop": done, "total": error["details"]["total"]}
+        assert vault_bytes(vg.root) == files and temps(vg.root) == []
     async with started(vg.root, notes={"bulk_confirm_above": 500}) as again:
         # The run was closed while the journal was open: nothing for the next start to roll back.
         runs = await again.app.state.fetchall("SELECT kind, status FROM plan_runs ORDER BY rowid")
         assert [tuple(r) for r in runs] == [("bulk", "failed")]
+        rows = await again.app.state.fetchall("SELECT path FROM plan_journal WHERE kind = 'file' ORDER BY seq")
+        paths, written = [r[0] for r in rows], WRITTEN_BEFORE_STOP[case.tool]
+        half = len(paths) // 2  # what the call wrote, then what its rollback wrote back
+        assert sorted(paths[:half]) == sorted(paths[half:]) == sorted(written), paths
+        assert temps(vg.root) == []
         assert vault_bytes(vg.root) == files
         await again.indexed()
         assert await index_state(again.app.db) == index
