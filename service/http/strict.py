@@ -113,14 +113,17 @@ class OddRequest(h11.RemoteProtocolError):
 
 
 def request_line_fault(line: bytes) -> str | None:
-    """What is wrong with a complete request line (its LF included), if it is one of the shapes."""
-    if not line.endswith(b"\r\n"):
-        return BARE_LF
-    parts = line[:-2].split(b" ")
+    """What is wrong with a complete request line (its LF included), if it is one of the shapes:
+    its method judged first, as llhttp does (it refuses a method before it reads the line's end)."""
+    crlf = line.endswith(b"\r\n")
+    parts = line[: -2 if crlf else -1].split(b" ")
     if parts[0] != parts[0].upper():
         return METHOD
-    if re.fullmatch(_TOKEN, parts[0]) and parts[0] not in KNOWN_METHODS and _line_so_far(line[len(parts[0]) : -2]):
+    rest = line[len(parts[0]) : -2 if crlf else -1]
+    if re.fullmatch(_TOKEN, parts[0]) and parts[0] not in KNOWN_METHODS and _line_so_far(rest):
         return UNKNOWN_METHOD
+    if not crlf:
+        return BARE_LF
     if len(parts) == 2:
         return NO_VERSION
     if b"" in parts[1:]:

@@ -146,3 +146,16 @@ def test_pipelined_requests_are_each_checked_by_their_own_request_line(
     assert answers == [200] * count
     if server.settings.http.parser != "h11":
         assert len(checked) == count and max(checked) == len(b"GET /healthz HTTP/1.1\r\n"), max(checked)
+
+
+@pytest.mark.parametrize(
+    ("line", "status", "reason"),
+    [("FOO / HTTP/1.1\n", 501, "not one this server knows"), ("get / HTTP/1.1\n", 400, "case-sensitive")],
+)
+def test_a_request_line_ended_by_lf_alone_is_judged_by_its_method_first(
+    server: ServerThread, line: str, status: int, reason: str
+) -> None:
+    """(s89) llhttp refuses a method as soon as it reads it; h11 judged the line's end first (400
+    "LF without CR" where httptools answered 501 or the lower-case reason)."""
+    raw = f"{line}Host: 127.0.0.1:{server.port}\n\n".encode()
+    assert reason in refusal(answer(server, raw), status)
