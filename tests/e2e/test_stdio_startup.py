@@ -65,8 +65,26 @@ def test_a_stdio_session_never_imports_the_sdk_client_nor_mcpserver(read_session
         assert sorted(imported & set(NEVER_IMPORTED)) == []
 
 
-def _mapped_libraries(pid: int) -> str:
-    return Path(f"/proc/{pid}/maps").read_text()
+def _begin(proc: subprocess.Popen[bytes]) -> None:
+    """`initialize` answered, then the client's `initialized` notification."""
+    assert "result" in _ask(proc, 1, "initialize", INIT)
+    assert proc.stdin is not None
+    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+
+
+def _read_and_search(proc: subprocess.Popen[bytes], search: str) -> None:
+    """`tools/list`, then a read and a search (`search`: the tool) of the default vault, both answered."""
+    _ask(proc, 2, "tools/list", {})
+    read = _ask(proc, 3, "tools/call", {"name": "read_note", "arguments": {"path": "Welcome"}})
+    found = _ask(proc, 4, "tools/call", {"name": search, "arguments": {"query": "welcome"}})
+    for answer in (read, found):
+        result = answer["result"]
+        assert isinstance(result, dict) and not result.get("isError"), answer
+
+
+def _no_vector_libraries(pid: int) -> None:
+    libraries = Path(f"/proc/{pid}/maps").read_text()
+    assert "numpy" not in libraries and "onnxruntime" not in libraries and "tokenizers" not in libraries
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/<pid>/maps")
@@ -74,17 +92,9 @@ def test_a_server_without_embeddings_never_loads_numpy(make_vault: Callable[...,
     root = make_vault()
     for _ in range(2):  # the first start answers through the SDK, the second from stored answers
         with _stdio(root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
-            assert "result" in _ask(proc, 1, "initialize", INIT)
-            assert proc.stdin is not None
-            proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-            _ask(proc, 2, "tools/list", {})
-            read = _ask(proc, 3, "tools/call", {"name": "read_note", "arguments": {"path": "Welcome"}})
-            found = _ask(proc, 4, "tools/call", {"name": "search_notes", "arguments": {"query": "welcome"}})
-            for answer in (read, found):
-                result = answer["result"]
-                assert isinstance(result, dict) and not result.get("isError"), answer
-            libraries = _mapped_libraries(proc.pid)
-            assert "numpy" not in libraries and "onnxruntime" not in libraries and "tokenizers" not in libraries
+            _begin(proc)
+            _read_and_search(proc, "search_notes")
+            _no_vector_libraries(proc.pid)
             proc.stdin.close()  # end of input: the server exits
             assert proc.wait(timeout=60) == 0
 
@@ -98,9 +108,7 @@ def test_a_settled_server_with_the_builtin_model_loads_no_numpy(make_vault: Call
     root = make_vault()
     builtin = {"VAULTGATE_EMBEDDINGS__PROVIDER": "builtin"}
     with _stdio(root, homes=builtin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
-        assert "result" in _ask(proc, 1, "initialize", INIT)
-        assert proc.stdin is not None
-        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        _begin(proc)
         deadline = time.monotonic() + 300
         for n in itertools.count(2):  # the first start embeds every chunk
             status = _ask(proc, n, "tools/call", {"name": "index_status", "arguments": {}})["result"]
@@ -112,20 +120,12 @@ def test_a_settled_server_with_the_builtin_model_loads_no_numpy(make_vault: Call
         proc.stdin.close()
         assert proc.wait(timeout=60) == 0
     with _stdio(root, homes=builtin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
-        assert "result" in _ask(proc, 1, "initialize", INIT)
-        assert proc.stdin is not None
-        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        _ask(proc, 2, "tools/list", {})
-        read = _ask(proc, 3, "tools/call", {"name": "read_note", "arguments": {"path": "Welcome"}})
-        found = _ask(proc, 4, "tools/call", {"name": "search_text", "arguments": {"query": "welcome"}})
-        status = _ask(proc, 5, "tools/call", {"name": "index_status", "arguments": {}})
-        for answer in (read, found, status):
-            result = answer["result"]
-            assert isinstance(result, dict) and not result.get("isError"), answer
-        embeddings = cast(dict[str, Any], status["result"])["structuredContent"]["embeddings"]
+        _begin(proc)
+        _read_and_search(proc, "search_text")
+        status = _ask(proc, 5, "tools/call", {"name": "index_status", "arguments": {}})["result"]
+        embeddings = cast(dict[str, Any], status)["structuredContent"]["embeddings"]
         assert embeddings["model"] == "builtin:all-MiniLM-L6-v2-int8-fused" and embeddings["backlog"] == 0
-        libraries = _mapped_libraries(proc.pid)
-        assert "numpy" not in libraries and "onnxruntime" not in libraries and "tokenizers" not in libraries
+        _no_vector_libraries(proc.pid)
         proc.stdin.close()
         assert proc.wait(timeout=60) == 0
 
@@ -153,9 +153,7 @@ def _imports_of_a_session(
         log.open("wb") as err,
         _stdio(root, "-X", "importtime", homes=homes, stdout=subprocess.PIPE, stderr=err) as proc,
     ):
-        assert "result" in _ask(proc, 1, "initialize", INIT)
-        assert proc.stdin is not None
-        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        _begin(proc)
         assert "result" in _ask(proc, 2, "tools/list", {})
         for n, (tool, arguments) in enumerate(calls, start=3):
             answer = _ask(proc, n, "tools/call", {"name": tool, "arguments": arguments})
