@@ -26,6 +26,7 @@ from service.http.strict import LONG_CHUNK_SIZE, MAX_SIZE_DIGITS, size_digits
 _HEAD, _LENGTH, _SIZE, _DATA = range(4)  # (the trailers are read as a head is: to the blank line)
 _END = b"\r\n\r\n"
 _NOT_CRLF = re.compile(rb"[^\r\n]")
+_SIZE_LINE = re.compile(rb"([0-9A-Fa-f]{1,%d})(?![0-9A-Fa-f])[^\n]*\n" % MAX_SIZE_DIGITS)
 
 
 class Pieces:
@@ -78,6 +79,15 @@ class Pieces:
         return end
 
     def _size_line(self, data: bytes, at: int) -> int:
+        while not self._size and (line := _SIZE_LINE.match(data, at)):  # (whole lines: a run of chunks
+            size = int(line[1], 16)  # walked in one step each)
+            if not size:
+                self._mode, self._held = _HEAD, b"\r\n"  # the trailers (see below)
+                return line.end()
+            at = line.end() + size + 2
+            if at > len(data):
+                self._mode, self._left = _DATA, at - len(data)
+                return len(data)
         newline = data.find(b"\n", at)
         end = len(data) if newline < 0 else newline + 1
         if self._hex:
