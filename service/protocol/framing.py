@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 
 from service.json_depth import too_deep
 
@@ -120,7 +121,10 @@ def read_message(data: bytes | bytearray | str, *, max_bytes: int = MAX_BYTES) -
     except RecursionError:
         return Refused(PARSE_ERROR, f"nested deeper than {MAX_DEPTH}")
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the hooks, int digits
-        return Refused(PARSE_ERROR, str(exc)[:200])
+        told = str(exc)
+        if told.startswith("Exceeds the limit"):  # (Python's int digits: its advice is for the server's admin)
+            told = f"a number has more than {sys.get_int_max_str_digits()} digits"
+        return Refused(PARSE_ERROR, told[:200])
     # the id to echo is read only in a refusal: a message let through never needs it
     # nesting deeper than MAX_DEPTH takes more than 2 * MAX_DEPTH characters and brackets
     deep = len(text) > 2 * MAX_DEPTH and text.count("[") + text.count("{") > MAX_DEPTH

@@ -75,6 +75,15 @@ def test_what_is_not_strict_json_is_a_parse_error(text: str) -> None:
     assert refused.error()["id"] == rid and refused.error()["error"]["message"].startswith("Parse error")
 
 
+def test_a_number_past_pythons_digit_limit_is_told_without_the_servers_advice() -> None:
+    """Python's refusal ends "use sys.set_int_max_str_digits() to increase the limit": advice for
+    whoever runs the server, which the client was given (s89)."""
+    refused = read_message('{"jsonrpc": "2.0", "id": %s, "method": "ping"}' % ("1" * 5000))
+    assert isinstance(refused, Refused) and refused.code == PARSE_ERROR
+    message = refused.error()["error"]["message"]
+    assert "more than 4300 digits" in message and "sys." not in message, message
+
+
 @pytest.mark.parametrize("data", [b"\xff\xfe{}", b"\xef\xbb\xbf{}", b"\xed\xa0\x80", b"", b"   ", b"{} {}"])
 def test_bytes_that_are_not_one_utf8_json_value_are_a_parse_error(data: bytes) -> None:
     refused = read_message(data)
