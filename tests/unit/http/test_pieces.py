@@ -7,6 +7,8 @@ from typing import Any
 
 import httptools
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.http.pieces import Pieces
 from service.http.strict import LONG_CHUNK_SIZE
@@ -105,3 +107,39 @@ def test_a_body_of_many_chunks_is_fed_in_one_call() -> None:
     head = b"POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
     recorder.parser.feed_data(head + b"1\r\nx\r\n" * 1000 + b"0\r\n\r\n")
     assert recorder.events.count("complete") == 1 and len(fed) <= 3, len(fed)
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> tuple[bytes, list[int]]:
+    """Pipelined requests (no body, Content-Length, chunked with extensions and trailers, empty
+    lines before one) and where the reads are cut."""
+    out = b""
+    for n in range(draw(st.integers(1, 4))):
+        body = draw(st.binary(max_size=40))
+        out += b"\r\n" * draw(st.integers(0, 2)) + b"POST /%d HTTP/1.1\r\nHost: h\r\n" % n
+        kind = draw(st.sampled_from(["none", "length", "chunked"]))
+        if kind == "length":
+            out += b"Content-Length: %d\r\n\r\n" % len(body) + body
+        elif kind == "chunked":
+            out += b"Transfer-Encoding: chunked\r\n\r\n"
+            at = 0
+            while at < len(body):
+                size = draw(st.integers(1, max(1, len(body) - at)))
+                zeros = b"0" * draw(st.integers(0, 3))
+                ext = draw(st.sampled_from([b"", b";a=b", b';q="x y"']))
+                out += zeros + b"%x" % size + ext + b"\r\n" + body[at : at + size] + b"\r\n"
+                at += size
+            out += b"0\r\n" + draw(st.sampled_from([b"", b"X-T: 1\r\n"])) + b"\r\n"
+        else:
+            out += b"\r\n"
+    cuts = sorted(set(draw(st.lists(st.integers(1, max(1, len(out) - 1)), max_size=6))))
+    return out, cuts
+
+
+@settings(max_examples=300, deadline=None)
+@given(streams())
+def test_any_pipelined_stream_cut_anywhere_is_read_as_it_is_whole(case: tuple[bytes, list[int]]) -> None:
+    stream, cuts = case
+    reads = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
+    assert read(reads) == read([stream])
+    assert read([stream]).count("complete") == stream.count(b"HTTP/1.1\r\n")
