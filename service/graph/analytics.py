@@ -13,18 +13,16 @@ edges deduplicated: the same vault gives the same numbers, in the same order, on
   from the first `max_sources` notes of an order shuffled with `seed`, scaled by n / sources
   (`Betweenness.exact` says which). Each source's BFS runs level by level on numpy arrays.
 - shortest link paths: `service.graph.paths`.
-- `communities`: Louvain with Leiden's refinement (modularity, resolution 1) on the undirected
-  graph: igraph's C `community_leiden` (imported at the first call), `ROUNDS` iterations, its
-  random numbers drawn from `seed`; communities largest first.
+- `communities`: Louvain (modularity, resolution 1) on the undirected graph, nodes visited in an
+  order shuffled with `seed`; communities largest first.
 - A `Limit` bounds the long ones (betweenness, Louvain, PageRank, `from_links`): its `stop` flag
   (the call was cancelled, the server stops) ends the work with `Stopped` at the next source,
-  round, iteration or stage (Louvain: between its C calls); past its deadline betweenness ends
-  with the sources done so far (an estimate) and Louvain with the grouping of the iterations
-  done, each saying `cut` (a thread cannot be killed).
+  node, round or stage; past its deadline betweenness ends with the sources done so far (an
+  estimate) and Louvain with the partition so far, each saying `cut` (a thread cannot be killed).
 - `adamic_adar`: notes two links away that share neighbours with a note (not linked to it),
   scored by the sum of 1 / log(degree) of the shared neighbours.
 Costs at 10k notes and ~50k links (docs/tools-guide.md, "Graph analytics"): tens of ms for
-PageRank, under a second for the sampled betweenness, about 0.1 s for Louvain (1-2 s at 100k).
+PageRank, under a second for the sampled betweenness and for Louvain.
 """
 
 from __future__ import annotations
@@ -307,77 +305,99 @@ class Communities:
     cut: bool = False  # the deadline ended it: the partition reached by then
 
 
-ROUNDS = 2  # Leiden iterations: at 100k notes the second adds 0.01 of modularity, a third 0.002
-_RNG = threading.Lock()  # igraph draws its random numbers from one generator per process
-
-
-def _leiden_graph(g: NoteGraph) -> Any:
-    """The undirected graph as an `igraph.Graph` (each link once, either way)."""
-    import igraph  # here, not at the server's start (as numpy: service/numpy_lazy.py)
-
+def _weighted(g: NoteGraph) -> list[dict[int, float]]:
     und = g.undirected()
-    src = np.repeat(np.arange(len(g), dtype=np.int64), np.diff(und.indptr))
-    dst = und.indices.astype(np.int64)
-    once = src < dst
-    return igraph.Graph(n=len(g), edges=list(zip(src[once].tolist(), dst[once].tolist(), strict=True)))
+    return [dict.fromkeys((int(j) for j in und.row(i)), 1.0) for i in range(len(g))]
 
 
-def _leiden_round(graph: Any, rng: random.Random, resolution: float, membership: list[int] | None) -> list[int]:
-    """One Leiden iteration (igraph, in C; modularity) from `membership` (None: each node alone),
-    its random numbers drawn from `rng`."""
-    import igraph
-
-    with _RNG:  # the generator is process-wide: set, used and put back by one round at a time
-        igraph.set_random_number_generator(rng)
-        try:
-            found = graph.community_leiden(
-                objective_function="modularity", resolution=resolution, n_iterations=1, initial_membership=membership
-            )
-        finally:
-            igraph.set_random_number_generator(random)
-    return [int(c) for c in found.membership]
-
-
-def communities(g: NoteGraph, seed: int = SEED, resolution: float = 1.0, limit: Limit = NO_LIMIT) -> Communities:
-    """Louvain communities of the undirected link graph, refined as Leiden does (igraph's
-    `community_leiden`, modularity, `ROUNDS` iterations, random numbers from `random.Random(seed)`);
-    a note without links is its own group. Each iteration is one C call that cannot be
-    interrupted (at 100k notes and 570k links about 0.4-0.8 s, holding the GIL): `limit` is looked
-    at before each and after the last. A stop raises `Stopped`; past the deadline the grouping of
-    the iterations done is the answer (`cut`; before the first, each note its own group)."""
-    n = len(g)
-    membership = list(range(n))
-    cut = False
-    if g.links:
-        graph: Any = None
-        rng = random.Random(seed)
-        for done in range(ROUNDS):
+def _move_nodes(
+    adj: list[dict[int, float]], order: list[int], resolution: float, max_passes: int, limit: Limit
+) -> tuple[list[int], bool]:
+    """Louvain's first phase: each node joins the neighbouring community with the best modularity
+    gain, in `order`, until a pass moves nothing. Returns each node's community, and True when
+    `limit`'s deadline ended it first (the partition is the one reached so far)."""
+    k = [sum(row.values()) for row in adj]
+    two_m = sum(k)
+    comm = list(range(len(adj)))
+    tot = list(k)
+    for _ in range(max_passes):
+        moved = False
+        for i in order:
             if limit.up():
-                cut = True
-                break
-            if graph is None:
-                graph = _leiden_graph(g)
-            membership = _leiden_round(graph, rng, resolution, membership if done else None)
-        limit.up()  # a stop after the last iteration still ends the work
-    grouped: dict[int, list[int]] = {}
-    for node, c in enumerate(membership):
-        grouped.setdefault(c, []).append(node)
-    groups = sorted(grouped.values(), key=lambda grp: (-len(grp), grp[0]))
-    return Communities(groups, modularity(g, membership, resolution), seed, cut)
+                return comm, True
+            ci, ki = comm[i], k[i]
+            near: dict[int, float] = {}
+            for j, w in adj[i].items():
+                if j != i:
+                    near[comm[j]] = near.get(comm[j], 0.0) + w
+            tot[ci] -= ki
+            best, gain = ci, near.get(ci, 0.0) - resolution * tot[ci] * ki / two_m
+            for c in sorted(near):
+                g = near[c] - resolution * tot[c] * ki / two_m
+                if g > gain + 1e-12:
+                    best, gain = c, g
+            tot[best] += ki
+            if best != ci:
+                comm[i], moved = best, True
+        if not moved:
+            break
+    return comm, False
 
 
-def modularity(g: NoteGraph, membership: list[int], resolution: float = 1.0) -> float:
-    """Newman's modularity of the partition (`membership[i]`: node i's group) of the undirected graph."""
-    und = g.undirected()
-    two_m = float(und.indices.size)
+def modularity(adj: list[dict[int, float]], groups: list[list[int]], resolution: float = 1.0) -> float:
+    k = [sum(row.values()) for row in adj]
+    two_m = sum(k)
     if two_m == 0:
         return 0.0
-    label = np.asarray(membership, dtype=np.int64)
-    degree = np.diff(und.indptr).astype(np.float64)
-    rows = np.repeat(np.arange(len(g), dtype=np.int64), np.diff(und.indptr))
-    inside = float(np.count_nonzero(label[rows] == label[und.indices]))
-    tot = np.bincount(label, weights=degree)
-    return inside / two_m - resolution * float((tot / two_m) @ (tot / two_m))
+    q = 0.0
+    for group in groups:
+        members = set(group)
+        inside = sum(w for i in group for j, w in adj[i].items() if j in members)
+        tot = sum(k[i] for i in group)
+        q += inside / two_m - resolution * (tot / two_m) ** 2
+    return q
+
+
+def communities(
+    g: NoteGraph,
+    seed: int = SEED,
+    resolution: float = 1.0,
+    max_levels: int = 10,
+    max_passes: int = 20,
+    limit: Limit = NO_LIMIT,
+) -> Communities:
+    """Louvain communities of the undirected link graph; a note without links is its own group.
+    Past `limit`'s deadline the moves stop and the partition reached so far is the answer (`cut`)."""
+    base = _weighted(g)
+    adj = base
+    member = list(range(len(g)))  # original node -> current super-node
+    rng = random.Random(seed)
+    cut = False
+    for _ in range(max_levels):
+        if cut or sum(len(row) for row in adj) == 0:
+            break
+        order = list(range(len(adj)))
+        rng.shuffle(order)
+        comm, cut = _move_nodes(adj, order, resolution, max_passes, limit)
+        labels = {c: i for i, c in enumerate(sorted(set(comm)))}
+        if len(labels) == len(adj):
+            break
+        merged: list[dict[int, float]] = [{} for _ in labels]
+        for i, row in enumerate(adj):
+            if i % 1024 == 0:
+                limit.up()  # only a stop ends the merge: the deadline is looked at by the moves
+            ci = labels[comm[i]]
+            target = merged[ci]
+            for j, w in row.items():
+                cj = labels[comm[j]]
+                target[cj] = target.get(cj, 0.0) + w
+        member = [labels[comm[m]] for m in member]
+        adj = merged
+    grouped: dict[int, list[int]] = {}
+    for node, c in enumerate(member):
+        grouped.setdefault(c, []).append(node)
+    groups = sorted(grouped.values(), key=lambda grp: (-len(grp), grp[0]))
+    return Communities(groups, modularity(base, groups, resolution), seed, cut)
 
 
 def adamic_adar(g: NoteGraph, node: str, limit: int = 10) -> list[tuple[str, float, list[str]]]:
