@@ -51,12 +51,18 @@ async def until(check: Callable[[], Awaitable[bool]]) -> None:
     raise AssertionError("the condition did not come")
 
 
-async def test_a_due_run_waits_until_the_server_has_been_up_5_minutes(
-    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Uptime:
+    """The plane's uptime clock and its wait, moved by the test."""
     clock = Uptime()
     monkeypatch.setattr(plane_module, "uptime", clock, raising=False)
     monkeypatch.setattr(plane_module, "nap", clock.nap, raising=False)
+    return clock
+
+
+async def test_a_due_run_waits_until_the_server_has_been_up_5_minutes(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, clock: Uptime
+) -> None:
     monkeypatch.setattr(plane_module, "CHECK_S", 0.05)  # the changes are looked at every 50 ms
     plane = {"after_changes": 1, "interval_minutes": 600}  # after_start_minutes: 5 by default
     async with started(make_vault(VAULT), plane=plane) as vg:
@@ -87,11 +93,8 @@ async def test_a_due_run_waits_until_the_server_has_been_up_5_minutes(
 
 
 async def test_with_after_start_minutes_0_a_due_run_starts_at_the_first_pause(
-    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, clock: Uptime
 ) -> None:
-    clock = Uptime()
-    monkeypatch.setattr(plane_module, "uptime", clock, raising=False)
-    monkeypatch.setattr(plane_module, "nap", clock.nap, raising=False)
     monkeypatch.setattr(plane_module, "CHECK_S", 0.05)
     plane = {"after_changes": 1, "interval_minutes": 600, "after_start_minutes": 0}
     async with started(make_vault(VAULT), plane=plane) as vg:

@@ -13,16 +13,7 @@ import pytest
 from service.errors import ServerStopping
 from service.vault.commit import TOGETHER, Action, Steps, Together, Undo, commit
 from service.vault.journal import RECORDER, PriorState
-
-
-def _put(path: Path, text: str | None) -> str | None:
-    """Write `text` (None: remove the file); returns what was there."""
-    old = path.read_text() if path.exists() else None
-    if text is None:
-        path.unlink()
-    else:
-        path.write_text(text)
-    return old
+from tests.unit.vault.test_commit import _put
 
 
 def _names(folder: Path) -> list[str]:
