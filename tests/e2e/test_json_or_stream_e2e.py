@@ -148,20 +148,26 @@ async def test_elicitation_opens_a_stream_in_the_2025_era(make_vault: Callable[.
     assert answers.kinds("read_note") == [JSON]
 
 
-@pytest.mark.parametrize("fast", [True, False], ids=["past the SDK", "the SDK's session"])
-async def test_a_slow_silent_call_gets_its_stream_after_the_grace_period(
-    tmp_path: Path, fast: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Which way the call went, from the fast path itself: its debug record was not seen in one
-    # full run under -n 2 (another test of that worker had left the logging set otherwise).
-    past_the_sdk: list[str] = []
+@pytest.fixture
+def past_the_sdk(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The tools of the calls the fast path ran (past the SDK), from the fast path itself."""
+    seen: list[str] = []
     run = FastPath.run
 
     async def recorded(self: FastPath, call: Any, *args: Any, **kwargs: Any) -> Any:
-        past_the_sdk.append(call.tool)
+        seen.append(call.tool)
         return await run(self, call, *args, **kwargs)
 
     monkeypatch.setattr(FastPath, "run", recorded)
+    return seen
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["past the SDK", "the SDK's session"])
+async def test_a_slow_silent_call_gets_its_stream_after_the_grace_period(
+    tmp_path: Path, fast: bool, past_the_sdk: list[str]
+) -> None:
+    # Which way the call went, from the fast path itself: its debug record was not seen in one
+    # full run under -n 2 (another test of that worker had left the logging set otherwise).
     root = tmp_path / "hub"
     root.mkdir()
     write_files(root, hub_files())
@@ -200,20 +206,12 @@ class Initialize:
 
 
 async def test_a_session_whose_initialize_was_answered_past_the_grace_still_calls_past_the_sdk(
-    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+    make_vault: Callable[..., Path], past_the_sdk: list[str]
 ) -> None:
     """The fast path learnt a session's handshake only from an `initialize` answered as JSON: one
     answered later than the grace (10 ms here; the SDK's `initialize` on a loaded machine) went out
     on a stream, and every call of that session then went through the SDK (the test above failed
     so under load). The `initialize` is held here until its stream is open: no timing."""
-    past_the_sdk: list[str] = []
-    run = FastPath.run
-
-    async def recorded(self: FastPath, call: Any, *args: Any, **kwargs: Any) -> Any:
-        past_the_sdk.append(call.tool)
-        return await run(self, call, *args, **kwargs)
-
-    monkeypatch.setattr(FastPath, "run", recorded)
     root = make_vault(VAULT)
     settings = settings_for(root, http={"sse_grace_seconds": 0.01}, protocol={"fast_calls": True})
     app = VaultgateApp(settings)

@@ -11,9 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from service.obsidian import bookmarks as bm
 from tests.conftest import started
 
 DEPTH = 40
@@ -28,19 +25,10 @@ def _chain() -> dict[str, Any]:
     return {"items": [node, {"type": "file", "path": "A.md"}]}
 
 
-async def test_nested_groups_are_listed_in_one_pass(
-    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_nested_groups_are_listed_in_one_pass(make_vault: Callable[..., Path], key_hashes: list[int]) -> None:
     data = _chain()
     root = make_vault({"A.md": "# A\n", ".obsidian/bookmarks.json": json.dumps(data)})
-    hashed = [0]
-    real = bm.key_of
-
-    def counted(item: dict[str, Any]) -> str:
-        hashed[0] += 1
-        return real(item)
-
-    monkeypatch.setattr(bm, "key_of", counted)
+    hashed = key_hashes
     total = DEPTH * (PER_GROUP + 1) + 1 + 1  # groups g0..g40, their links, the file
     async with started(root) as vg:
         out = await vg.ok("list_bookmarks", limit=1000)  # one page
