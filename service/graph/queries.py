@@ -152,7 +152,7 @@ class GraphQueries:
                 out += names(conn.execute(f"{sql} AND path IN ({','.join('?' * len(chunk))})", (vault_id, *chunk)))
             return out
 
-        return await self.db.run_read(run)
+        return await (self.db.run_scan(run) if paths is None else self.db.run_read(run))  # every note's row, or a few
 
     async def note_titles(self, vault_id: str, limit: Limit = NO_LIMIT) -> list[tuple[str, str, list[str]]]:
         """(path, title, aliases) of every indexed Markdown note, by path: what graph analytics

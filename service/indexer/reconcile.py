@@ -94,7 +94,7 @@ async def _reconcile(
         ix._paths = paths
         # Compared on a pooled reader, off the event loop (100k notes: ~0.3 s of Python that
         # every call arriving right after a start would otherwise wait behind).
-        changed, removed, added, etags = await ix.db.run_read(
+        changed, removed, added, etags = await ix.db.run_scan(
             partial(compare, vault_id=ix.vault.id, disk=disk, full=full, pause=pause)
         )
         moved = await relocate.moved_while_down(ix, removed, added, paths) if not full else []
@@ -250,7 +250,8 @@ async def name_capped(ix: IndexerState) -> None:
     cap = max_chars()
     known = ix._issues.paths("capped")
     sql = "SELECT path, etag FROM notes WHERE vault_id = ? AND size > ?"
-    big = {str(path): str(etag) for path, etag in await ix.db.fetchall(sql, (ix.vault.id, cap))}
+    found = await ix.db.run_scan(lambda conn: conn.execute(sql, (ix.vault.id, cap)).fetchall())  # every note's row
+    big = {str(path): str(etag) for path, etag in found}
     ix._read_whole = {p: v for p, v in ix._read_whole.items() if p in big}  # of notes still long
     for path, etag in big.items():
         if path in known or is_canvas(path) or ix._read_whole.get(path) == (etag, cap):

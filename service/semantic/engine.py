@@ -261,7 +261,7 @@ class SemanticEngine:
             taken, took, _model, counts = last
             if now - taken < COUNT_REUSE * took:  # polls cost at most 1/COUNT_REUSE of a core
                 return counts
-        counts = await self.db.run_read(lambda c: store.counts(c, vault_id, model, after))
+        counts = await self.db.run_scan(lambda c: store.counts(c, vault_id, model, after))  # every note and chunk
         self._counted[vault_id] = (now, time.monotonic() - now, model, counts)
         return counts
 

@@ -277,7 +277,7 @@ class EmbeddingJob:
         walked = 0  # 1. chunks, from the last note id read: a note edited behind it wakes the next pass
         while True:
             await self._give_way()
-            stale = await db.run_read(partial(store.stale_notes, vault_id=vid, limit=CHUNK_NOTES, after=walked))
+            stale = await db.run_scan(partial(store.stale_notes, vault_id=vid, limit=CHUNK_NOTES, after=walked))
             if not stale:
                 break
             walked = stale[-1].note_id

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from service.obsidian.canvas import not_canvas
 from service.ocr.attached import own_text
 from service.semantic.chunker import CHUNKER_VERSION, Chunk
+from service.storage.scan_cache import scan_cache
 
 if TYPE_CHECKING:
     import numpy as np
@@ -303,9 +304,10 @@ def unused_vectors(conn: sqlite3.Connection) -> int:
     The keys are found first, through the (model, hash) index alone, and only their rows are
     deleted: one DELETE with the same condition walked every vector row and held the writer
     ~340 ms at 60,000 vectors on each start, where this takes ~15 ms (writes wait meanwhile)."""
-    keys = conn.execute(
-        "SELECT model, hash FROM embeddings INDEXED BY embeddings_keys WHERE hash NOT IN (SELECT hash FROM chunks)"
-    ).fetchall()
+    with scan_cache(conn):  # every vector's key and chunk's hash: the writer's cache kept small
+        keys = conn.execute(
+            "SELECT model, hash FROM embeddings INDEXED BY embeddings_keys WHERE hash NOT IN (SELECT hash FROM chunks)"
+        ).fetchall()
     conn.executemany("DELETE FROM embeddings WHERE model = ? AND hash = ?", keys)
     return len(keys)
 

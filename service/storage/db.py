@@ -31,6 +31,7 @@ from typing import Any, TypeVar, cast
 import aiosqlite
 
 from service.storage.driver import driver as driver  # re-exported: callers import it from here
+from service.storage.scan_cache import scan_cache
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -329,10 +330,7 @@ class Database:
         of the pool together and put back in their order, so the reader used last stays first."""
         if not self._all_readers:
             return 0  # not open, or closed
-        idle: list[aiosqlite.Connection] = []
-        with contextlib.suppress(asyncio.QueueEmpty):
-            while True:
-                idle.append(self._readers.get_nowait())
+        idle = self._take_idle()
         released = 0
         try:
             for conn in idle:
@@ -350,6 +348,14 @@ class Database:
             _shrink(self._point)  # on the loop like its reads: frees pages, reads nothing
             released += 1
         return released
+
+    def _take_idle(self) -> list[aiosqlite.Connection]:
+        """Every idle reader, out of the pool: the one used last first."""
+        idle: list[aiosqlite.Connection] = []
+        with contextlib.suppress(asyncio.QueueEmpty):
+            while True:
+                idle.append(self._readers.get_nowait())
+        return idle
 
     async def fetchall(self, sql: str, params: Any = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
         return await self.run_read(lambda conn: conn.execute(sql, params).fetchall())
@@ -376,18 +382,38 @@ class Database:
             with self._begin_stop() as stop:
                 return await in_thread(conn, functools.partial(work, stop=stop))
 
+    async def run_scan(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """`run_read` for a read of a whole table: on the idle reader used longest ago (the searches'
+        warm one stays warm), its page cache kept small (`service.storage.scan_cache`)."""
+
+        def scan(conn: sqlite3.Connection) -> T:
+            with scan_cache(conn):
+                return fn(conn)
+
+        idle = self._take_idle()
+        for conn in reversed(idle[:-1]):  # the others back in their order: the one used last stays first
+            self._readers.put_nowait(conn)
+        conn = idle[-1] if idle else await self._readers.get()
+        try:
+            return await self._read_on(conn, scan)
+        finally:
+            self._readers.put_nowait(conn)
+
     async def run_read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run a synchronous function on a pooled reader's raw connection, in its thread; once
         more, in one read transaction, when the schema changed under it (`fn` only reads, so
         running it again is safe). A caller that turns database errors into errors of its own
         re-raises those `schema_changed` says yes to."""
         async with self.read() as conn:
-            try:
-                return await in_thread(conn, fn)
-            except DbOperationalError as exc:
-                if not schema_changed(exc):
-                    raise
-            return await in_thread(conn, functools.partial(_in_snapshot, fn))
+            return await self._read_on(conn, fn)
+
+    async def _read_on(self, conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+        try:
+            return await in_thread(conn, fn)
+        except DbOperationalError as exc:
+            if not schema_changed(exc):
+                raise
+        return await in_thread(conn, functools.partial(_in_snapshot, fn))
 
 
 def _shrink(conn: sqlite3.Connection) -> None:

@@ -217,7 +217,7 @@ class QueryWarmup:
                 scan = partial(
                     unjudged, guard, vault_id=vault.id, after=after, batch=JUDGE_BATCH, max_bytes=JUDGE_BYTES
                 )
-                after, judged = await self.db.run_read(scan)
+                after, judged = await self.db.run_scan(scan)  # every note's row when all are judged
                 if judged:
                     await self.db.run_write(partial(store, guard, judged=judged))
                     self.judged += len(judged)

@@ -11,6 +11,7 @@ import pytest
 from service.indexer import runner
 from service.indexer.runner import VaultIndexer
 from service.storage import db as dbmod
+from service.storage.scan_cache import SCAN_CACHE_KIB
 from tests.conftest import Harness, started
 from tests.search_vault import SEARCH_VAULT
 from tests.unit.indexer.test_trigram_deferral import _trigram_done
@@ -117,5 +118,74 @@ async def test_release_memory_leaves_busy_connections_and_the_pool_order(tmp_pat
         shrunk.clear()
         assert await database.release_memory() == 5
         assert sorted(shrunk) == sorted(names.values())
+    finally:
+        await database.close()
+
+
+def _cache_used() -> Callable[[Any], int] | None:
+    """The page cache in use of one raw connection (`sqlite3_db_status(SQLITE_DBSTATUS_CACHE_USED)`),
+    from the library the driver runs on; None when it does not export it. The connection's
+    `sqlite3 *` is the first field after the object header (CPython's and sqlean's Connection),
+    checked against the file the connection has open."""
+    import ctypes
+
+    module = dbmod.driver()
+    binary = getattr(module, "_sqlite3", None) or __import__(f"{module.__name__}._sqlite3", fromlist=["_"])
+    try:
+        lib = ctypes.CDLL(binary.__file__)
+        status, filename = lib.sqlite3_db_status, lib.sqlite3_db_filename
+    except (OSError, AttributeError):
+        return None
+    status.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]
+    status.argtypes.append(ctypes.c_int)
+    filename.argtypes, filename.restype = [ctypes.c_void_p, ctypes.c_char_p], ctypes.c_char_p
+
+    def used(conn: Any) -> int:
+        handle = ctypes.c_void_p.from_address(id(conn) + object.__basicsize__).value
+        main = conn.execute("PRAGMA database_list").fetchone()[2]
+        assert handle and filename(handle, b"main").decode() == main  # the right handle
+        current, highest = ctypes.c_int(), ctypes.c_int()
+        assert status(handle, 1, ctypes.byref(current), ctypes.byref(highest), 0) == 0  # CACHE_USED, SQLITE_OK
+        return current.value
+
+    return used
+
+
+async def test_a_scan_leaves_its_reader_s_page_cache_small_and_the_warm_reader_warm(tmp_path: Path) -> None:
+    used = _cache_used()
+    if used is None:
+        pytest.skip("the SQLite library does not export sqlite3_db_status")
+    database = await _filled(tmp_path, readers=2)  # ~12 MB: each reader's 4 MB cache full
+    scan = "SELECT count(*) FROM t WHERE length(x) > 0"
+    try:
+        await database.release_memory()  # both readers empty, then one warmed by a read (a search's)
+        warm = await database.run_read(lambda c: (c.execute(scan).fetchone(), c)[1])
+        counted, scanned = await database.run_scan(lambda c: (c.execute(scan).fetchone()[0], c))
+        assert counted == 3900 and scanned is not warm  # the idle reader used longest ago
+        by_raw = {r._conn: r for r in database._all_readers}
+        assert await dbmod.in_thread(by_raw[scanned], used) <= 2 * SCAN_CACHE_KIB * 1024  # not 4 MB
+        assert await dbmod.in_thread(by_raw[warm], used) > 3_000_000  # still warm
+        during = await database.run_scan(lambda c: c.execute("PRAGMA cache_size").fetchone()[0])
+        after = {
+            await dbmod.in_thread(r, lambda c: c.execute("PRAGMA cache_size").fetchone()[0]) for r in by_raw.values()
+        }
+        assert during == -SCAN_CACHE_KIB and after == {-dbmod.READER_CACHE_KIB}  # the cap set back
+    finally:
+        await database.close()
+
+
+async def test_a_scan_on_the_only_reader_empties_its_full_cache_and_keeps_its_cap(tmp_path: Path) -> None:
+    used = _cache_used()
+    if used is None:
+        pytest.skip("the SQLite library does not export sqlite3_db_status")
+    database = await _filled(tmp_path, readers=1)
+    scan = "SELECT count(*) FROM t WHERE length(x) > 0"
+    try:
+        (reader,) = database._all_readers
+        assert await dbmod.in_thread(reader, used) > 3_000_000  # full from `_filled`
+        assert await database.run_scan(lambda c: c.execute(scan).fetchone()[0]) == 3900
+        assert await dbmod.in_thread(reader, used) <= 2 * SCAN_CACHE_KIB * 1024
+        assert await database.run_read(lambda c: c.execute(scan).fetchone()[0]) == 3900
+        assert await dbmod.in_thread(reader, used) > 3_000_000  # an ordinary read fills it as before
     finally:
         await database.close()
