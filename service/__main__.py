@@ -106,9 +106,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("version", help="print the versions of vaultgate, Python, SQLite (+ sqlite-vec) and the MCP SDK")
 
-    health = sub.add_parser(
-        "healthcheck", help="exit 0 when the local server answers /healthz (the container's HEALTHCHECK)"
-    )
+    health = sub.add_parser("healthcheck", help="exit 0 when the local server answers /healthz (container HEALTHCHECK)")
     health.add_argument(
         "target", type=Path, nargs="?", help="config file to read [http] from (default: $VAULTGATE_CONFIG or env)"
     )
@@ -420,6 +418,10 @@ def _drop_stdout() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # the process's own command line: the heaps' cap before its first thread (the stdio front's)
+        from service.malloc import limit_arenas
+
+        limit_arenas()  # a thread keeps the heap it was given (service/malloc.py)
     front = _early_front() if argv is None else None
     import service._deferred_models  # noqa: F401 - before any pydantic model class is defined
     from service.errors import StartupError

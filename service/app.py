@@ -216,7 +216,7 @@ class VaultgateApp:
         if self._started:
             return
         t0 = time.perf_counter()
-        heap.limit_arenas()  # before the SQLite threads start (service/heap.py)
+        heap.limit_arenas()  # set already by `vaultgate` (service/malloc.py); for an app run otherwise
         started: list[Component] = []
         try:
             await self.db.open()

@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service.gcpause",
         "service.query_images",
         "service.heap",
+        "service.malloc",
         "service.collector",
         "service.activity",
         "service.tasks",

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -60,6 +62,49 @@ def test_the_heaps_are_capped_at_two_unless_the_environment_says_otherwise() -> 
     assert _arenas("limit") == ("True", heap.ARENAS)
     said, heaps = _arenas("limit", MALLOC_ARENA_MAX="3")
     assert (said, heaps) == ("False", 3)
+
+
+# `vaultgate stdio` as its console script runs it (stdin at its end), with a record of the order in
+# which `mallopt` is looked up (`_libc_function`'s only lookup) and threads are started.
+_STDIO = textwrap.dedent(
+    """
+    import _thread, ctypes, sys, threading
+    events = []
+    lookup, start = ctypes.CDLL.__getattr__, _thread.start_new_thread
+    def looked_up(self, name):
+        events.append(name)
+        return lookup(self, name)
+    def started(*args, **kwargs):
+        events.append("thread")
+        return start(*args, **kwargs)
+    ctypes.CDLL.__getattr__ = looked_up
+    _thread.start_new_thread = threading._start_new_thread = started
+    from service.__main__ import main
+    sys.argv = ["vaultgate", "stdio", sys.argv[1]]
+    code = main()
+    print("events", code, *[e for e in events if e in ("mallopt", "thread")], file=sys.stderr, flush=True)
+    ctypes.CDLL(None).malloc_stats()  # one "Arena N:" block per heap, on stderr
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's arenas")
+def test_the_stdio_command_caps_the_heaps_before_its_first_thread(make_vault: Callable[..., Path]) -> None:
+    """A thread keeps the heap its first allocation got: the cap was set by the app's start, after
+    the stdio front's reader had started (`service.malloc`)."""
+    run = subprocess.run(
+        [sys.executable, "-c", _STDIO, str(make_vault({"Home.md": "# Home\n"}))],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+        | {"VAULTGATE_EMBEDDINGS__PROVIDER": "none"},
+    )
+    lines = run.stderr.splitlines()
+    (events,) = [line.split()[1:] for line in lines if line.startswith("events ")] or [run.stderr[-2000:]]
+    assert events[:3] == ["0", "mallopt", "thread"]  # ended as after a client closed stdin; the cap first
+    assert sum(line.startswith("Arena ") for line in lines) <= heap.ARENAS
 
 
 @pytest.mark.parametrize(("cpus", "workers"), [(1, 0), (2, 1), (3, 1), (4, 2), (5, 3), (64, 3)])
