@@ -7,11 +7,16 @@ applied when the store starts), so they can be inspected, trimmed or deleted wit
 the vault or the other records. An experience reaches the vault only by `promote_experience`,
 which a human always confirms; the row then records the entity, note and block it became.
 
-`ExperienceStore` is a component of the app (start opens and migrates, stop closes).
+`ExperienceStore` is a component of the app. Its database (two connections, two threads, ~1 MB
+of page caches and ~1 MB of heap) is opened and migrated by the first use, not at start: most
+sessions record no experience, and a settled 10k-note server's memory is held to ~100 MB (issue
+39). Concurrent first uses open it once; stop closes it if it was opened, and a use after stop
+finds it closed (`RuntimeError`, as a closed `Database`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import sqlite3
@@ -81,18 +86,34 @@ class ExperienceStore:
         self.path = data_dir / FILE_NAME
         self.db = Database(self.path, readers=1, writer_cache_kib=1000, reader_cache_kib=1000)
         self._open = False
+        self._stopped = False
+        self._opening = asyncio.Lock()
 
     async def start(self) -> None:
-        if self._open:
-            return
-        await self.db.open()
-        await migrate(self.db, experiential_migrations())
-        self._open = True
+        self._stopped = False  # opened by the first use (above)
 
     async def stop(self) -> None:
-        if self._open:
-            await self.db.close()
-            self._open = False
+        async with self._opening:  # an open under way finishes first, then is closed
+            self._stopped = True
+            if self._open:
+                await self.db.close()
+                self._open = False
+
+    async def opened(self) -> Database:
+        """The database, opened and migrated by the first caller; the others wait for it."""
+        if not self._open:
+            async with self._opening:
+                if self._stopped:
+                    raise RuntimeError("database is not open")
+                if not self._open:
+                    try:
+                        await self.db.open()
+                        await migrate(self.db, experiential_migrations())
+                    except BaseException:
+                        await self.db.close()
+                        raise
+                    self._open = True
+        return self.db
 
     async def record(
         self,
@@ -127,13 +148,13 @@ class ExperienceStore:
                 ),
             )
 
-        await self.db.run_write(insert)
+        db = await self.opened()
+        await db.run_write(insert)
         return exp
 
     async def get(self, vault_id: str, exp_id: str) -> Experience | None:
-        row = await self.db.fetchone(
-            f"SELECT {_COLUMNS} FROM experiences WHERE vault_id = ? AND id = ?", (vault_id, exp_id)
-        )
+        db = await self.opened()
+        row = await db.fetchone(f"SELECT {_COLUMNS} FROM experiences WHERE vault_id = ? AND id = ?", (vault_id, exp_id))
         return _row(row) if row is not None else None
 
     async def page(
@@ -167,11 +188,13 @@ class ExperienceStore:
             ).fetchall()
             return [_row(r) for r in rows], int(total)
 
-        return await self.db.run_read(read)
+        db = await self.opened()
+        return await db.run_read(read)
 
     async def promotions(self, vault_id: str) -> list[Experience]:
         """The promoted experiences of a vault."""
-        rows = await self.db.fetchall(
+        db = await self.opened()
+        rows = await db.fetchall(
             f"SELECT {_COLUMNS} FROM experiences WHERE vault_id = ? AND promoted_at IS NOT NULL", (vault_id,)
         )
         return [_row(r) for r in rows]
@@ -179,7 +202,8 @@ class ExperienceStore:
     async def unpromoted(self, vault_id: str, exp_id: str, promoted_at: float) -> None:
         """Forget a promotion whose observation is no longer in the vault (an undone plan, a
         deleted line): the experience may be promoted again."""
-        await self.db.run_write(
+        db = await self.opened()
+        await db.run_write(
             lambda conn: conn.execute(
                 "UPDATE experiences SET promoted_at = NULL, promoted_by = NULL, promoted_to = NULL,"
                 " promoted_path = NULL, promoted_block = NULL WHERE vault_id = ? AND id = ? AND promoted_at = ?",
@@ -198,4 +222,5 @@ class ExperienceStore:
             )
             return cur.rowcount == 1
 
-        return await self.db.run_write(update)
+        db = await self.opened()
+        return await db.run_write(update)

@@ -37,6 +37,7 @@ async def _first_start(root: Path, *, seeded: bool) -> list[Path]:
     app = VaultgateApp(settings_for(root, storage={"cache_dir": root.parent / f"cache-{seeded}"}))
     # unseeded: the start as the service runs it, without the harness's seeding
     await (app.start() if seeded else UNSEEDED_START(app))
+    await app.experiences.opened()  # opened (and migrated) by its first use (service.memory.experiences)
     await app.stop()
     return [app.db.path, app.state.path, app.experiences.path]
 
