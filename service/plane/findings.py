@@ -83,6 +83,12 @@ class Recorded:
         gone = sum(1 for _job, paths in self.gone if shown is None or shown(paths))
         return {"new": new, "again": len(seen) - new, "gone": gone}
 
+    def add(self, other: Recorded) -> None:
+        """Take in what another record of the same run kept (its next job's)."""
+        self.new |= {len(self.found) + place for place in other.new}
+        self.found += other.found
+        self.gone += other.gone
+
     def per_job(self, shown: Shown | None = None) -> dict[str, int]:
         """Findings by the job that found them: all of them, or those `shown` admits."""
         out: dict[str, int] = {}

@@ -14,9 +14,11 @@
   state database (`plane_state`) and survives a restart; findings too (`service.plane.findings`).
   Each job has its own cursor (`cursors` in the summary): a full run moves it to its start for the
   jobs that ran; a job skipped or failed keeps it, so its retry covers the changes it missed.
-- **Stop** cancels the schedule and a running run cleanly: a run only reads, and its findings
-  and the run itself (last run, cursor, summary) are recorded in one transaction at its end, so
-  a cancelled or killed run is recorded whole or not at all.
+- **Each job recorded as it ends**: a run only reads; each job's findings, report, cursor and own
+  memory are recorded in one transaction as the job ends, and the run's end (last run, the
+  schedule's anchor) in one more. A stop, a cancel or a kill keeps the jobs a run finished and
+  none half: the run stays `unfinished` (`service.plane.state`), and the schedule's next run goes
+  on with its jobs left while it began less than an interval ago (a whole run after that).
 - **Needs**: a job whose needs are not met is skipped with the reason ("index": the vault's index
   is ready; "memory": always; "vectors": embeddings are on; "llm": the inference gateway is
   configured, `[inference]`); one that fails is reported with its error and run again at the next
@@ -36,18 +38,30 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict
 from typing import Any
 
 from service.activity import Activity
 from service.indexer.runner import indexer_of
 from service.memory.experiences import ExperienceStore
-from service.memory.recall import MemoryRecall
+from service.memory.recall import MemoryRecall, Recall
 from service.plane.auto_apply import auto_apply
 from service.plane.findings import Finding, FindingStore, Recorded
 from service.plane.gateway import Gateway, GatewayFailed
 from service.plane.job import FIRST_WINDOW_S, Job, JobContext
-from service.plane.state import full_run_end, job_since, kept_of, state_after, upsert
+from service.plane.runs import JobReport, Launched, RunResult, settled
+from service.plane.state import (
+    cursors_of,
+    full_run_end,
+    goes_on,
+    job_since,
+    kept_of,
+    saved_in,
+    state_after,
+    unfinished_of,
+    upsert,
+    with_job,
+)
 from service.settings import Settings
 from service.storage.db import Database
 from service.storage.owners import Owner
@@ -61,51 +75,9 @@ CHECK_S = 60.0  # how often the schedule looks at the vault's changes
 # move, a wait that returns when they move it: nothing waits for minutes)
 uptime: Callable[[], float] = time.monotonic
 nap: Callable[[float], Awaitable[None]] = asyncio.sleep
+wall: Callable[[], float] = time.time  # the schedule's clock (when a run is due, and goes on): a seam for tests
 Progress = Callable[[int, int, str], Awaitable[None]]
 KEPT_LAUNCHED = 200  # launched runs remembered (their tasks); the oldest is forgotten first
-
-
-@dataclass
-class JobReport:
-    job: str
-    status: str  # ran | skipped | failed
-    reason: str | None = None
-    findings: int = 0
-    seconds: float = 0.0
-    run_id: str = ""  # the run it is of (a run of some jobs keeps the other jobs' reports)
-    capped: bool = False  # stopped at `max_findings`: what it did not reach is not gone
-
-
-@dataclass
-class RunResult:
-    run_id: str
-    vault_id: str
-    started_at: float
-    ended_at: float = 0.0
-    jobs: list[JobReport] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)  # new / again / gone
-    auto_applied: list[str] = field(default_factory=list)
-    cursors: dict[str, float] = field(default_factory=dict)  # each job's, after this run (`job_since`)
-    kept: dict[str, dict[str, Any]] = field(default_factory=dict)  # each job's own memory (`JobContext.kept`)
-    trigger: str = "manual"
-    recorded: Recorded = field(default_factory=Recorded)  # not saved: counts for one caller come from it
-
-    def summary(self) -> dict[str, Any]:
-        """What is saved of the run (`plane_state.summary`): all but what it recorded."""
-        saved = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "recorded"}
-        return {**saved, "jobs": [asdict(r) for r in self.jobs], "counts": dict(self.counts)}
-
-
-@dataclass
-class Launched:
-    """A run started by `launch` (run_consolidation, its MCP task): it runs on in the background."""
-
-    run_id: str
-    vault_id: str
-    task: asyncio.Task[RunResult]
-    created_at: float
-    only: list[str] | None = None
-    ended_at: float | None = None
 
 
 class Plane:
@@ -203,14 +175,15 @@ class Plane:
             del self.launched[next(iter(self.launched))]
         return launched, False
 
-    async def cancel(self, vault_id: str) -> str | None:
-        """Stop the launched run of `vault_id`: its id, or None when none runs. Before its end it
-        records nothing; once recorded, its auto_apply stops after the plan in progress."""
+    async def cancel(self, vault_id: str) -> Launched | None:
+        """Stop the launched run of `vault_id`: it (its `result`: the jobs it recorded), or None when
+        none runs. The job in progress records nothing; once the run is recorded, its auto_apply
+        stops after the plan in progress."""
         live = self._launched_in.get(vault_id)
         if live is None or live.task.done():
             return None
         await cancel_and_wait(live.task)
-        return live.run_id
+        return live
 
     def progress_of(self, launched: Launched) -> str:
         """Where a launched run is, in words: queued, its job and count, or how it ended."""
@@ -234,8 +207,8 @@ class Plane:
             ended = full_run_end(row)
             last = ended if ended is not None else row["cursor"]
             if last is None:  # a vault's first start: its first run is an interval away
-                last = time.time()
-                await self._save(vault.id, last_run=None, cursor=last, summary={})
+                last = wall()
+                await self._save(vault.id, last_run=None, cursor=last, summary=row["summary"])
             trigger = await self._due(vault, last)
             while (left := self.up_in()) > 0:  # a short session's start does not pay for a run
                 await nap(min(CHECK_S, left))
@@ -249,7 +222,7 @@ class Plane:
     async def _due(self, vault: Vault, last: float) -> str:
         due = last + self.settings.interval_minutes * 60
         while True:
-            now = time.time()
+            now = wall()
             if now >= due:
                 return "interval"
             if await self.changed_since(vault.id, last) >= self.settings.after_changes:
@@ -290,49 +263,50 @@ class Plane:
         trigger: str = "manual",
         run_id: str | None = None,
     ) -> RunResult:
+        """A run of the jobs (`only` those), each recorded as it ends (`_record_job`), then the run's
+        end (`_record_end`). A run of every job the schedule starts goes on with an unfinished one
+        (`state.goes_on`): its id and start, the jobs it recorded not run again."""
         vault = self.vaults[vault_id]
         lock = self._locks.setdefault(vault_id, asyncio.Lock())
         async with lock:
             saved = await self.saved(vault_id)
-            result = RunResult(run_id or "run-" + secrets.token_hex(6), vault_id, time.time(), trigger=trigger)
-            chosen = [j for j in self.jobs if only is None or j.name in only]
+            began = wall()
+            result = RunResult(run_id or "run-" + secrets.token_hex(6), vault_id, began, trigger=trigger)
+            left = goes_on(saved, began, self.settings.interval_minutes * 60)
+            before: set[str] = set()
+            if left is not None and only is None and trigger != "manual":  # run_consolidation: a whole run
+                result.run_id, result.started_at = str(left["run_id"]), float(left["started_at"])
+                before = {str(name) for name in left["done"]}
+                earlier = [r for r in saved["summary"].get("jobs", []) if r.get("run_id") == result.run_id]
+                result.jobs = [JobReport(**r) for r in earlier if r.get("job") in before]
+            if result.run_id in self.launched:
+                self.launched[result.run_id].result = result
+            asked = [j for j in self.jobs if only is None or j.name in only]
+            partial = {j.name for j in asked} != {j.name for j in self.jobs}
+            chosen = [j for j in asked if j.name not in before]
             self.running[vault_id] = {"run_id": result.run_id, "job": None, "done": 0, "total": len(chosen)}
             try:
                 recall = self.recall.of(vault)
                 await recall.refresh()
-                ctx = JobContext(
-                    vault=vault,
-                    db=self.db,
-                    state=self.state,
-                    recall=recall,
-                    experiences=self.experiences,
-                    settings=self.settings,
-                    memory=self.memory,
-                    since=None,  # each job's own (`job_since`)
-                    now=result.started_at,
-                    activity=self.activity,
-                    gateway=self.gateway,
-                    all_settings=self.all_settings,
-                )
-                found: list[Finding] = []
                 result.kept = kept_of(saved)  # a job that does not run keeps what it kept
+                result.cursors = cursors_of(saved)  # and its cursor
+                ctx = self._context(vault, recall, began, None, None)
                 for done, job in enumerate(chosen):
                     self.running[vault_id].update(job=job.name, done=done)
                     if progress is not None:
                         await progress(done, len(chosen), f"consolidation: {job.name}")
                     ctx.since = job_since(saved, job.name)
                     ctx.kept = dict(result.kept.get(job.name) or {})
-                    report = await self._one(job, ctx, found)
-                    if report.status == "ran":
-                        result.kept[job.name] = ctx.kept
+                    mine: list[Finding] = []
+                    report = await self._one(job, ctx, mine)
                     report.run_id = result.run_id
-                    result.jobs.append(report)
-                    window = ctx.since if ctx.since is not None else result.started_at - FIRST_WINDOW_S
-                    result.cursors[job.name] = result.started_at if report.status == "ran" else window
-                for f in found:
-                    f.run_id = result.run_id
-                partial = {j.name for j in chosen} != {j.name for j in self.jobs}
-                await self._record(vault_id, saved, result, found, partial=partial, spare=ctx.spare)
+                    window = ctx.since if ctx.since is not None else began - FIRST_WINDOW_S
+                    result.cursors[job.name] = began if report.status == "ran" else window
+                    await self._record_job(vault_id, result, report, mine, ctx, partial=partial)
+                await self._record_end(vault_id, result, partial=partial)
+                found = list(result.recorded.found)
+                if self.dispatch is not None and self.settings.auto_apply and before:  # the part before a stop
+                    found[:0] = [f async for f in self.findings.scan(vault_id, status="open", run_id=result.run_id)]
                 try:
                     if self.dispatch is not None:
                         kinds = self.settings.auto_apply
@@ -347,13 +321,34 @@ class Plane:
                     vault_id,
                     ", ".join(f"{r.job} {r.status} {r.findings}" for r in result.jobs),
                     ", ".join(f"{k} {v}" for k, v in result.counts.items()),
-                    result.ended_at - result.started_at,
+                    result.ended_at - began,
                 )
                 return result
             finally:
                 self.running.pop(vault_id, None)
 
+    def _context(
+        self, vault: Vault, recall: Recall, now: float, since: float | None, kept: dict[str, Any] | None
+    ) -> JobContext:
+        """The jobs' context (`since`: each job's own cursor, `job_since`; `kept`: its own memory)."""
+        return JobContext(
+            vault=vault,
+            db=self.db,
+            state=self.state,
+            recall=recall,
+            experiences=self.experiences,
+            settings=self.settings,
+            memory=self.memory,
+            since=since,  # the job's own cursor (`job_since`)
+            now=now,
+            activity=self.activity,
+            gateway=self.gateway,
+            all_settings=self.all_settings,
+            kept=dict(kept or {}),
+        )
+
     async def _one(self, job: Job, ctx: JobContext, found: list[Finding]) -> JobReport:
+        """Run `job`: its report; its findings added to `found`."""
         reason = self.missing(job, ctx.vault)
         if reason is not None:
             return JobReport(job.name, "skipped", reason)
@@ -375,38 +370,59 @@ class Plane:
     # -- state ----------------------------------------------------------------------------------
 
     async def saved(self, vault_id: str) -> dict[str, Any]:
-        row = await self.state.fetchone(
-            "SELECT last_run, last_run_id, cursor, summary FROM plane_state WHERE vault_id = ?", (vault_id,)
-        )
-        if row is None:
-            return {"last_run": None, "last_run_id": None, "cursor": None, "summary": {}}
-        return {"last_run": row[0], "last_run_id": row[1], "cursor": row[2], "summary": json.loads(row[3] or "{}")}
+        return await self.state.run_read(lambda c: saved_in(c, vault_id))
 
-    async def _record(
+    async def _record_job(
         self,
         vault_id: str,
-        saved: dict[str, Any],
         result: RunResult,
-        found: list[Finding],
+        report: JobReport,
+        mine: list[Finding],
+        ctx: JobContext,
         *,
         partial: bool,
-        spare: Mapping[str, Callable[[dict[str, Any]], bool]],
     ) -> None:
-        """Record the run's findings and the run itself (last run, cursor, summary) in one
-        transaction: a cancel or a stop at any point leaves both or neither. `spare`: the findings
-        the jobs did not look at again this run (`JobContext.spare`), not gone."""
-        ran = [r.job for r in result.jobs if r.status == "ran" and not r.capped]  # their open ones not found: gone
+        """Record one job's findings, report, cursor and own memory in one transaction: a cancel, a
+        stop or a kill leaves all of it or none. Its open findings not found again are `gone` when
+        it ran whole (not skipped, failed or stopped at `max_findings`), but those it did not look
+        at again (`JobContext.spare`). A run of every job is `unfinished` until its end."""
+        ran = [report.job] if report.status == "ran" and not report.capped else []
+        kept = ctx.kept if report.status == "ran" else None
+        for f in mine:
+            f.run_id = result.run_id
+        order = [j.name for j in self.jobs]
 
-        def own(conn: sqlite3.Connection, recorded: Recorded) -> None:
-            result.recorded = recorded
-            result.counts = recorded.counts()
-            result.ended_at = time.time()
-            order = [j.name for j in self.jobs]
-            upsert(conn, vault_id, *state_after(saved, result.summary(), order, partial=partial))
+        def own(conn: sqlite3.Connection, _recorded: Recorded) -> None:
+            saved = saved_in(conn, vault_id)
+            left = None
+            if not partial:
+                was = unfinished_of(saved)
+                done = list(was["done"]) if was is not None and was["run_id"] == result.run_id else []
+                left = {"run_id": result.run_id, "started_at": result.started_at, "done": [*done, report.job]}
+            cursor = None if partial else result.cursors[report.job]
+            upsert(conn, vault_id, *with_job(saved, asdict(report), order, cursor=cursor, kept=kept, unfinished=left))
 
-        await asyncio.shield(self.findings.record(vault_id, result.run_id, ran, found, also=own, spare=spare))
+        recorded = await settled(self.findings.record(vault_id, result.run_id, ran, mine, also=own, spare=ctx.spare))
+        result.recorded.add(recorded)
+        result.jobs.append(report)
+        if kept is not None:
+            result.kept[report.job] = kept
 
-    async def _save(self, vault_id: str, *, last_run: float | None, cursor: float, summary: dict[str, Any]) -> None:
+    async def _record_end(self, vault_id: str, result: RunResult, *, partial: bool) -> None:
+        """Record the run's end in one transaction: the last run, and for a run of every job the
+        schedule's anchor and cursor (no longer `unfinished`)."""
+        order = [j.name for j in self.jobs]
+
+        def own(conn: sqlite3.Connection) -> None:
+            result.counts = result.recorded.counts()
+            result.ended_at = wall()
+            upsert(conn, vault_id, *state_after(saved_in(conn, vault_id), result.summary(), order, partial=partial))
+
+        await settled(self.state.run_write(own))
+
+    async def _save(
+        self, vault_id: str, *, last_run: float | None, cursor: float | None, summary: dict[str, Any]
+    ) -> None:
         await self.state.run_write(lambda c: upsert(c, vault_id, last_run, cursor, summary))
 
     async def _save_applied(self, vault_id: str, result: RunResult) -> None:
@@ -424,4 +440,4 @@ class Plane:
         anchor = anchor if anchor is not None else saved["cursor"]
         if not self.settings.enabled or anchor is None:
             return None
-        return max(float(anchor) + self.settings.interval_minutes * 60, time.time() + self.up_in())
+        return max(float(anchor) + self.settings.interval_minutes * 60, wall() + self.up_in())

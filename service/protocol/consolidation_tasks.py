@@ -8,7 +8,7 @@ reindex, a run can be cancelled: `tasks/cancel` stops it (a run only reads and r
 findings in one transaction at its end, so a cancelled run leaves nothing behind) and its task
 ends `cancelled`. A second task while a run goes on joins that run. Each task keeps the principal
 that asked for it: for a caller a path rule restricts, its result counts only the findings about
-notes it may read, as the tool's own answer does (`service.tools.plane.run_out`). What job tasks
+notes it may read, as the tool's own answer does (`service.tools.plane.answers.run_out`). What job tasks
 share: `service.protocol.job_tasks`.
 """
 
@@ -25,7 +25,8 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from service.plane.findings import Shown
-from service.plane.plane import Launched, Plane
+from service.plane.plane import Plane
+from service.plane.runs import Launched
 from service.policy.task_owners import owner_key
 from service.protocol.job_tasks import JobTask, JobTasks, iso
 from service.security.visible import unrestricted
@@ -116,11 +117,13 @@ class ConsolidationTasks(JobTasks):
 
     async def result(self, task: JobTask) -> dict[str, Any]:
         """run_consolidation's answer for the ended run (an error result when it failed)."""
-        from service.tools.plane import RunOut, idle_out, run_out
+        from service.tools.plane.answers import RunOut, idle_out, run_out
 
         run = self._run(task)
-        if run.task.cancelled():
-            out: RunOut = idle_out(run.run_id, "cancelled")
+        if run.task.cancelled():  # the jobs it recorded before the cancel
+            out: RunOut = (
+                run_out(run.result, self.shown(task), "cancelled") if run.result else idle_out(run.run_id, "cancelled")
+            )
         elif run.task.exception() is not None:
             text = f"consolidation run {run.run_id} failed: {type(run.task.exception()).__name__}"
             failed = types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)

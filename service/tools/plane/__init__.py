@@ -29,12 +29,14 @@ from pydantic import BaseModel, Field
 
 from service.errors import AclDenied, Conflict, ModeUnavailable, NoteNotFound, ValidationFailed
 from service.plane.findings import Finding, Shown, known_kind
-from service.plane.plane import Plane, RunResult
+from service.plane.plane import Plane
+from service.plane.state import unfinished_of
 from service.retrieval.sensitive import Guard
 from service.security.scopes import narrowing
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.plane.answers import RunOut, idle_out, run_out
 from service.tools.plane.applying import run_plan
 from service.tools.plane.shown import shown
 from service.tools.sensitive import guard_of
@@ -96,6 +98,11 @@ class StatusOut(ToolOutput):
     last_run_id: str | None = Field(description="Its id.")
     next_run: str | None = Field(description="When the next run is due at the latest (null when disabled).")
     running: dict[str, Any] | None = Field(description="The run in progress: run_id, job, done, total.")
+    unfinished: dict[str, Any] | None = Field(
+        description="A run of every job a cancel, a stop or a kill ended part way: run_id, started_at, done (the "
+        "jobs it recorded, each whole) and left (the schedule's next run runs these only, while the run began less "
+        "than interval_minutes ago; a whole run after that). null: none."
+    )
     jobs: list[JobStatus] = Field(description="Each job, in run order.")
     findings: dict[str, dict[str, int]] = Field(
         description="Findings by kind and status (open, dismissed...), of those the caller may see."
@@ -139,11 +146,21 @@ async def plane_status(ctx: ToolContext, args: StatusIn) -> StatusOut:
         last_run_id=saved["last_run_id"],
         next_run=_iso(plane.next_run(saved)),
         running=plane.running.get(ctx.vault.id),
+        unfinished=unfinished_out(plane, saved),
         jobs=jobs,
         findings=counts,
         gateway=plane.gateway.describe(),
         auto_apply=list(plane.settings.auto_apply),
     )
+
+
+def unfinished_out(plane: Plane, saved: dict[str, Any]) -> dict[str, Any] | None:
+    left = unfinished_of(saved)
+    if left is None:
+        return None
+    done = [str(name) for name in left["done"]]
+    rest = [j.name for j in plane.jobs if j.name not in done]
+    return {"run_id": left["run_id"], "started_at": _iso(float(left["started_at"])), "done": done, "left": rest}
 
 
 # -- run_consolidation ------------------------------------------------------------------------
@@ -158,58 +175,19 @@ class RunIn(ToolInput):
     )
     cancel: bool = Field(
         default=False,
-        description="Stop the run in progress instead (before its end it records nothing; "
-        "once recorded, it applies no further auto_apply finding).",
-    )
-
-
-class JobReportOut(BaseModel):
-    job: str = Field(description="Job name.")
-    status: str = Field(description="ran, skipped or failed.")
-    reason: str | None = Field(
-        description="Why it was skipped or failed, or that it stopped at max_findings (the rest are not gone)."
-    )
-    findings: int = Field(description="Findings it reported (of those the caller may see).")
-    seconds: float = Field(description="How long it took.")
-
-
-class RunOut(ToolOutput):
-    run_id: str | None = Field(description="The run's id (null when a cancel found none).")
-    status: Literal["done", "running", "cancelled"] = Field(description="Where the run is.")
-    jobs: list[JobReportOut] = Field(description="Each job's outcome (when done).")
-    new: int = Field(description="New findings (of those the caller may see, as are again and gone).")
-    again: int = Field(description="Findings found again (a dismissed one stays dismissed).")
-    gone: int = Field(description="Open findings no longer found.")
-    auto_applied: list[str] = Field(description="Findings applied by the run ([plane] auto_apply).")
-
-
-def run_out(result: RunResult, shown: Shown | None = None) -> RunOut:
-    """The run's answer: its counts over all its findings, or over those `shown` admits (`shown_to`)."""
-    counts, applied = result.counts, result.auto_applied
-    per_job = {r.job: r.findings for r in result.jobs}
-    if shown is not None:
-        counts, per_job = result.recorded.counts(shown), result.recorded.per_job(shown)
-        mine = {f.id for f in result.recorded.found if shown(f.paths)}
-        applied = [fid for fid in applied if fid in mine]
-    return RunOut(
-        run_id=result.run_id,
-        status="done",
-        jobs=[
-            JobReportOut(job=r.job, status=r.status, reason=r.reason, findings=per_job.get(r.job, 0), seconds=r.seconds)
-            for r in result.jobs
-        ],
-        new=counts.get("new", 0),
-        again=counts.get("again", 0),
-        gone=counts.get("gone", 0),
-        auto_applied=applied,
+        description="Stop the run in progress instead: the jobs it finished stay recorded (the answer lists them), "
+        "the job in progress records nothing; once the run is recorded, it applies no further auto_apply finding.",
     )
 
 
 async def run_consolidation(ctx: ToolContext, args: RunIn) -> RunOut:
     plane = _plane(ctx)
     vid = ctx.vault.id
-    if args.cancel:
-        return idle_out(await plane.cancel(vid), "cancelled")
+    if args.cancel:  # its answer: the jobs it recorded (a job ends recorded whole, or not at all)
+        stopped = await plane.cancel(vid)
+        if stopped is None or stopped.result is None:
+            return idle_out(stopped.run_id if stopped else None, "cancelled")
+        return run_out(stopped.result, shown_to(ctx), "cancelled")
     names = {j.name for j in plane.jobs}
     unknown = sorted(set(args.jobs or ()) - names)
     if unknown or args.jobs == []:  # an empty list would run nothing and stand as the last run
@@ -229,10 +207,6 @@ async def run_consolidation(ctx: ToolContext, args: RunIn) -> RunOut:
         with contextlib.suppress(TimeoutError), plane.activity.aside() if plane.activity else contextlib.nullcontext():
             return run_out(await asyncio.wait_for(asyncio.shield(launched.task), within), shown_to(ctx))
     return idle_out(launched.run_id, "running")
-
-
-def idle_out(run_id: str | None, status: Literal["running", "cancelled"]) -> RunOut:
-    return RunOut(run_id=run_id, status=status, jobs=[], new=0, again=0, gone=0, auto_applied=[])
 
 
 # -- list_findings / dismiss_finding / apply_finding ------------------------------------------

@@ -1,0 +1,65 @@
+"""run_consolidation's answer (the tool's and its MCP task's): a run's jobs and its counts, over
+all its findings or over those one caller is shown (`service.tools.plane.shown_to`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from service.plane.findings import Shown
+from service.plane.runs import RunResult
+from service.tools.models import ToolOutput
+
+Status = Literal["done", "running", "cancelled"]
+
+
+class JobReportOut(BaseModel):
+    job: str = Field(description="Job name.")
+    status: str = Field(description="ran, skipped or failed.")
+    reason: str | None = Field(
+        description="Why it was skipped or failed, or that it stopped at max_findings (the rest are not gone)."
+    )
+    findings: int = Field(description="Findings it reported (of those the caller may see).")
+    seconds: float = Field(description="How long it took.")
+
+
+class RunOut(ToolOutput):
+    run_id: str | None = Field(description="The run's id (null when a cancel found none).")
+    status: Status = Field(description="Where the run is.")
+    jobs: list[JobReportOut] = Field(
+        description="Each job's outcome: when done, or cancelled (the jobs it recorded before; the job it was in "
+        "recorded nothing, and the schedule's next run goes on with the jobs left)."
+    )
+    new: int = Field(description="New findings (of those the caller may see, as are again and gone).")
+    again: int = Field(description="Findings found again (a dismissed one stays dismissed).")
+    gone: int = Field(description="Open findings no longer found.")
+    auto_applied: list[str] = Field(description="Findings applied by the run ([plane] auto_apply).")
+
+
+def run_out(result: RunResult, shown: Shown | None = None, status: Status = "done") -> RunOut:
+    """The run's answer: its counts over all its findings, or over those `shown` admits (`shown_to`).
+    A cancelled run (`status`) answers with the jobs it recorded before the cancel."""
+    counts, applied = result.counts or result.recorded.counts(), result.auto_applied
+    per_job = {r.job: r.findings for r in result.jobs}
+    if shown is not None:
+        counts, per_job = result.recorded.counts(shown), result.recorded.per_job(shown)
+        mine = {f.id for f in result.recorded.found if shown(f.paths)}
+        applied = [fid for fid in applied if fid in mine]
+    return RunOut(
+        run_id=result.run_id,
+        status=status,
+        jobs=[
+            JobReportOut(job=r.job, status=r.status, reason=r.reason, findings=per_job.get(r.job, 0), seconds=r.seconds)
+            for r in result.jobs
+        ],
+        new=counts.get("new", 0),
+        again=counts.get("again", 0),
+        gone=counts.get("gone", 0),
+        auto_applied=applied,
+    )
+
+
+def idle_out(run_id: str | None, status: Literal["running", "cancelled"]) -> RunOut:
+    """A run's answer with nothing recorded (running, or cancelled before its first job ended)."""
+    return RunOut(run_id=run_id, status=status, jobs=[], new=0, again=0, gone=0, auto_applied=[])
