@@ -73,7 +73,6 @@ from mcp_types import (
     DEFAULT_NEGOTIATED_VERSION,
     INTERNAL_ERROR,
     INVALID_PARAMS,
-    INVALID_REQUEST,
     PARSE_ERROR,
     ErrorData,
     JSONRPCError,
@@ -92,6 +91,7 @@ from service.http.fast_calls import SessionFastCalls, ShippedLists
 from service.http.front import NO_ANSWER
 from service.http.modern_calls import ModernCalls
 from service.protocol.fast_path import FastPath
+from service.protocol.framing import reused_id
 
 logger = logging.getLogger("vaultgate.http")
 
@@ -138,12 +138,8 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
             self.fast.stop_all()
 
     async def _refuse_reused_id(self, message: JSONRPCRequest, scope: Scope, receive: Receive, send: Send) -> None:
-        reused = ErrorData(
-            code=INVALID_REQUEST,
-            message=f"Invalid Request: request id {message.id!r} is in use by a request in flight on this session "
-            "(a request id must not be used twice within a session)",
-        )
-        answer = JSONRPCError(jsonrpc="2.0", id=message.id, error=reused)
+        reused = reused_id(message.id).error()["error"]  # the stdio front's answer too (`service.protocol.stdio_ids`)
+        answer = JSONRPCError(jsonrpc="2.0", id=message.id, error=ErrorData.model_validate(reused))
         await self._create_json_response(answer, HTTPStatus.BAD_REQUEST)(scope, receive, send)
 
     async def _reuses_id(self, request: Request, scope: Scope, receive: Receive, send: Send) -> bool:

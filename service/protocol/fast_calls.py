@@ -95,6 +95,7 @@ class FastCalls:
         self.answered = 0  # calls answered here
         self.listed = 0  # `tools/list` requests the front answered from its store (`replays`)
         self._forward: Callable[[bytes], None] | None = None
+        self._freed: Callable[[Any], None] = lambda rid: None
         self._send: Callable[[bytes], Coroutine[Any, Any, None]] | None = None
         self._kept: Callable[[dict[str, Any]], str | None] | None = None
         self._listing: set[asyncio.Task[None]] = set()  # kept `tools/list` answers being written
@@ -115,13 +116,16 @@ class FastCalls:
         forward: Callable[[bytes], None],
         send: Callable[[bytes], Coroutine[Any, Any, None]],
         kept: Callable[[dict[str, Any]], str | None] | None = None,
+        freed: Callable[[Any], None] = lambda rid: None,
     ) -> None:
         """On the event loop, when the SDK session attaches: `forward` hands a line to the SDK,
         `send` writes a response line to the client, `kept` gives the result stored for a
-        `tools/list` (the stdio front's store: `StdioFront.kept_list`)."""
+        `tools/list` (the stdio front's store: `StdioFront.kept_list`), `freed(id)` tells that a
+        request answered here holds its id no more (`service.protocol.stdio_ids`)."""
         self._forward = forward
         self._send = send
         self._kept = kept
+        self._freed = freed
         self._context = contextvars.copy_context()
 
     def initialized(self, version: Any, params: str) -> None:
@@ -205,6 +209,7 @@ class FastCalls:
         """Answer a `tools/list` with the kept `result` (written in a task: a full pipe must not hold the loop)."""
         assert self._send is not None
         payload = b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (to_json(rid), result.encode())
+        self._freed(rid)
         task = asyncio.get_running_loop().create_task(self._send(payload), context=self._context.copy())
         self._listing.add(task)
         task.add_done_callback(self._listing.discard)
@@ -242,6 +247,7 @@ class FastCalls:
                 if self._inflight.get(key, (None,))[0] is asyncio.current_task():
                     del self._inflight[key]
                     self._asked.pop(key, None)
+                    self._freed(rid)  # answered next (or, cancelled by the client, owed nothing)
                 self.ended()
             if cancelled[0]:
                 return

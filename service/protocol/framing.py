@@ -96,6 +96,13 @@ def too_large(size: int | None, max_bytes: int) -> Refused:
     return Refused(INVALID_REQUEST, f"{told} is over the limit of {max_bytes} bytes", 413)
 
 
+def reused_id(rid: str | int) -> Refused:
+    """The refusal of a request whose id a request of the same client still in flight carries
+    (MCP: an id is not used twice within a session), as every front answers it."""
+    told = f"request id {rid!r} is in use by a request in flight on this session"
+    return Refused(INVALID_REQUEST, f"{told} (a request id must not be used twice within a session)", id=rid)
+
+
 def _constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 

@@ -42,6 +42,7 @@ class SdkPumps:
         # also before `pump_in` first ran (a signal while the session attaches)
         self._closed: set[str] = set()  # answered here ("Connection closed", a stop): the SDK's answer is dropped
         self._paid: Any = None  # an `anyio.Event` set once nothing is owed, while one waits for it (`settled`)
+        self.freed: Callable[[Any], None] = lambda rid: None  # a request's id is free (`service.protocol.stdio_ids`)
 
     async def pump_in(self, read_writer: Any, ready: Callable[[], Awaitable[object]] | None) -> None:
         """The client's lines into the SDK's read stream (after `ready`: the SDK's models are loaded)."""
@@ -58,6 +59,8 @@ class SdkPumps:
                 try:
                     message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
                 except ValueError as exc:  # past the front, only what pydantic reads stricter
+                    if (msg := _parsed(line)) is not None and "method" in msg and "id" in msg:
+                        self.freed(msg["id"])  # answered (with id null)
                     await self._send(Refused(INVALID_REQUEST, str(exc).splitlines()[0][:200]).body() + b"\n")
                     continue
                 if isinstance(message, types.JSONRPCRequest) and message.id != self._skip_id:
@@ -66,13 +69,15 @@ class SdkPumps:
                     self._asked[key] = (message.method, _tool_of(message.method, message.params))
                 elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
                     self._asked.pop(json.dumps((message.params or {}).get("requestId")), None)
-                    self._owed.pop(json.dumps((message.params or {}).get("requestId")), None)
+                    if (rid := self._owed.pop(json.dumps((message.params or {}).get("requestId")), None)) is not None:
+                        self.freed(rid)  # the SDK answers a cancelled request nothing
                 await read_writer.send(SessionMessage(message))
                 self._moved()
             with anyio.move_on_after(EOF_GRACE_S):
                 await self.settled()
             for key, rid in list(self._owed.items()):
                 self._closed.add(key)
+                self.freed(rid)
                 closed = {"jsonrpc": "2.0", "id": rid, "error": {"code": -32000, "message": "Connection closed"}}
                 await self._send(json.dumps(closed, separators=(",", ":")).encode() + b"\n")
 
@@ -92,6 +97,7 @@ class SdkPumps:
                         self._paid.set()
                     if key in self._closed:
                         continue
+                    self.freed(msg_id)  # before the answer goes out: the client may then send the id again
                 data = message.model_dump_json(by_alias=True, exclude_unset=True)
                 if self._from_server(msg_id, data):
                     await self._send(data.encode() + b"\n")
@@ -123,6 +129,7 @@ class SdkPumps:
             method, tool = self._asked.pop(key, ("", None))
             del self._owed[key]
             self._closed.add(key)
+            self.freed(rid)
             await self._send(answer(rid, method, tool, True) + b"\n")
         while True:
             try:
@@ -132,6 +139,7 @@ class SdkPumps:
             msg = _parsed(line)
             if msg is not None and "method" in msg and "id" in msg and msg["id"] != self._skip_id:
                 method = str(msg["method"])
+                self.freed(msg["id"])
                 await self._send(answer(msg["id"], method, _tool_of(method, msg.get("params")), False) + b"\n")
         if self._paid is not None:
             self._paid.set()

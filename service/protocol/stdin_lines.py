@@ -17,6 +17,7 @@ than `max_line` is never held in memory (the caller is told where it was, once).
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import threading
@@ -344,3 +345,12 @@ def pusher(send: Callable[[bytes, Any], None], close: Callable[[], None]) -> Cal
             (loop.call_soon if on_loop else loop.call_soon_threadsafe)(drain)
 
     return push
+
+
+def parsed(line: bytes) -> dict[str, Any] | None:
+    """A line read back as the object it holds (None: no JSON object), once framing let it through."""
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return None
+    return msg if isinstance(msg, dict) else None

@@ -28,7 +28,7 @@ interpreter from the reader and doubled the time to the first answers.
 Every line is parsed and validated first (`service.protocol.framing`: strict JSON, depth and size limits, one JSON-RPC
 2.0 message with a valid id), before the store, the SDK or the fast path sees it; a line that fails is answered here
 with a JSON-RPC error whose id is null (the SDK's reader dropped such lines without a word, and a deeply nested one
-stopped the reader).
+stopped the reader). A request whose id a request in flight carries is refused (`service.protocol.stdio_ids`).
 
 Like the SDK's own stdio transport, the front takes the wire off fd 0 and 1 at once: fd 0 then reads the null device
 and fd 1 writes to stderr, so worker processes and stray prints never touch the protocol channel.
@@ -43,15 +43,16 @@ import json
 import os
 import threading
 
-from service.protocol.framing import Refused, read_message, too_large
+from service.protocol.framing import Refused, read_message, reused_id, too_large
 from service.protocol.handshake import opens_modern
 from service.protocol.read_gate import ReadGate
 from service.protocol.sdk_pumps import SdkPumps
 from service.protocol.shipped_initialize import ShippedInitialize
 from service.protocol.shipped_tools_list import ShippedToolsList
-from service.protocol.stdin_lines import MAX_LINE, PendingLines, StdinLines, pusher
+from service.protocol.stdin_lines import MAX_LINE, PendingLines, StdinLines, parsed, pusher
+from service.protocol.stdio_ids import IdsInFlight
 from service.protocol.stdio_out import Outbox
-from service.protocol.stdio_target import answers_file, cache_folder, keyed, prune_answers, startup_key, target_of
+from service.protocol.stdio_target import answers_file, cache_folder, canonical, prune_answers, startup_key, target_of
 from service.protocol.stopping import stop_early_on_signal
 
 TYPE_CHECKING = False
@@ -113,6 +114,7 @@ class StdioFront:
         self._tools_list: ShippedToolsList | None = None  # read at the first `tools/list` the store lacks
         self.pumps: SdkPumps | None = None  # the SDK session's pipes, once attached
         self._refuse: Callable[[dict[str, Any]], bytes] | None = None  # the server stops: a request's answer
+        self.ids = IdsInFlight()  # the requests handed on and not answered: their ids are refused
 
     # -- before the SDK --------------------------------------------------------------------
 
@@ -161,14 +163,17 @@ class StdioFront:
             return
         self._pending.wait_room()  # before the attach, the lines kept for the session are bounded
         with self._lock:
-            if self._refuse is not None and "method" in msg and "id" in msg:
-                self._write(self._refuse(msg) + b"\n")  # the server stops: no request is started
+            if "method" in msg and "id" in msg and (self._refuse is not None or msg["id"] in self.ids):
+                refused = reused_id(msg["id"]).body() if self._refuse is None else self._refuse(msg)
+                self._write(refused + b"\n")  # the server stops, or the id is in flight: nothing is started
                 return
             if self._modern is None and "method" in msg and "id" in msg:
                 self._modern = opens_modern(msg)
                 if self.fast is not None:
                     self.fast.opened(self._modern)
             forward = self._question(line, msg) if self._push is None else self._note_question(line, msg)
+            if forward is not None and "method" in msg and msg.get("id", REPLAY_ID) != REPLAY_ID:
+                self.ids.take(msg["id"])
             if self._push is not None:
                 self._push(forward, msg)
             elif forward is not None:
@@ -179,10 +184,10 @@ class StdioFront:
     def _note_question(self, forward: bytes, msg: dict[str, Any] | None = None) -> bytes:
         """After the attach: remember which stored answer an SDK answer should fill (`msg`: the
         line parsed, when the caller has it)."""
-        msg = _parse(forward) if msg is None else msg
+        msg = parsed(forward) if msg is None else msg
         if msg is not None and msg.get("method") in CACHED_METHODS and "id" in msg:
             if msg["method"] == "initialize":
-                self._init_params = _canonical(msg.get("params"))
+                self._init_params = canonical(msg.get("params"))
                 self._init_ids[json.dumps(msg["id"])] = True
             key = self._entry(msg["method"], msg.get("params"))
             if key not in self._answers:
@@ -200,7 +205,7 @@ class StdioFront:
 
     def _question(self, line: bytes, msg: dict[str, Any] | None = None) -> bytes | None:
         """Before the attach: answer from the store (or `shipped_initialize`) if possible; what the SDK must see."""
-        msg = _parse(line) if msg is None else msg
+        msg = parsed(line) if msg is None else msg
         if msg is not None and self.reads.answer(msg, self._handshake, self._write):
             return None
         if msg is None or msg.get("method") not in CACHED_METHODS or "id" not in msg:
@@ -209,7 +214,7 @@ class StdioFront:
             return line
         method = msg["method"]
         if method == "initialize":
-            self._init_params = _canonical(msg.get("params"))
+            self._init_params = canonical(msg.get("params"))
         key = self._entry(method, msg.get("params"))
         result = self._answers.get(key)
         if result is None and method == "initialize":  # an empty cache: the answer shipped with the package
@@ -227,7 +232,7 @@ class StdioFront:
             if method == "tools/list":
                 self._first_answers.set()
             return None
-        self._initialized(_parse(result.encode()))
+        self._initialized(parsed(result.encode()))
         if self._entry("tools/list", None) not in self._answers and self._entry("tools/list", {}) not in self._answers:
             self._first_answers.set()  # the list is not stored (an empty cache): load now, not at its question
         msg["id"] = REPLAY_ID  # the session must still see its client's handshake
@@ -255,7 +260,7 @@ class StdioFront:
         with self._lock:
             self._list_settings = list_settings
             for line in self._pending.take():
-                msg = _parse(line)
+                msg = parsed(line)
                 if msg is not None and msg.get("method") == "tools/list" and "id" in msg:
                     result = self._shipped_list(self._entry("tools/list", msg.get("params")), msg.get("params"))
                     if result is not None:
@@ -283,12 +288,13 @@ class StdioFront:
             self._dirty = True
 
     def _reply(self, msg_id: Any, result: str) -> None:
+        self.ids.free(msg_id)  # a `tools/list` the settings answered while it waited
         self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(msg_id).encode(), result.encode()))
         self.answered += 1
         self.reads.answered()
 
     def _entry(self, method: str, params: Any) -> str:
-        return f"{self._init_params}|{method}|{_canonical(params)}"
+        return f"{self._init_params}|{method}|{canonical(params)}"
 
     @property
     def _out(self) -> Any:
@@ -326,7 +332,7 @@ class StdioFront:
         fast = self.fast
         self.outbox.watch(fast, self)  # the requests running bound the work (`service.protocol.stdio_out`)
         if fast is not None:
-            fast.bind(raw_send.send_nowait, self._send, self.kept_list)
+            fast.bind(raw_send.send_nowait, self._send, self.kept_list, self.ids.free)
             fast.initialized(self._handshake, self._init_params)
             if self._modern is not None:  # else `_on_line` tells it at the first request
                 fast.opened(self._modern)
@@ -336,7 +342,7 @@ class StdioFront:
 
         with self._lock:
             for line in self._pending.take():  # as many as there is room for (`Outbox.later`), the rest wait
-                self.outbox.run(functools.partial(route, line, _parse(line)))
+                self.outbox.run(functools.partial(route, line, parsed(line)))
             if self._eof:
                 raw_send.close()
             self._push = loop_call
@@ -345,6 +351,7 @@ class StdioFront:
         try:
             async with anyio.create_task_group() as tg:
                 self.pumps = pumps = SdkPumps(self._send, self._from_server, REPLAY_ID, raw_recv, self.outbox.release)
+                pumps.freed = self.ids.free
                 tg.start_soon(pumps.pump_in, read_writer, None if fast is None else fast.sdk_ready.wait)
                 tg.start_soon(pumps.pump_out, write_reader)
                 yield read_stream, write_stream
@@ -359,8 +366,9 @@ class StdioFront:
         attach, and each that comes from now on, is answered `answer(request)` and not started."""
         with self._lock:
             self._refuse = answer
-            for msg in map(_parse, self._pending.take()):
+            for msg in map(parsed, self._pending.take()):
                 if msg is not None and "method" in msg and msg.get("id", REPLAY_ID) != REPLAY_ID:
+                    self.ids.free(msg["id"])
                     self._write(answer(msg) + b"\n")
 
     def _from_server(self, msg_id: Any, data: str) -> bool:
@@ -436,14 +444,3 @@ class StdioFront:
             prune_answers(self.cache_file)
         except OSError as exc:
             _debug("old stdio answers not removed: %s", exc)
-
-
-def _parse(line: bytes) -> dict[str, Any] | None:
-    with contextlib.suppress(ValueError):
-        msg = json.loads(line)
-        return msg if isinstance(msg, dict) else None
-    return None
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(keyed(value), sort_keys=True, separators=(",", ":"))

@@ -50,6 +50,11 @@ def keyed(params: Any) -> Any:
     return {**params, "_meta": {k: v for k, v in meta.items() if k in MODERN_META}}
 
 
+def canonical(params: Any) -> str:
+    """`keyed(params)` as the text a stored answer's key holds."""
+    return json.dumps(keyed(params), sort_keys=True, separators=(",", ":"))
+
+
 def answers_file(folder: str | os.PathLike[str], key: str) -> str:
     """The store of the answers given under `key` (`startup_key`) in the cache folder."""
     return os.path.join(os.fspath(folder), f"{FILE_PREFIX}{key[:16]}.json")
