@@ -14,28 +14,32 @@ edges deduplicated: the same vault gives the same numbers, in the same order, on
   (`Betweenness.exact` says which). Each source's BFS runs level by level on numpy arrays.
 - shortest link paths: `service.graph.paths`.
 - `communities`: Louvain (modularity, resolution 1) on the undirected graph, nodes visited in an
-  order shuffled with `seed`; communities largest first.
-- A `Limit` bounds the long ones (betweenness, Louvain, PageRank, `from_links`): its `stop` flag
-  (the call was cancelled, the server stops) ends the work with `Stopped` at the next source,
-  node, round or stage; past its deadline betweenness ends with the sources done so far (an
-  estimate) and Louvain with the partition so far, each saying `cut` (a thread cannot be killed).
+  order shuffled with `seed`; communities largest first (`service.graph.louvain`, re-exported here).
+- A `Limit` (`service.graph.limit`, re-exported here) bounds the long ones (betweenness, Louvain,
+  PageRank, `from_links`): its `stop` flag (the call was cancelled, the server stops) ends
+  the work with `Stopped` at the next source, node, round or stage; past its deadline betweenness
+  ends with the sources done so far (an estimate) and Louvain with the partition so far, each saying
+  `cut` (a thread cannot be killed).
 - `adamic_adar`: notes two links away that share neighbours with a note (not linked to it),
   scored by the sum of 1 / log(degree) of the shared neighbours.
 Costs at 10k notes and ~50k links (docs/tools-guide.md, "Graph analytics"): tens of ms for
-PageRank, under a second for the sampled betweenness and for Louvain.
+PageRank, under a second for the sampled betweenness, a few tenths of one for Louvain.
 """
 
 from __future__ import annotations
 
 import math
-import random
-import threading
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from service.graph.csr import csr
+from service.graph.limit import NO_LIMIT as NO_LIMIT
+from service.graph.limit import Limit as Limit
+from service.graph.limit import Stopped as Stopped
+from service.graph.louvain import Communities as Communities
+from service.graph.louvain import communities as communities
+from service.graph.louvain import modularity as modularity
 
 if TYPE_CHECKING:
     import numpy as np
@@ -52,34 +56,6 @@ else:
 DAMPING = 0.85
 MAX_SOURCES = 256  # betweenness: exact up to this many notes, sampled sources above
 SEED = 0
-
-
-class Stopped(Exception):  # noqa: N818 - a signal, not a fault
-    """The work's `Limit.stop` was set: its caller is gone (cancelled, disconnected, server stopping)."""
-
-
-@dataclass(eq=False)
-class Limit:
-    """When a long computation ends: at once when `stop` is set (`Stopped`), early with what it
-    has past `deadline` (`time.monotonic()` seconds). `turns`, when set, is called at each check:
-    background work waits there while the server's calls run (`JobContext.give_way`)."""
-
-    deadline: float = math.inf
-    stop: threading.Event = field(default_factory=threading.Event)
-    turns: Callable[[], object] | None = None
-
-    def up(self) -> bool:
-        """Raise `Stopped` when stopped; True when the deadline has passed."""
-        if self.stop.is_set():
-            raise Stopped
-        if self.turns is not None:
-            self.turns()
-            if self.stop.is_set():
-                raise Stopped
-        return time.monotonic() > self.deadline
-
-
-NO_LIMIT = Limit()
 
 
 def is_note(path: str) -> bool:
@@ -295,109 +271,6 @@ def betweenness(
     if n > 2:  # undirected, each pair is counted from both ends: over twice the (n-1)(n-2)/2 pairs
         total /= (n - 1) * (n - 2)
     return Betweenness(total, exact, done, seed, cut=done < len(sources))
-
-
-@dataclass(frozen=True, slots=True)
-class Communities:
-    groups: list[list[int]]  # node indices, each group sorted, largest group first
-    modularity: float
-    seed: int
-    cut: bool = False  # the deadline ended it: the partition reached by then
-
-
-def _weighted(g: NoteGraph) -> list[dict[int, float]]:
-    und = g.undirected()
-    return [dict.fromkeys((int(j) for j in und.row(i)), 1.0) for i in range(len(g))]
-
-
-def _move_nodes(
-    adj: list[dict[int, float]], order: list[int], resolution: float, max_passes: int, limit: Limit
-) -> tuple[list[int], bool]:
-    """Louvain's first phase: each node joins the neighbouring community with the best modularity
-    gain, in `order`, until a pass moves nothing. Returns each node's community, and True when
-    `limit`'s deadline ended it first (the partition is the one reached so far)."""
-    k = [sum(row.values()) for row in adj]
-    two_m = sum(k)
-    comm = list(range(len(adj)))
-    tot = list(k)
-    for _ in range(max_passes):
-        moved = False
-        for i in order:
-            if limit.up():
-                return comm, True
-            ci, ki = comm[i], k[i]
-            near: dict[int, float] = {}
-            for j, w in adj[i].items():
-                if j != i:
-                    near[comm[j]] = near.get(comm[j], 0.0) + w
-            tot[ci] -= ki
-            best, gain = ci, near.get(ci, 0.0) - resolution * tot[ci] * ki / two_m
-            for c in sorted(near):
-                g = near[c] - resolution * tot[c] * ki / two_m
-                if g > gain + 1e-12:
-                    best, gain = c, g
-            tot[best] += ki
-            if best != ci:
-                comm[i], moved = best, True
-        if not moved:
-            break
-    return comm, False
-
-
-def modularity(adj: list[dict[int, float]], groups: list[list[int]], resolution: float = 1.0) -> float:
-    k = [sum(row.values()) for row in adj]
-    two_m = sum(k)
-    if two_m == 0:
-        return 0.0
-    q = 0.0
-    for group in groups:
-        members = set(group)
-        inside = sum(w for i in group for j, w in adj[i].items() if j in members)
-        tot = sum(k[i] for i in group)
-        q += inside / two_m - resolution * (tot / two_m) ** 2
-    return q
-
-
-def communities(
-    g: NoteGraph,
-    seed: int = SEED,
-    resolution: float = 1.0,
-    max_levels: int = 10,
-    max_passes: int = 20,
-    limit: Limit = NO_LIMIT,
-) -> Communities:
-    """Louvain communities of the undirected link graph; a note without links is its own group.
-    Past `limit`'s deadline the moves stop and the partition reached so far is the answer (`cut`)."""
-    base = _weighted(g)
-    adj = base
-    member = list(range(len(g)))  # original node -> current super-node
-    rng = random.Random(seed)
-    cut = False
-    for _ in range(max_levels):
-        if cut or sum(len(row) for row in adj) == 0:
-            break
-        order = list(range(len(adj)))
-        rng.shuffle(order)
-        comm, cut = _move_nodes(adj, order, resolution, max_passes, limit)
-        labels = {c: i for i, c in enumerate(sorted(set(comm)))}
-        if len(labels) == len(adj):
-            break
-        merged: list[dict[int, float]] = [{} for _ in labels]
-        for i, row in enumerate(adj):
-            if i % 1024 == 0:
-                limit.up()  # only a stop ends the merge: the deadline is looked at by the moves
-            ci = labels[comm[i]]
-            target = merged[ci]
-            for j, w in row.items():
-                cj = labels[comm[j]]
-                target[cj] = target.get(cj, 0.0) + w
-        member = [labels[comm[m]] for m in member]
-        adj = merged
-    grouped: dict[int, list[int]] = {}
-    for node, c in enumerate(member):
-        grouped.setdefault(c, []).append(node)
-    groups = sorted(grouped.values(), key=lambda grp: (-len(grp), grp[0]))
-    return Communities(groups, modularity(base, groups, resolution), seed, cut)
 
 
 def adamic_adar(g: NoteGraph, node: str, limit: int = 10) -> list[tuple[str, float, list[str]]]:

@@ -50,7 +50,8 @@ class TopicMaps:
         edges, titles = await ctx.read(read)
         can_read = readable(ctx)  # a map links no note a reader may not see, nor counts its links
         await ctx.pause()
-        # the graph of every note and its Louvain groups: seconds to tens of seconds at 100k notes
+        # the graph of every note and its Louvain groups: ~11 s of CPU at 100k notes on a loaded 2-core
+        # machine, Louvain 6.6 of it (docs/benchmarks.md, "Louvain in flat arrays")
         return await ctx.compute(lambda limit: self.maps(ctx, edges, titles, can_read, limit))
 
     def maps(
