@@ -167,7 +167,11 @@ class NoteGraph:
         def make() -> _Csr:
             both = np.unique(np.concatenate([self.src * len(self) + self.dst, self.dst * len(self) + self.src]))
             n = max(len(self), 1)
-            return _csr(len(self), both // n, both % n)
+            # `both` is sorted by (row, column) already: `_csr`'s lexsort would only repeat it
+            # (0.25 s of CPU at 100k notes, holding the interpreter)
+            indptr = np.zeros(len(self) + 1, dtype=np.int32)
+            np.cumsum(np.bincount(both // n, minlength=len(self)), out=indptr[1:])
+            return _Csr(indptr, (both % n).astype(np.int32))
 
         return self.memo("und", make)  # type: ignore[return-value]
 

@@ -160,3 +160,14 @@ def test_a_stop_set_while_nodes_move_ends_it_and_a_deadline_gives_the_partition_
     assert cut.cut and sorted(i for grp in cut.groups for i in grp) == list(range(600))
     assert 1 < len(cut.groups) < 600  # some nodes had moved: the partition so far, not each note alone
     assert cut.modularity == pytest.approx(ga.modularity(g, cut.groups), abs=1e-12)
+
+
+def test_the_undirected_table_holds_each_link_both_ways_once_by_row_then_column() -> None:
+    g = two_triangles()
+    und = g.undirected()
+    rows = [sorted(int(j) for j in und.row(i)) for i in range(len(g))]
+    assert rows == [[1, 2, 3], [0, 2], [0, 1], [0, 4, 5], [3, 5], [3, 4]]
+    assert [list(map(int, und.row(i))) for i in range(len(g))] == rows  # ascending within a row
+    assert und.indptr.tolist() == [0, 3, 5, 7, 10, 12, 14] and und.indptr.dtype == und.indices.dtype == np.int32
+    empty = ga.NoteGraph([], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)).undirected()
+    assert empty.indptr.tolist() == [0] and empty.indices.size == 0
