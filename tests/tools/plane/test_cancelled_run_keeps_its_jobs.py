@@ -78,7 +78,12 @@ async def cancelled_mid_run(vg: Harness, wall: Wall) -> tuple[Quick, Held, Quick
     the vault's first start): its answer is checked, and the jobs and its run id returned."""
     first, held, last = Quick("first"), Held(), Quick("last")
     vg.app.plane.jobs = (first, held, last)
-    wall.now += 10 * 60
+
+    async def first_start() -> bool:  # the schedule's anchor: its first start, an interval before its first run
+        return (await vg.app.plane.saved("main"))["cursor"] is not None
+
+    await until(first_start)
+    wall.now = (await vg.app.plane.saved("main"))["cursor"] + 10 * 60
     launched = await vg.ok("run_consolidation", wait=False)
     await asyncio.wait_for(held.began.wait(), 60)
     answer = await vg.ok("run_consolidation", cancel=True)
@@ -107,6 +112,7 @@ async def test_a_cancelled_run_keeps_its_finished_jobs_and_the_next_due_run_goes
 
         held.free.set()
         wall.now += (INTERVAL_MIN - 10) * 60  # due: an interval after the first start, 50 min after the cancel
+        assert wall.now == (await vg.app.plane.saved("main"))["cursor"] + INTERVAL_MIN * 60
 
         async def ended() -> bool:
             return (await vg.app.plane.saved("main"))["last_run"] is not None
