@@ -35,7 +35,7 @@ def at_last_moment(
     real = temps.write_in
 
     def write_in(
-        folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str, check: Any = None, vault: Any = None
+        folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str, check: Any = None, **more: Any
     ) -> Any:
         def last_moment() -> None:
             if rel == state.rel:
@@ -46,7 +46,7 @@ def at_last_moment(
             if check is not None:
                 check()
 
-        return real(folder_fd, name, data, exclusive=exclusive, rel=rel, check=last_moment, vault=vault)
+        return real(folder_fd, name, data, exclusive=exclusive, rel=rel, check=last_moment, **more)
 
     write_in.__wrapped__ = real  # type: ignore[attr-defined]  # a later call replaces this one
     for module in list(sys.modules.values()):

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import BinaryIO, Literal, TypeVar
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
-from service.vault import casing, dirfd, journal, notelocks, notesize, offloop, reread
+from service.vault import casing, chunks, dirfd, journal, notelocks, notesize, offloop, reread
 from service.vault.etags import etag_of as etag_of
 from service.vault.etags import stale_etag
 from service.vault.events import ChangeBus, FileChange
@@ -176,24 +176,32 @@ class VaultFiles:
         data = content if isinstance(content, bytes) else encode(content, encoding, vp.rel)
         key, dest = self._real(vp)
         async with self.lock(key), self.creating(vp.rel), self._writes:
-            existed = await offloop.sized(offloop.size_of(vp), self.check_etag, vp, expected_etag)
-            if create_only and existed:
-                raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
-            if must_exist and not existed:
-                raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
-            if existed:  # one made read-only (chmod a-w) is not changed: `readonly`
-                refuse_read_only(dest, vp.rel)
-            else:  # lists the folder: off the loop
-                await asyncio.to_thread(self.check_new, vp, file=True)
-            # Compared again right before the rename: an editor's save landing while the new bytes
-            # were written and fsynced is a `conflict`, never replaced by a version not read.
-            check = None if expected_etag is None else partial(self.check_etag, vp, expected_etag)
-            etag = await offloop.sized(len(data), etag_of, data)
-            st = await asyncio.to_thread(self._write_sync, vp, key, dest, data, etag, create_only, check)
+            done = (vp, key, dest, data, expected_etag, create_only, must_exist)
+            existed, etag, st = await chunks.in_thread(self._checked_write, *done)  # one hop, nothing on the loop
             result = WriteResult(rel=vp.rel, etag=etag, created=not existed, stat=_file_stat(st))
         if publish:
             await self.bus.publish(self._changes("created" if result.created else "modified", vp.rel, key))
         return result
+
+    def _checked_write(
+        self, vp: VaultPath, key: str, dest: Path, data: bytes, expected: str | None, create_only: bool, exists: bool
+    ) -> tuple[bool, str, os.stat_result]:
+        """`write`'s work under its locks, in its worker thread (`exists`: its `must_exist`): whether the note
+        existed (its etag compared), its new etag and the written file's stat."""
+        existed = self.check_etag(vp, expected)
+        if create_only and existed:
+            raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
+        if exists and not existed:
+            raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
+        if existed:  # one made read-only (chmod a-w) is not changed: `readonly`
+            refuse_read_only(dest, vp.rel)
+        else:
+            self.check_new(vp, file=True)
+        # Compared again right before the rename: an editor's save landing while the new bytes
+        # were written and fsynced is a `conflict`, never replaced by a version not read.
+        check = None if expected is None else partial(self.check_etag, vp, expected)
+        etag = etag_of(data)
+        return existed, etag, self._write_sync(vp, key, dest, data, etag, create_only, check)
 
     def _journal(self, vp: VaultPath, key: str, dest: Path, new_etag: str | None) -> None:
         """Record the folders and the file a change is about to create or replace (`journal`;
@@ -225,7 +233,8 @@ class VaultFiles:
             found = dirfd.lstat_in(folder, name)
             if found is not None and stat_mode.S_ISDIR(found.st_mode):
                 raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
-            return write_in(folder.fd, name, data, exclusive=exclusive, rel=key, check=check, vault=root)
+            synced = chunks.folder_sync()  # in a chunk of writes: its folder fsynced once the chunk has ended
+            return write_in(folder.fd, name, data, exclusive=exclusive, rel=key, check=check, vault=root, synced=synced)
 
     async def modify(
         self, vp: VaultPath, change: Callable[[str], str], *, expected_etag: str | None = None

@@ -153,6 +153,7 @@ def write_in(
     rel: str,
     check: Callable[[], object] | None = None,
     vault: Path | None = None,
+    synced: Callable[[int], None] | None = None,
 ) -> os.stat_result:
     """Write `data` as `name` in the open folder `folder_fd`: temp file + fsync + rename (or hard
     link for create-only), then fsync the folder. `rel` names the target in errors.
@@ -165,7 +166,8 @@ def write_in(
     fsync-long window to be written over. With `vault` (the vault's root; `rel` is then the real
     in-vault path), `check` and the rename run under the note's lock shared with every other
     vaultgate process on the vault (`service.vault.notelocks`): another process's rename cannot
-    land between the compare and this rename.
+    land between the compare and this rename. `synced`: called with the folder instead of its fsync
+    (a chunk of writes fsyncs each of its folders once, when they have all ended: `service.vault.chunks`).
     """
     try:
         fd, tmp = _temp_in(folder_fd, name)
@@ -196,7 +198,7 @@ def write_in(
                 if vault is None and check is not None:
                     check()
                 os.rename(tmp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
-        os.fsync(folder_fd)
+        os.fsync(folder_fd) if synced is None else synced(folder_fd)
         return written
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):

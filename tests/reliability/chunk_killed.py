@@ -8,7 +8,9 @@ right after it (the new bytes in place). When all of them are held, the write of
 the process: the moved note at its new path, half the chunk renamed, the other half a temp file
 each, the notes after the chunk untouched. Notes written one after the other never get there:
 the first one held waits for the others, and the process ends with code 3 after `WAIT` seconds.
-Used by tests/reliability/test_chunk_killed.py.
+With `synced` after VAULT, the process SIGKILLs itself once every write of the first chunk has
+ended (each note renamed, none of the chunk's folders fsynced yet: a chunk fsyncs each folder once,
+when its writes have ended, `service.vault.chunks`). Used by tests/reliability/test_chunk_killed.py.
 """
 
 from __future__ import annotations
@@ -68,6 +70,16 @@ def kill_in_the_chunk() -> None:
     files.write_in = write_and_hold  # type: ignore[assignment]
 
 
+def kill_before_the_folders_synced() -> None:
+    from service.vault.chunks import Chunk
+
+    def kill(chunk: Chunk) -> int:
+        os.kill(os.getpid(), signal.SIGKILL)
+        raise AssertionError("not killed")
+
+    Chunk.sync = kill  # type: ignore[method-assign]
+
+
 async def main(root: Path) -> None:
     # Enough worker threads for the whole chunk to be held at once (the default pool of a
     # 2-core machine has 6), and for the rest of the app's work beside it.
@@ -82,5 +94,5 @@ async def main(root: Path) -> None:
 
 
 if __name__ == "__main__":
-    kill_in_the_chunk()
+    kill_before_the_folders_synced() if sys.argv[2:] == ["synced"] else kill_in_the_chunk()
     asyncio.run(main(Path(sys.argv[1])))

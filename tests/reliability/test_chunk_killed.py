@@ -9,6 +9,10 @@ chunk (half of them before their rename, half after) and SIGKILLs itself once al
 temp files are swept as a later start's process sweeps them (tests/reliability/
 test_newest_writers_killed.py does the same): a start within a second of the kill leaves them
 to the next one, as a writer of another live process might still be using them.
+
+Killed once the whole first chunk is renamed, right before the chunk fsyncs its folders (once
+each, `service.vault.chunks`): the chunk's notes are new, no temp file is left, and the start rolls
+the rename back the same way.
 """
 
 from __future__ import annotations
@@ -48,4 +52,26 @@ async def test_a_rename_killed_mid_chunk_leaves_each_note_whole_and_is_rolled_ba
         assert snapshot(root) == before
         await vg.indexed()
         assert not (await vg.ok("rename_note", path="Hub", new_path="Centre")).get("error")  # and runs whole now
+    assert all(b"[[Centre]]" in (root / f"Notes/n{i:03}.md").read_bytes() for i in range(c.NOTES))
+
+
+async def test_a_rename_killed_before_its_chunk_synced_its_folders_is_rolled_back(
+    make_vault: Callable[..., Path],
+) -> None:
+    root = make_vault(c.CHUNK_VAULT)
+    before = snapshot(root)
+    assert await run_until_killed("tests.reliability.chunk_killed", str(root), "synced") == -signal.SIGKILL
+    now = snapshot(root)
+    assert not [k for k in now if k.endswith(".vgtmp")]
+    assert "Hub.md" not in now and now["Centre.md"] == before["Hub.md"]
+    for rel in c.CHUNK:  # the whole chunk renamed, each note whole
+        assert now[rel] == before[rel].replace(b"[[Hub]]", b"[[Centre]]"), rel
+    for rel in (f"Notes/n{i:03}.md" for i in range(c.TOGETHER, c.NOTES)):
+        assert now[rel] == before[rel], rel
+    async with started(root) as vg:
+        rows: list[Any] = await vg.app.state.fetchall("SELECT kind, status FROM plan_runs ORDER BY started_at")
+        assert [tuple(r) for r in rows] == [("bulk", "interrupted"), ("undo", "done")], rows
+        assert snapshot(root) == before
+        await vg.indexed()
+        assert not (await vg.ok("rename_note", path="Hub", new_path="Centre")).get("error")
     assert all(b"[[Centre]]" in (root / f"Notes/n{i:03}.md").read_bytes() for i in range(c.NOTES))

@@ -5,6 +5,7 @@ rollback, and a stop says exactly how many were made (`done_before_stop`)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import anyio
@@ -163,3 +164,36 @@ async def test_progress_counts_every_action_of_a_together() -> None:
     total = 3 * TOGETHER + 3
     assert seen[0] == (1, total) and seen[-1] == (total, total)
     assert [d for d, _ in seen] == sorted({d for d, _ in seen})
+
+
+async def test_a_caller_cancelled_mid_chunk_waits_for_the_chunk_then_undoes_it(tmp_path: Path) -> None:
+    """The task running the change is cancelled (a plain `Task.cancel`, past the shield) while a
+    chunk writes: every write of the chunk still ends, the next chunk never starts, and everything
+    made is undone before the cancellation is raised."""
+    log: list[str] = []
+    all_started, go_on = anyio.Event(), anyio.Event()
+    started = 0
+
+    def action(i: int) -> Action:
+        async def do() -> Undo:
+            nonlocal started
+            started += 1
+            if started == TOGETHER:
+                all_started.set()
+            with anyio.fail_after(60):
+                await go_on.wait()
+            return await _writer(tmp_path / f"n{i}.md", "new", log)()
+
+        return do
+
+    task = asyncio.ensure_future(commit([Together([action(i) for i in range(2 * TOGETHER)])]))
+    with anyio.fail_after(60):
+        await all_started.wait()
+    task.cancel()
+    await asyncio.sleep(0)  # the cancellation reaches the change's task before the writes go on
+    go_on.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert sorted(e for e in log if e.startswith("do ")) == sorted(f"do n{i}.md" for i in range(TOGETHER))
+    assert sorted(e for e in log if e.startswith("undo ")) == sorted(f"undo n{i}.md" for i in range(TOGETHER))
+    assert _names(tmp_path) == []
