@@ -95,14 +95,38 @@ def walk(items: list[Any], visible: Callable[[dict[str, Any]], bool], *, keyed: 
             cursors.append([0, 0])
 
 
+def _plain(value: Any) -> str | int | None:
+    """A field as `_shape` holds it: a string, an integer or None as it is, any other value as
+    `key_of` writes it (NaN is not equal to itself, a dict's keys come in any order)."""
+    if value is None or isinstance(value, str | int):
+        return value
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
 def _shape(item: dict[str, Any]) -> tuple[Any, ...]:
-    """A few of an item's fields: two items of one key have the same shape (any other value than a
-    string or an integer as `key_of` writes it: NaN is not equal to itself, a dict's keys come in
-    any order), so only items shaped alike need hashing to be told apart."""
-    return tuple(
-        v if v is None or isinstance(v, str | int) else json.dumps(v, sort_keys=True, ensure_ascii=False, default=str)
-        for v in (item.get(k) for k in ("type", "ctime", "path", "subpath", "url", "query", "title"))
-    )
+    """A few of an item's fields: two items of one key have the same shape, so only items shaped
+    alike need hashing to be told apart."""
+    return tuple(_plain(item.get(k)) for k in ("type", "ctime", "path", "subpath", "url", "query", "title"))
+
+
+def anchor_of(item: dict[str, Any]) -> str | int | None:
+    """Part of an item's shape that finds it again without hashing every item (`anchored`): its
+    `ctime` (when Obsidian made the bookmark, in milliseconds: all but unique)."""
+    return _plain(item.get("ctime"))
+
+
+def anchored(found: list[Located]) -> dict[str | int | None, int | list[int]]:
+    """Where each anchor (`anchor_of`) sits in `found` (a whole walk): its index, or the indexes of
+    the items that share it, in order."""
+    places: dict[str | int | None, int | list[int]] = {}
+    for i, loc in enumerate(found):
+        anchor = anchor_of(loc.item)
+        held = places.setdefault(anchor, i)
+        if held != i:
+            if isinstance(held, int):
+                places[anchor] = held = [held]
+            held.append(i)
+    return places
 
 
 def ids_at(found: list[Located], wanted: Iterable[int]) -> dict[int, str]:
@@ -123,6 +147,19 @@ def ids_at(found: list[Located], wanted: Iterable[int]) -> dict[int, str]:
         counts[key] += 1
         if j in want:
             out[j] = key if counts[key] == 1 else f"{key}-{counts[key]}"
+    return out
+
+
+def ids_among(found: list[Located], same: list[int]) -> dict[int, str]:
+    """The id `walk` gives `found[i]` for each `i` of `same`: the indexes, in order, of every item
+    of `found` (a whole walk, unkeyed) whose anchor is one (`anchored`). Items of one key share
+    their anchor, so only these are hashed."""
+    seen: Counter[str] = Counter()
+    out: dict[int, str] = {}
+    for i in same:
+        key = key_of(found[i].item)
+        seen[key] += 1
+        out[i] = key if seen[key] == 1 else f"{key}-{seen[key]}"
     return out
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Hashable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -54,10 +54,20 @@ class ListBookmarksIn(ToolInput, Paging):
 @dataclass(frozen=True, slots=True)
 class _Walked:
     """What every page of one version of the file, for one view, starts from (kept between pages:
-    `read_kept`): the whole walk, unkeyed, and each group's count of what it holds."""
+    `read_kept`): the whole walk, unkeyed, and each group's count of what it holds; where each
+    anchor sits (`bm.anchored`), made at the first cursor whose bookmark moved (`places`)."""
 
     every: list[bm.Located]
     inside: dict[str, int]
+    made: list[dict[Any, int | list[int]]] = field(default_factory=list)  # [the anchors' places], once made
+
+    def places(self, anchor: str | int | None) -> list[int]:
+        """The indexes of the items whose anchor is `anchor`. Made whole before it is shared (two
+        threads may both make it: the same value; every reader takes the first)."""
+        if not self.made:
+            self.made.append(bm.anchored(self.every))
+        held = self.made[0].get(anchor, [])
+        return [held] if isinstance(held, int) else held
 
 
 def _walked(ctx: ToolContext, data: Any) -> _Walked:
@@ -80,9 +90,10 @@ def _listing(ctx: ToolContext, args: ListBookmarksIn) -> BookmarksOut:
     group's count needs what it holds) once per version: a next page of the same version reuses
     that walk (`read_kept`: 0.7 s of CPU a page of 100,000 before). Only the page's bookmarks get
     their ids (`bm.ids_at`: hashing every item was 2.5 s of 100,000) and are built (each looks at
-    the disk). The cursor names the last bookmark listed by its id and where it was; when that
-    bookmark moved (the file changed), it is looked for by its id (every item hashed), and when it
-    is gone, `stale_cursor`."""
+    the disk). The cursor names the last bookmark listed by its id, where it was and its anchor
+    (`bm.anchor_of`); when that bookmark moved (the file changed), it is looked for among the items
+    of its anchor (only they are hashed; a cursor without one, of an older server: every item), and
+    when it is gone, `stale_cursor`."""
     after = decode_after(args.cursor, t="bookmarks", g=args.group)
     walked, etag = read_kept(ctx, FILE, _view(ctx), partial(_walked, ctx))
     every = walked.every
@@ -90,7 +101,7 @@ def _listing(ctx: ToolContext, args: ListBookmarksIn) -> BookmarksOut:
     if args.group is not None:
         at = group_at(every, args.group)[0]  # what a group holds follows it in a walk, depth first
         listed = range(at + 1, at + 1 + walked.inside[every[at].position])
-    start = 0 if after is None else bisect_right(listed, _last(every, after))
+    start = 0 if after is None else bisect_right(listed, _last(walked, after))
     window = listed[start : start + args.limit]
     ids = bm.ids_at(every, window)
     more = start + args.limit < len(listed)
@@ -98,18 +109,28 @@ def _listing(ctx: ToolContext, args: ListBookmarksIn) -> BookmarksOut:
         items=[shown(ctx, replace(every[i], id=ids[i]), walked.inside) for i in window],
         total=len(listed),
         etag=etag,
-        next_cursor=encode_after([ids[window[-1]], window[-1]], t="bookmarks", g=args.group) if more else None,
+        next_cursor=_cursor(every, ids, window[-1], args.group) if more else None,
     )
 
 
-def _last(every: list[bm.Located], after: tuple[object, ...]) -> int:
-    """Where the bookmark a cursor names (its id, where it was) is now in `every`."""
-    ident, at = after if len(after) == 2 else (None, None)
+def _cursor(every: list[bm.Located], ids: dict[int, str], last: int, group: str | None) -> str:
+    return encode_after([ids[last], last, bm.anchor_of(every[last].item)], t="bookmarks", g=group)
+
+
+def _last(walked: _Walked, after: tuple[object, ...]) -> int:
+    """Where the bookmark a cursor names (its id, where it was, its anchor) is now in the walk."""
+    every = walked.every
+    ident, at, *anchor = after if len(after) in (2, 3) else (None, None)
     if not isinstance(ident, str) or not isinstance(at, int) or isinstance(at, bool) or at < 0:
+        raise ValidationFailed("invalid cursor", details={"field": "cursor"})
+    mark = anchor[0] if anchor else None
+    if not (mark is None or isinstance(mark, str | int)):
         raise ValidationFailed("invalid cursor", details={"field": "cursor"})
     if at < len(every) and bm.ids_at(every, [at])[at] == ident:
         return at
-    moved = next((i for i, found in bm.ids_at(every, range(len(every))).items() if found == ident), None)
+    # only the items of its anchor are hashed (a cursor of an older server names none: every item)
+    ids = bm.ids_among(every, walked.places(mark)) if anchor else bm.ids_at(every, range(len(every)))
+    moved = next((i for i, found in ids.items() if found == ident), None)
     if moved is None:
         raise ValidationFailed(
             "the bookmark the last page ended at is gone: list the bookmarks again without a cursor",

@@ -25,7 +25,7 @@ from tests.conftest import Harness, started
 
 N = 100_000  # top-level bookmarks, then a group of GROUPED
 GROUPED = 1_500
-SOME = 5_000  # where a test changes the file: a cursor whose bookmark moved hashes every item
+SOME = 5_000  # where a test changes the file
 FILE = ".obsidian/bookmarks.json"
 
 
