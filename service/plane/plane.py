@@ -49,7 +49,8 @@ from service.plane.auto_apply import auto_apply
 from service.plane.findings import Finding, FindingStore, Recorded
 from service.plane.gateway import Gateway, GatewayFailed
 from service.plane.job import FIRST_WINDOW_S, Job, JobContext
-from service.plane.runs import JobReport, Launched, RunResult, settled
+from service.plane.oneshot import once
+from service.plane.runs import JobReport, Launched, RunResult, hand_back, settled
 from service.plane.state import (
     cursors_of,
     full_run_end,
@@ -290,19 +291,18 @@ class Plane:
                 await recall.refresh()
                 result.kept = kept_of(saved)  # a job that does not run keeps what it kept
                 result.cursors = cursors_of(saved)  # and its cursor
-                ctx = self._context(vault, recall, began, None, None)
                 for done, job in enumerate(chosen):
                     self.running[vault_id].update(job=job.name, done=done)
                     if progress is not None:
                         await progress(done, len(chosen), f"consolidation: {job.name}")
-                    ctx.since = job_since(saved, job.name)
-                    ctx.kept = dict(result.kept.get(job.name) or {})
+                    ctx = self._context(vault, recall, began, job_since(saved, job.name), result.kept.get(job.name))
                     mine: list[Finding] = []
                     report = await self._one(job, ctx, mine)
                     report.run_id = result.run_id
                     window = ctx.since if ctx.since is not None else began - FIRST_WINDOW_S
                     result.cursors[job.name] = began if report.status == "ran" else window
                     await self._record_job(vault_id, result, report, mine, ctx, partial=partial)
+                    del ctx, mine  # what the job held (the audit's 100k titles in its `spare`) goes before the next
                 await self._record_end(vault_id, result, partial=partial)
                 found = list(result.recorded.found)
                 if self.dispatch is not None and self.settings.auto_apply and before:  # the part before a stop
@@ -326,11 +326,12 @@ class Plane:
                 return result
             finally:
                 self.running.pop(vault_id, None)
+                await asyncio.shield(hand_back(self.db, self.state))  # whatever its end: its memory back to the OS
 
     def _context(
         self, vault: Vault, recall: Recall, now: float, since: float | None, kept: dict[str, Any] | None
     ) -> JobContext:
-        """The jobs' context (`since`: each job's own cursor, `job_since`; `kept`: its own memory)."""
+        """One job's context (`since`: its own cursor; `kept`: its own memory), dropped at its end."""
         return JobContext(
             vault=vault,
             db=self.db,
@@ -418,7 +419,7 @@ class Plane:
             result.ended_at = wall()
             upsert(conn, vault_id, *state_after(saved_in(conn, vault_id), result.summary(), order, partial=partial))
 
-        await settled(self.state.run_write(own))
+        await settled(self.state.run_write(once(own)))
 
     async def _save(
         self, vault_id: str, *, last_run: float | None, cursor: float | None, summary: dict[str, Any]

@@ -14,7 +14,8 @@ steps), first with no run (`idle`), then right after `run_consolidation {"wait":
 phase's latency summary (p50, p95, p99 and the largest) over all rounds, the run's length and
 the ratio of the `during` p50 and p95 to the `idle` ones, the server's resident memory
 (`/proc/PID/status` VmRSS, sampled every 0.1 s: its most before the run, its most during it, and
-at the end of `after`) and each job's seconds as the run reported them (`jobs_s`). `--src DIR` (repeatable) runs the
+at the end of `after`, and with `--linger-s S` again after S seconds with no call: past the heap
+trimmer's minute) and each job's seconds as the run reported them (`jobs_s`). `--src DIR` (repeatable) runs the
 server from another source tree too, alternated with this one round by round. A run records
 its findings in the bench folder's state (as a run by the schedule would). Prints JSON.
 """
@@ -146,8 +147,12 @@ async def one_round(
         for _ in range(args.bursts):
             await burst(client, server, paths, out["after"])
             await asyncio.sleep(args.gap_s)
+        after_end = rss.last
+        if args.linger_s:  # no calls: past the heap trimmer's minute, what the process still holds
+            await asyncio.sleep(args.linger_s)
         sampler.cancel()
-        out["rss_mb"].append({"idle_max": rss.peak["idle"], "during_max": rss.peak["during"], "after_end": rss.last})
+        rss_out = {"idle_max": rss.peak["idle"], "during_max": rss.peak["during"], "after_end": after_end}
+        out["rss_mb"].append({**rss_out, "after_linger": rss.last} if args.linger_s else rss_out)
         out["jobs"].append(job_seconds(vault))
 
 
@@ -200,6 +205,7 @@ def main() -> None:
     parser.add_argument("--burst", type=int, default=20, help="reads back to back")
     parser.add_argument("--gap-s", type=float, default=0.2, help="seconds between two bursts")
     parser.add_argument("--bursts", type=int, default=10, help="bursts before and after the run")
+    parser.add_argument("--linger-s", type=float, default=0.0, help="idle seconds after, then RSS again")
     parser.add_argument("--settle-s", type=float, default=3.0, help="seconds after the start before the first")
     parser.add_argument("--src", type=Path, action="append", default=[], help="also run the server from this tree")
     report("bench_calls_beside_plane", asyncio.run(run(parser.parse_args())))
