@@ -25,7 +25,7 @@ A change that touches many files (a move that rewrites links, `rewrite_links`, `
   the next start rolls the whole change back from the journal (`service.plans.recovery`); the
   killed chunk's notes not yet renamed leave their temp files (at most `TOGETHER`), which the
   next start's scan removes (`service.vault.temps.sweep`). Only the fsyncs overlap, which the
-  file system commits together (docs/benchmarks.md: a hub rename of 3,000 notes about 2.5x faster).
+  file system commits together (docs/benchmarks.md: a hub rename of 3,000 notes about 1.8x faster).
   A chunk's writes run on their own threads (`TOGETHER` of them, not the default pool every other
   caller's reads and index updates share) and each folder they renamed a note in is fsynced once,
   when they have all ended, before the next chunk starts (`service.vault.chunks`).
