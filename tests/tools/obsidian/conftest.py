@@ -21,3 +21,17 @@ def key_hashes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(bm, "key_of", counted)
     return hashed
+
+
+@pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many times the bookmarks file was walked (`bookmarks.walk` calls): one per version of it."""
+    count = [0]
+    real = bm.walk
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bm, "walk", counted)
+    return count

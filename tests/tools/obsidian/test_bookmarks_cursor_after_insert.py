@@ -10,13 +10,12 @@ calls, walks), never timed."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from service.obsidian import bookmarks as bm
 from service.tools.models import decode_after, encode_after
 from tests.conftest import started
 
@@ -36,19 +35,6 @@ def _write(root: Path, items: list[Any]) -> None:
 
 def _urls(page: dict[str, Any]) -> list[str]:
     return [i["url"] for i in page["items"]]
-
-
-@pytest.fixture
-def walks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    count = [0]
-    real = bm.walk
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        count[0] += 1
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(bm, "walk", counted)
-    yield count
 
 
 @pytest.mark.parametrize("edit", ["added above", "removed above", "both"])

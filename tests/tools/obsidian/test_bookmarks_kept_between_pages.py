@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from service.obsidian import bookmarks as bm
 from service.obsidian.kept import Kept, KeptFiles
 from service.tools.obsidian import config
 from service.types import Principal
@@ -35,19 +34,6 @@ def _bookmarks(n: int = N, changed: dict[int, str] | None = None, gone: frozense
     grouped = [{"type": "url", "url": f"https://g/{i:06d}", "ctime": i} for i in range(GROUPED)]
     items.append({"type": "group", "title": "G", "ctime": 0, "items": grouped})
     return json.dumps({"items": items}, indent=2)
-
-
-@pytest.fixture
-def walks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    count = [0]
-    real = bm.walk
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        count[0] += 1
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(bm, "walk", counted)
-    yield count
 
 
 def _urls(page: dict[str, Any]) -> list[str]:
