@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from service.errors import ValidationFailed
-from service.plane.oneshot import once
 from service.settings.plane import FINDING_KINDS
 from service.storage import owners
 from service.storage.db import Database
@@ -199,7 +198,7 @@ class FindingStore:
                 also(conn, recorded)
             return recorded
 
-        return await self.state.run_write(once(work))  # the writer's thread keeps no finding nor `spare`
+        return await self.state.run_write(work)  # the writer's thread lets go of it: no finding nor `spare` kept
 
     async def page(
         self,

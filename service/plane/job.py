@@ -30,7 +30,6 @@ from service.memory.experiences import ExperienceStore
 from service.memory.recall import Recall
 from service.plane.findings import Finding
 from service.plane.gateway import Gateway
-from service.plane.oneshot import once
 from service.settings import MemorySettings, PlaneSettings, Settings
 from service.storage.db import Database
 from service.vault.vault import Vault
@@ -71,8 +70,9 @@ class JobContext:
     waited: float = 0.0  # seconds the run has waited for calls so far
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """`fn` on a pooled reader of the index (let go of once called: `service.plane.oneshot`)."""
-        return await self.db.run_read(once(fn))
+        """`fn` on a pooled reader of the index (the reader's thread lets go of it once called:
+        `service.storage.db.in_thread`)."""
+        return await self.db.run_read(fn)
 
     async def compute(self, fn: Callable[[Limit], T]) -> T:
         """`fn`, whole-vault work in Python (matching names, building and splitting the link

@@ -49,7 +49,6 @@ from service.plane.auto_apply import auto_apply
 from service.plane.findings import Finding, FindingStore, Recorded
 from service.plane.gateway import Gateway, GatewayFailed
 from service.plane.job import FIRST_WINDOW_S, Job, JobContext
-from service.plane.oneshot import once
 from service.plane.runs import JobReport, Launched, RunResult, hand_back, settled
 from service.plane.state import (
     cursors_of,
@@ -419,7 +418,7 @@ class Plane:
             result.ended_at = wall()
             upsert(conn, vault_id, *state_after(saved_in(conn, vault_id), result.summary(), order, partial=partial))
 
-        await settled(self.state.run_write(once(own)))
+        await settled(self.state.run_write(own))
 
     async def _save(
         self, vault_id: str, *, last_run: float | None, cursor: float | None, summary: dict[str, Any]

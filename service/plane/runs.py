@@ -9,7 +9,7 @@ freed and kept (the heap trimmer's minute gave it back; `hand_back` now does at 
 SQLite page caches, no reference cycle (`gc.collect` freed nothing), and the rest Python's own
 small-object arenas: 264 of 1 MiB held by 94 MB of live objects, which no trim returns. Each job's
 context is dropped at its end and the databases' threads keep none of its reads
-(`service.plane.oneshot`): the audit's 100k titles were held through the topic maps' graph."""
+(`service.storage.db.in_thread`): the audit's 100k titles were held through the topic maps' graph."""
 
 from __future__ import annotations
 

@@ -435,11 +435,14 @@ def _in_snapshot(fn: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection
 async def in_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
     """Run `fn(raw_connection)` in the aiosqlite connection's own thread.
 
-    The result comes back through a list emptied here, not as the job's return value: aiosqlite's
-    worker keeps its last job's result (and future) in local variables until its next job, so a
-    reader not used again pinned whatever it returned last (a Dataview page set of a whole vault,
-    a page of search rows) for as long as the server ran."""
+    The result comes back through a list emptied here, not as the job's return value, and `fn` is
+    let go of as it is called: aiosqlite's worker keeps its last job (the function, its result and
+    future) in local variables until its next job, so a reader not used again pinned whatever it
+    returned last (a Dataview page set of a whole vault, a page of search rows), and whatever its
+    function closed over (a consolidation job's 100k titles), for as long as the server ran."""
     execute = cast(Any, conn)._execute
+    raw = conn._conn
     box: list[T] = []
-    await execute(lambda: box.append(fn(conn._conn)))
+    held = [fn]
+    await execute(lambda: box.append(held.pop()(raw)))
     return box.pop()

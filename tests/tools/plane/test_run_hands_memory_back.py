@@ -5,7 +5,7 @@ for the whole run: the audit's `spare` held its 100k titles through the topic ma
 
 Through run_consolidation: what a job's context and its reads held is gone (collected) when the next
 job runs (a database connection's thread kept its last job, and all it closed over, until its next:
-`service.plane.oneshot`),
+`service.storage.db.in_thread`),
 and at the run's end the databases' page caches are released and the heap trimmed, after the last
 job and before the call's answer."""
 

@@ -9,10 +9,14 @@ not run again."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import sqlite3
+import weakref
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
+from service.plane.job import JobContext
 from service.storage.db import Database, DbOperationalError, schema_changed
 from tests.conftest import started
 
@@ -76,5 +80,54 @@ async def test_a_read_the_schema_changed_under_runs_once_more_in_one_snapshot(tm
                 raise AssertionError("not raised")
             assert len(runs) == tries
             assert not await db.run_read(lambda c: c.in_transaction)
+    finally:
+        await db.close()
+
+
+class _Held:
+    """What a read's function closes over (a job's titles, a query's rows)."""
+
+
+async def test_a_reader_lets_go_of_the_function_it_ran(tmp_path: Path) -> None:
+    """aiosqlite's worker keeps its last job until the next: the function given to it, and all it
+    closes over, stay alive while the reader is not used again. `in_thread` lets go of it as it is
+    called, for reads and for writes."""
+    db = Database(tmp_path / "cache.db", readers=1)
+    await db.open()
+    try:
+        for run in (db.run_read, db.run_write):
+            held = _Held()
+            ref = weakref.ref(held)
+
+            def read(conn: sqlite3.Connection, held: _Held | None = held) -> int:
+                return int(held is not None) + conn.execute("SELECT 1").fetchone()[0]
+
+            assert await run(read) == 2
+            del held, read
+            gc.collect()
+            assert ref() is None, run.__name__
+    finally:
+        await db.close()
+
+
+async def test_a_plane_jobs_read_the_schema_changed_under_runs_once_more(tmp_path: Path) -> None:
+    """A consolidation job's read goes through the same retry as any read (its function may be
+    called twice; letting go of it after the first call must not lose the second)."""
+    db = Database(tmp_path / "cache.db", readers=1)
+    await db.open()
+    try:
+        none = cast(Any, None)
+        ctx = JobContext(none, db, none, none, None, none, none, None, 0.0)
+        runs: list[bool] = []
+
+        def read(conn: sqlite3.Connection) -> str:
+            runs.append(conn.in_transaction)
+            if len(runs) == 1:
+                exc = DbOperationalError[-1]("vtable constructor failed: fts_words")
+                exc.sqlite_errorcode = 17  # type: ignore[attr-defined]
+                raise exc
+            return "read"
+
+        assert await ctx.read(read) == "read" and runs == [False, True]
     finally:
         await db.close()
