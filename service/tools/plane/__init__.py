@@ -100,8 +100,8 @@ class StatusOut(ToolOutput):
     running: dict[str, Any] | None = Field(description="The run in progress: run_id, job, done, total.")
     unfinished: dict[str, Any] | None = Field(
         description="A run of every job a cancel, a stop or a kill ended part way: run_id, started_at, done (the "
-        "jobs it recorded, each whole) and left (the schedule's next run runs these only, while the run began less "
-        "than interval_minutes ago; a whole run after that). null: none."
+        "jobs it recorded, each whole), left (the schedule's next run runs these only, while the run began less "
+        "than interval_minutes ago; a whole run after that) and goes_on_until (that moment, ISO UTC). null: none."
     )
     jobs: list[JobStatus] = Field(description="Each job, in run order.")
     findings: dict[str, dict[str, int]] = Field(
@@ -160,7 +160,14 @@ def unfinished_out(plane: Plane, saved: dict[str, Any]) -> dict[str, Any] | None
         return None
     done = [str(name) for name in left["done"]]
     rest = [j.name for j in plane.jobs if j.name not in done]
-    return {"run_id": left["run_id"], "started_at": _iso(float(left["started_at"])), "done": done, "left": rest}
+    until = float(left["started_at"]) + plane.settings.interval_minutes * 60
+    return {
+        "run_id": left["run_id"],
+        "started_at": _iso(float(left["started_at"])),
+        "done": done,
+        "left": rest,
+        "goes_on_until": _iso(until),
+    }
 
 
 # -- run_consolidation ------------------------------------------------------------------------

@@ -10,6 +10,7 @@ clock injected (`service.plane.plane.wall`, moved by the test; the schedule look
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -105,6 +106,8 @@ async def test_a_cancelled_run_keeps_its_finished_jobs_and_the_next_due_run_goes
         assert status["last_run"] is None and status["running"] is None  # not a run that ended
         left = status["unfinished"]
         assert (left["run_id"], left["done"], left["left"]) == (run_id, ["first"], ["held", "last"]), left
+        began, until_at = (dt.datetime.fromisoformat(left[k]) for k in ("started_at", "goes_on_until"))
+        assert until_at - began == dt.timedelta(minutes=INTERVAL_MIN), left  # then a whole run instead
         reports = {j["job"]: (j["last_status"], j["last_findings"]) for j in status["jobs"]}
         assert reports == {"first": ("ran", 1), "held": (None, None), "last": (None, None)}
         found = await vg.ok("list_findings", status="open")
