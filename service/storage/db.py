@@ -263,6 +263,7 @@ class Database:
         for reader in self._all_readers:
             await reader.close()
         self._all_readers.clear()
+        self._take_idle()  # the pool is emptied too: a database opened again hands out only its new readers
         if self._writer is not None:
             with contextlib.suppress(*DbError):
                 await self._writer.execute("PRAGMA optimize")
@@ -441,8 +442,7 @@ async def in_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connection
     returned last (a Dataview page set of a whole vault, a page of search rows), and whatever its
     function closed over (a consolidation job's 100k titles), for as long as the server ran."""
     execute = cast(Any, conn)._execute
-    raw = conn._conn
     box: list[T] = []
     held = [fn]
-    await execute(lambda: box.append(held.pop()(raw)))
+    await execute(lambda: box.append(held.pop()(conn._conn)))
     return box.pop()

@@ -189,3 +189,20 @@ async def test_a_scan_on_the_only_reader_empties_its_full_cache_and_keeps_its_ca
         assert await dbmod.in_thread(reader, used) > 3_000_000  # an ordinary read fills it as before
     finally:
         await database.close()
+
+
+async def test_a_database_opened_again_scans_on_its_new_readers(tmp_path: Path) -> None:
+    """`close` empties the pool: an app started again in one process (a restart after a drain) had
+    its first reconcile's scan handed the reader used longest ago, a closed one of the first
+    opening ("no active connection"), and its index failed."""
+    db = dbmod.Database(tmp_path / "cache.db", readers=2)
+    await db.open()
+    await db.close()
+    await db.open()
+    try:
+        for _ in range(3):
+            assert await db.run_scan(lambda c: c.execute("SELECT 1").fetchone()[0]) == 1
+            assert await db.run_read(lambda c: c.execute("SELECT 2").fetchone()[0]) == 2
+        assert db._readers.qsize() == 2
+    finally:
+        await db.close()
