@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from service import budget, heap
+from service import budget, heap, malloc
 from service._version import VERSION  # a constant: no package-metadata scan at start
 from service.activity import Activity
 from service.bridges.hub import Bridges
@@ -216,7 +216,7 @@ class VaultgateApp:
         if self._started:
             return
         t0 = time.perf_counter()
-        heap.limit_arenas()  # set already by `vaultgate` (service/malloc.py); for an app run otherwise
+        malloc.limit_arenas()  # set already by `vaultgate` (service/malloc.py); for an app run otherwise
         started: list[Component] = []
         try:
             await self.db.open()

@@ -6,8 +6,8 @@ minute seen (in an hour of mixed calls one trim gave back 13 MB of 146). Before 
 runs the `release` functions it was given: the databases' `release_memory`, which frees the
 page caches of the connections not in use (up to ~19 MB for `cache.db`'s six, kept full for
 good once a burst of searches filled them), so that the trim hands that memory back too.
-Touches only the C allocator and what `release` does. `trim`, `limit_arenas` and `ARENAS` are
-`service.malloc`'s (the heaps' cap, set at process start), named here too for their callers.
+Touches only the C allocator and what `release` does; the allocator's own calls (the trim, the
+heaps' cap set at process start) are `service.malloc`'s.
 """
 
 from __future__ import annotations
@@ -16,11 +16,10 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
-from service.malloc import ARENAS, limit_arenas, trim
+from service.malloc import trim
 from service.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
-__all__ = ["ARENAS", "HeapTrimmer", "limit_arenas", "trim"]
 
 TRIM_EVERY_S = 60.0
 

@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from service import heap
+from service import malloc
 from service.activity import calls_pause
 from service.embeddings.graph import SESSION_OFF
 from service.embeddings.protocol import Matrix, normalise
@@ -141,7 +141,7 @@ def unload() -> bool:
         had = bool(_sessions)
         _sessions.clear()
     if had:
-        heap.trim()
+        malloc.trim()
     return had
 
 
@@ -265,7 +265,7 @@ class BuiltinEmbedder:
             if self._stop.is_set():
                 raise EmbeddingUnavailable("the builtin model was closed while it embedded a batch")
             # The C heap keeps a batch's freed tensors (~70 MB of 16 x 256 tokens) resident unless trimmed.
-            await asyncio.to_thread(heap.trim)
+            await asyncio.to_thread(malloc.trim)
         return normalise(pooled)
 
     async def aclose(self) -> None:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from service import budget, heap
+from service import budget, malloc
 from service.activity import GiveWay
 from service.graph.address import NoteName
 from service.graph.linkpath import PathSet
@@ -173,7 +173,7 @@ async def _reconcile(
                 touched += len(touch)
                 del prepared, touch, issues
                 if deferred:  # a bulk load: hand the batch's freed memory back (service/heap.py)
-                    await asyncio.to_thread(heap.trim)  # up to ~30 ms: never on the event loop
+                    await asyncio.to_thread(malloc.trim)  # up to ~30 ms: never on the event loop
                 ix.done += len(batch)
                 ix.backlog = len(changed) - ix.done
                 if progress is not None:

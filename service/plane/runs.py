@@ -20,13 +20,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar
 
-from service import heap
+from service import malloc
 from service.plane.findings import Recorded
 from service.storage.db import Database
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-trim_heap: Callable[[], object] = heap.trim  # a seam for tests (the heap trimmer's minute keeps its own)
+trim_heap: Callable[[], object] = malloc.trim  # a seam for tests (the heap trimmer's minute keeps its own)
 
 
 async def settled(write: Awaitable[T]) -> T:
@@ -88,7 +88,7 @@ class Launched:
 
 async def hand_back(*dbs: Database) -> None:
     """At a run's end: the page caches of the databases' connections not in use, then the memory the
-    C allocator freed (`service.heap.trim`, off the loop), given back to the OS at once rather than
+    C allocator freed (`service.malloc.trim`, off the loop), given back to the OS at once rather than
     at the heap trimmer's next minute. A failure is logged (memory hygiene never fails a run)."""
     for db in dbs:
         try:

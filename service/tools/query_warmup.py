@@ -9,7 +9,7 @@ that changed are read again), so a query after an edit usually finds them curren
 `[search] prewarm_queries` it also builds both once the vault's first index is ready (start-up
 and the first reconcile are not slowed); without it, a vault nobody queries this way holds no
 image in memory. With `[search] query_images_idle_s` (default 600) it drops an image no query has read for
-that long (a refresh is no use) and hands the memory back (a full collection, `heap.trim`):
+that long (a refresh is no use) and hands the memory back (a full collection, `malloc.trim`):
 at 10^5 notes the two images hold ~235 MB of objects; the next query builds its image again
 (seconds at 10^5 notes). A query never waits for the warm-up; at worst it builds (or waits for) the same
 image itself. Once a vault's index is ready, and again after each burst of changes, it stores
@@ -33,7 +33,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from service import heap
+from service import malloc
 from service.activity import Activity
 from service.indexer.runner import indexer_of
 from service.retrieval.sensitive import Guard
@@ -227,7 +227,7 @@ class QueryWarmup:
 
 def _give_back() -> None:
     gc.collect()
-    heap.trim()
+    malloc.trim()
 
 
 def _moved(indexer: Any, seen: int) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from service import heap
+from service import heap, malloc
 from service.indexer.parsepool import default_workers
 from tests.conftest import Harness
 
@@ -21,15 +21,15 @@ from tests.conftest import Harness
 def test_trim_releases_freed_memory_on_glibc() -> None:
     blocks = [bytearray(4096) for _ in range(20_000)]
     del blocks
-    assert heap.trim() is True
-    assert heap.trim() is True  # looked up once, callable again
+    assert malloc.trim() is True
+    assert malloc.trim() is True  # looked up once, callable again
 
 
 _ARENAS = textwrap.dedent(
     """
     import ctypes, sys, threading
-    from service import heap
-    print(heap.limit_arenas() if sys.argv[1] == "limit" else "-", flush=True)
+    from service import malloc
+    print(malloc.limit_arenas() if sys.argv[1] == "limit" else "-", flush=True)
     held, meet = [], threading.Barrier(6)
     def work():
         meet.wait()  # all six threads alive and allocating at once
@@ -59,7 +59,7 @@ def _arenas(mode: str, **env: str) -> tuple[str, int]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's arenas")
 def test_the_heaps_are_capped_at_two_unless_the_environment_says_otherwise() -> None:
     assert _arenas("free") == ("-", 7)  # glibc's own way: one heap per thread (main + 6)
-    assert _arenas("limit") == ("True", heap.ARENAS)
+    assert _arenas("limit") == ("True", malloc.ARENAS)
     said, heaps = _arenas("limit", MALLOC_ARENA_MAX="3")
     assert (said, heaps) == ("False", 3)
 
@@ -104,7 +104,7 @@ def test_the_stdio_command_caps_the_heaps_before_its_first_thread(make_vault: Ca
     lines = run.stderr.splitlines()
     (events,) = [line.split()[1:] for line in lines if line.startswith("events ")] or [run.stderr[-2000:]]
     assert events[:3] == ["0", "mallopt", "thread"]  # ended as after a client closed stdin; the cap first
-    assert sum(line.startswith("Arena ") for line in lines) <= heap.ARENAS
+    assert sum(line.startswith("Arena ") for line in lines) <= malloc.ARENAS
 
 
 @pytest.mark.parametrize(("cpus", "workers"), [(1, 0), (2, 1), (3, 1), (4, 2), (5, 3), (64, 3)])
