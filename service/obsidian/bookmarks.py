@@ -20,8 +20,9 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,9 +152,9 @@ def ids_at(found: list[Located], wanted: Iterable[int]) -> dict[int, str]:
 
 
 def ids_among(found: list[Located], same: list[int]) -> dict[int, str]:
-    """The id `walk` gives `found[i]` for each `i` of `same`: the indexes, in order, of every item
-    of `found` (a whole walk, unkeyed) whose anchor is one (`anchored`). Items of one key share
-    their anchor, so only these are hashed."""
+    """The id `walk` gives `found[i]` for each `i` of `same`: the indexes, in order, of items of
+    `found` (a whole walk, unkeyed) among which are all those of each key they hold (items of one
+    key share their anchor and their shape), so only these are hashed."""
     seen: Counter[str] = Counter()
     out: dict[int, str] = {}
     for i in same:
@@ -161,6 +162,30 @@ def ids_among(found: list[Located], same: list[int]) -> dict[int, str]:
         seen[key] += 1
         out[i] = key if seen[key] == 1 else f"{key}-{seen[key]}"
     return out
+
+
+def find_moved(found: list[Located], among: Sequence[int], ident: str, near: int) -> int | None:
+    """Where the item whose id `walk` gives as `ident` sits in `found` (a whole walk, unkeyed), looked
+    for among the indexes `among` (in order; every item of its key among them) from `near` (where it
+    was) outwards, or None. Bookmarks imported at once share one anchor: hashing all of them was the
+    cost of hashing every item. Its copies (the items of its key) share its shape, so once one is
+    found only the items of that shape among `among` are hashed to number them (`ids_among`)."""
+    start = bisect_left(among, near)
+    below, above = start - 1, start
+    while below >= 0 or above < len(among):
+        if above < len(among) and (below < 0 or among[above] - near <= near - among[below]):
+            i, above = among[above], above + 1
+        else:
+            i, below = among[below], below - 1
+        key = key_of(found[i].item)
+        if ident == key or ident.startswith(f"{key}-"):
+            shape = _shape(found[i].item)
+            alike = [j for j in among if _shape(found[j].item) == shape]
+            if alike == [i]:  # no copy: its id is its key
+                return i if ident == key else None
+            copies = ids_among(found, alike)
+            return next((j for j, found_id in copies.items() if found_id == ident), None)
+    return None
 
 
 def inside_counts(found: list[Located]) -> dict[str, int]:

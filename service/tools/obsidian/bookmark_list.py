@@ -128,9 +128,8 @@ def _last(walked: _Walked, after: tuple[object, ...]) -> int:
         raise ValidationFailed("invalid cursor", details={"field": "cursor"})
     if at < len(every) and bm.ids_at(every, [at])[at] == ident:
         return at
-    # only the items of its anchor are hashed (a cursor of an older server names none: every item)
-    ids = bm.ids_among(every, walked.places(mark)) if anchor else bm.ids_at(every, range(len(every)))
-    moved = next((i for i, found in ids.items() if found == ident), None)
+    # only the items of its anchor (a cursor of an older server names none: every item), from where it was
+    moved = bm.find_moved(every, walked.places(mark) if anchor else range(len(every)), ident, at)
     if moved is None:
         raise ValidationFailed(
             "the bookmark the last page ended at is gone: list the bookmarks again without a cursor",

@@ -122,3 +122,38 @@ async def test_a_group_paged_across_an_insert_above_goes_on_where_it_was(
         assert key_hashes[0] <= LIMIT + 2 + 1, key_hashes[0]  # and the group's own id, by title
         assert _urls(first) + _urls(second) == [i["url"] for i in inner[: 2 * LIMIT]]
         assert second["total"] == len(inner) + 1
+
+
+@pytest.mark.parametrize("ctime", [7, None], ids=["one ctime", "no ctime"])
+async def test_bookmarks_sharing_one_ctime_are_paged_after_an_insert_without_hashing_them_all(
+    make_vault: Callable[..., Path], key_hashes: list[int], ctime: int | None
+) -> None:
+    """Bookmarks imported at once share one ctime (or carry none): the cursor's anchor names them
+    all. A page after an insert above still hashes about a page: the bookmark is looked for from
+    where it was, outwards, and only the items shaped as it is count its copies (N before)."""
+    items = [{k: v for k, v in _url(i, ctime=7).items() if ctime is not None or k != "ctime"} for i in range(N)]
+    items[LIMIT + 5 : LIMIT + 8] = [{**items[LIMIT + 5]} for _ in range(3)]  # copies of one, past the cursor
+    root = make_vault({"A.md": "# A\n"})
+    _write(root, items)
+    async with started(root) as vg:
+        whole = await vg.ok("list_bookmarks", limit=1000)
+        first = await vg.ok("list_bookmarks", limit=LIMIT)
+        _write(root, [_url(10**6 + k, ctime=ctime) for k in range(3)] + items)  # three added above, same ctime
+        key_hashes[0] = 0
+        second = await vg.ok("list_bookmarks", limit=LIMIT, cursor=first["next_cursor"])
+        assert key_hashes[0] <= 2 * LIMIT + 20, key_hashes[0]  # the page, its copies, the cursor's find: N before
+        assert [i["id"] for i in first["items"] + second["items"]] == [i["id"] for i in whole["items"][: 2 * LIMIT]]
+        older = encode_after(
+            list(decode_after(first["next_cursor"], t="bookmarks", g=None) or ())[:2], t="bookmarks", g=None
+        )
+        key_hashes[0] = 0
+        again = await vg.ok("list_bookmarks", limit=LIMIT, cursor=older)  # a cursor of a server before anchors
+        assert again["items"] == second["items"] and key_hashes[0] <= 2 * LIMIT + 20, key_hashes[0]
+        mid = await vg.ok("list_bookmarks", limit=7, cursor=first["next_cursor"])  # ends at the 2nd copy
+        assert [i["id"] for i in mid["items"]] == [i["id"] for i in whole["items"][LIMIT : LIMIT + 7]]
+        assert mid["items"][-1]["id"].endswith("-2")
+        _write(root, [_url(2 * 10**6, ctime=ctime), *[_url(10**6 + k, ctime=ctime) for k in range(3)], *items])
+        key_hashes[0] = 0
+        after = await vg.ok("list_bookmarks", limit=3, cursor=mid["next_cursor"])  # goes on at the 3rd copy
+        assert [i["id"] for i in after["items"]] == [i["id"] for i in whole["items"][LIMIT + 7 : LIMIT + 10]]
+        assert after["items"][0]["id"].endswith("-3") and key_hashes[0] <= 3 + 20, key_hashes[0]
