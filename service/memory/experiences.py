@@ -11,7 +11,7 @@ which a human always confirms; the row then records the entity, note and block i
 of page caches and ~1 MB of heap) is opened and migrated by the first use, not at start: most
 sessions record no experience, and a settled 10k-note server's memory is held to ~100 MB (issue
 39). Concurrent first uses open it once; stop closes it if it was opened, and a use after stop
-finds it closed (`RuntimeError`, as a closed `Database`).
+is `server_stopping`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from service.storage.db import Database
+from service.errors import IoError, ServerStopping
+from service.storage.db import Database, DbError, DbOperationalError
 from service.storage.migrate import migrate, migrations_dir
 
 Kind = Literal["worked", "failed", "preference", "note"]
@@ -100,20 +101,38 @@ class ExperienceStore:
                 self._open = False
 
     async def opened(self) -> Database:
-        """The database, opened and migrated by the first caller; the others wait for it."""
+        """The database, opened and migrated by the first caller; the others wait for it. A call
+        the stop overtook is `server_stopping`; a file that is no SQLite database (or a link to one
+        elsewhere, whose writes would land outside the data folder) is `io_error`, left as it is."""
         if not self._open:
             async with self._opening:
                 if self._stopped:
-                    raise RuntimeError("database is not open")
+                    raise ServerStopping("the server is stopping: the experiences store is closed")
                 if not self._open:
-                    try:
-                        await self.db.open()
-                        await migrate(self.db, experiential_migrations())
-                    except BaseException:
-                        await self.db.close()
-                        raise
+                    await self._open_file()
                     self._open = True
         return self.db
+
+    async def _open_file(self) -> None:
+        if self.path.is_symlink():
+            raise IoError(
+                f"the data folder's {FILE_NAME} is a symbolic link: the server writes its experiences only in the "
+                "data folder itself",
+                details={"errno": "ELOOP", "where": "server storage"},
+                hint=f"Replace the link by the file it points to (or remove it: {FILE_NAME} is made again, empty).",
+            )
+        try:
+            await self.db.open()
+            await migrate(self.db, experiential_migrations())
+        except BaseException as exc:
+            await self.db.close()
+            if isinstance(exc, DbError) and not isinstance(exc, DbOperationalError):  # not a database, malformed
+                raise IoError(
+                    f"the data folder's {FILE_NAME} is not a database the server can use: {exc}",
+                    details={"errno": "EIO", "where": "server storage"},
+                    hint=f"Move {FILE_NAME} out of the data folder; the next memory call makes it again, empty.",
+                ) from exc
+            raise
 
     async def record(
         self,

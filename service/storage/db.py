@@ -1,11 +1,9 @@
 """The SQLite database (`cache.db`): one writer, a pool of WAL readers, on an extension-capable driver.
 
-The stdlib `sqlite3` on our machines cannot load extensions, so connections are made with
-`sqlean` (a drop-in sqlite3 build) when it is installed, falling back to `sqlite3`
-(`service.storage.driver`, re-exported here as `driver`). sqlite-vec
-is loaded on every connection when possible; `backends` records what is active so
-`/readyz` and `server_health` can report it, and vector search degrades to a brute-force scan
-when `vec` is false.
+The stdlib `sqlite3` on our machines cannot load extensions, so connections are made with `sqlean` (a drop-in
+sqlite3 build) when it is installed, falling back to `sqlite3` (`service.storage.driver`, re-exported here as
+`driver`). sqlite-vec is loaded on every connection when possible; `backends` records what is active so `/readyz`
+and `server_health` can report it, and vector search degrades to a brute-force scan when `vec` is false.
 
 All writes go through `transaction()`, which holds the single writer connection for the
 duration of one transaction; reads use `read()` on a pooled connection of their own.
@@ -176,7 +174,11 @@ def connect(path: Path | str, backends: Backends | None = None, *, cache_kib: in
     """Open one configured connection (usable from any single thread)."""
     module = driver()
     conn: sqlite3.Connection = module.connect(str(path), check_same_thread=False, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+    except BaseException:  # a file that is no database fails here (its first read): its handle is not kept
+        conn.close()
+        raise
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
