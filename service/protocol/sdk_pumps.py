@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from service.protocol.framing import INVALID_REQUEST, Refused
+from service.protocol.stdio_ids import request_key
 
 EOF_GRACE_S = 10.0  # what requests still running at the end of stdin get to finish
 
@@ -64,12 +65,13 @@ class SdkPumps:
                     await self._send(Refused(INVALID_REQUEST, str(exc).splitlines()[0][:200]).body() + b"\n")
                     continue
                 if isinstance(message, types.JSONRPCRequest) and message.id != self._skip_id:
-                    key = json.dumps(message.id)
+                    key = _key(message.id)
                     self._owed[key] = message.id
                     self._asked[key] = (message.method, _tool_of(message.method, message.params))
                 elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
-                    self._asked.pop(json.dumps((message.params or {}).get("requestId")), None)
-                    if (rid := self._owed.pop(json.dumps((message.params or {}).get("requestId")), None)) is not None:
+                    key = _key((message.params or {}).get("requestId"))  # "7" and 7 alike, as the SDK's
+                    self._asked.pop(key, None)
+                    if (rid := self._owed.pop(key, None)) is not None:
                         self.freed(rid)  # the SDK answers a cancelled request nothing
                 await read_writer.send(SessionMessage(message))
                 self._moved()
@@ -90,7 +92,7 @@ class SdkPumps:
                 message = session_message.message
                 msg_id = getattr(message, "id", None)
                 if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
-                    key = json.dumps(msg_id)
+                    key = _key(msg_id)
                     self._owed.pop(key, None)
                     self._asked.pop(key, None)
                     if not self._owed and self._paid is not None:
@@ -143,6 +145,11 @@ class SdkPumps:
                 await self._send(answer(msg["id"], method, _tool_of(method, msg.get("params")), False) + b"\n")
         if self._paid is not None:
             self._paid.set()
+
+
+def _key(rid: Any) -> str:
+    """The key a request is owed under: its id as the SDK correlates it (`stdio_ids.request_key`)."""
+    return json.dumps(request_key(rid))
 
 
 def _tool_of(method: str, params: Any) -> str | None:

@@ -66,3 +66,27 @@ async def test_a_request_reusing_the_id_of_one_in_flight_is_refused_and_the_firs
         assert wire.proc.stdin is not None
         await wire.proc.stdin.aclose()
         assert await _ended(wire, errlog) == 0
+
+
+@pytest.mark.parametrize(("modern", "sdk"), PATHS)
+async def test_a_request_cancelled_under_its_id_written_as_a_number_frees_it(
+    make_vault: Callable[..., Path], tmp_path: Path, modern: bool, sdk: bool
+) -> None:
+    """The client cancels request "9" as 9 (the SDK correlates them: it stops the call and answers
+    nothing). The id was held on the SDK's path: every later request 9 was refused as reused."""
+    obsidian = Obsidian(hold=True)
+    async with _stdio(make_vault({"Home.md": "# Home\n"}), tmp_path, obsidian) as (wire, errlog):
+        call = await _open(wire, modern, sdk)
+        await wire.send(call("9", "list_quickadd_actions", {}))  # type: ignore[arg-type]
+        await _until(lambda: obsidian.sent)  # in flight, held on Obsidian
+        await wire.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}})
+        await wire.send({"jsonrpc": "2.0", "id": "after", "method": "ping"})  # read after the cancel
+        await _until(lambda: _of(wire, "after"))
+        await wire.send(call(9, *READ))
+        await _until(lambda: _of(wire, 9))
+        assert len(_of(wire, 9)) == 1 and "# Home" in str(_of(wire, 9)[0].get("result")), _of(wire, 9)
+        obsidian.released.set()
+        assert wire.proc.stdin is not None
+        await wire.proc.stdin.aclose()
+        assert await _ended(wire, errlog) == 0
+        assert _of(wire, "9") == []  # the cancelled request is owed nothing, not even "Connection closed"
