@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from service.errors import QuerySyntaxError
@@ -59,6 +59,8 @@ class TextHit:
     mtime: float
     score: float
     match: Match = "all"  # "any": found by the relaxed pass only
+    # The file's bytes as the ranking read them (None: not read); not part of what a hit is.
+    size: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +94,7 @@ def _candidates(
         if top is not None:
             return top
     sql = (
-        "SELECT n.id, n.path, n.title, n.mtime, -bm25(fts_words, 5.0, 1.0) AS score"
+        "SELECT n.id, n.path, n.title, n.mtime, -bm25(fts_words, 5.0, 1.0) AS score, n.size"
         " FROM fts_words JOIN notes n ON n.id = fts_words.rowid"
         f" WHERE fts_words MATCH ? AND n.vault_id = ? AND {where}"
         f" ORDER BY {_ORDER[sort]}" + (" LIMIT ?" if limit is not None else "")
@@ -105,7 +107,7 @@ def _candidates(
     except DbOperationalError as exc:
         # The translator only emits quoted strings, so this is a defence in depth.
         raise _rejected(exc) from None
-    return [TextHit(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+    return [TextHit(r[0], r[1], r[2], r[3], r[4], size=r[5]) for r in rows]
 
 
 def _rejected(exc: Exception) -> Exception:
@@ -156,9 +158,11 @@ def _top_by_score(conn: sqlite3.Connection, vault_id: str, match: str, limit: in
     # `+vault_id`: looked up by rowid. Without statistics the planner preferred an index on
     # vault_id for two ids or more and walked every note of the vault (0.7 ms at 10k notes).
     rows = conn.execute(
-        f"SELECT id, path, title, mtime FROM notes WHERE id IN ({marks}) AND +vault_id = ?", [*scores, vault_id]
+        f"SELECT id, path, title, mtime, size FROM notes WHERE id IN ({marks}) AND +vault_id = ?", [*scores, vault_id]
     ).fetchall()
-    hits = sorted((TextHit(r[0], r[1], r[2], r[3], scores[r[0]]) for r in rows), key=lambda h: (-h.score, h.path))
+    hits = sorted(
+        (TextHit(r[0], r[1], r[2], r[3], scores[r[0]], size=r[4]) for r in rows), key=lambda h: (-h.score, h.path)
+    )
     if len(hits) < limit and not complete:
         return None
     return hits[:limit]
@@ -247,16 +251,24 @@ def two_pass_all(
     return _extra(hits, all_hits(conn, vault_id, relaxed, folders, sort, can_read))
 
 
-def snippets(conn: sqlite3.Connection, match: str, ids: Sequence[int], *, matching: bool = False) -> dict[int, Snippet]:
+def snippets(
+    conn: sqlite3.Connection,
+    match: str,
+    ids: Sequence[int],
+    *,
+    matching: bool = False,
+    sizes: Mapping[int, int | None] | None = None,
+) -> dict[int, Snippet]:
     """FTS5 snippets (best column, ~16 tokens) with highlight spans for the given rows that
     match; long notes are quoted from a window of their text (service/retrieval/windows.py).
     `matching`: the caller found every id with `match` itself (a page of its hits), so the long
-    notes are read without asking the word index again which of them match."""
+    notes are read without asking the word index again which of them match. `sizes`: the notes'
+    sizes as the caller read them (`TextHit.size`), so which notes are long is not asked again."""
     if not ids:
         return {}
     if any(u.endswith("*") for u in units(match)):
         return {nid: split_marks(raw) for nid, raw in _copied(conn, match, ids, matching).items()}
-    out = {nid: split_marks(raw) for nid, raw in _windowed(conn, match, ids, matching).items()}
+    out = {nid: split_marks(raw) for nid, raw in _windowed(conn, match, ids, matching, sizes).items()}
     rest = [i for i in ids if i not in out]
     if not rest:
         return out
@@ -270,17 +282,27 @@ def snippets(conn: sqlite3.Connection, match: str, ids: Sequence[int], *, matchi
     return out
 
 
-def _windowed(conn: sqlite3.Connection, match: str, ids: Sequence[int], matching: bool = False) -> dict[int, str]:
+def _windowed(
+    conn: sqlite3.Connection,
+    match: str,
+    ids: Sequence[int],
+    matching: bool = False,
+    sizes: Mapping[int, int | None] | None = None,
+) -> dict[int, str]:
     """Marked snippets of the matching notes over `LONG_NOTE` bytes that a window could quote
     (the file's size bounds the body's, so short notes are never read). Two statements: most
     pages hold no long note, and the size lookup alone skips the match; one joined statement
     made a page's snippets cost 1.5x at p50 (`bench_snippets`). With `matching` (every id known
     to match) the long notes' text is read by id: the match's lookup of each id in the word
-    index cost a third of reading ten long notes."""
-    marks = ",".join("?" * len(ids))
-    long_ids = [
-        r[0] for r in conn.execute(f"SELECT id FROM notes WHERE id IN ({marks}) AND size > ?", [*ids, LONG_NOTE])
-    ]
+    index cost a third of reading ten long notes. With every id's size in `sizes` (read with
+    the page), no size lookup: a page without a long note asks nothing here."""
+    if sizes is not None and all(i in sizes for i in ids):
+        long_ids = [i for i in ids if (sizes[i] or 0) > LONG_NOTE]  # a NULL size is not long, as in SQL
+    else:
+        marks = ",".join("?" * len(ids))
+        long_ids = [
+            r[0] for r in conn.execute(f"SELECT id FROM notes WHERE id IN ({marks}) AND size > ?", [*ids, LONG_NOTE])
+        ]
     if not long_ids:
         return {}
     marks = ",".join("?" * len(long_ids))

@@ -104,8 +104,10 @@ async def search_text(ctx: ToolContext, args: SearchTextIn, dates: Window | None
             conn, vault_id, parsed.match, parsed.relaxed, folders, args.sort, allowed, offset, args.limit
         )
         words = parsed.relaxed if answered == "any" and parsed.relaxed else parsed.match
-        snips = text.snippets(conn, words, [h.note_id for h in hits], matching=True)  # every hit matches `words`
-        flagged = note_excerpts(guard, conn, [h.note_id for h in hits])
+        ids = [h.note_id for h in hits]
+        # every hit matches `words`, and the ranking read its size: no statement asks either again
+        snips = text.snippets(conn, words, ids, matching=True, sizes={h.note_id: h.size for h in hits})
+        flagged = note_excerpts(guard, conn, ids)
         sensitive = flagged.secrets | (flagged.topics or set())
         # Every snippet is of a hit: `flagged` has its verdict (`scrubbed` would look them up again).
         texts = {nid: s.text for nid, s in snips.items()}
