@@ -36,8 +36,12 @@ ahead), the results each returned (median), each server's p50 by the server aske
 before it (`after`) and its CPU per call (`server_cpu`: p50 and mean per bucket and overall, in
 ms, the CPU time of the server's process tree over the call, from /proc/PID/task/*/schedstat;
 the calls are asked one at a time, so a call's delta is that call's work and whatever the server
-did in the background meanwhile). The client's own CPU is not in it: on a shared machine it is
-the figure to compare two trees by, wall time moving with the load.
+did in the background meanwhile; on a shared machine it is the figure to compare two trees by,
+wall time moving with the load), of which `server_cpu_loop` is the server's main thread's (the
+event loop: the stdio front, the dispatch chain, the answer's models and JSON; the rest is its
+reader and worker threads), and `client_cpu` the client's (this process's CPU over the call:
+the SDK client reading the answer and checking its `structuredContent` against the tool's
+output schema), p50 and mean per bucket and overall, in ms, for each server.
 `--src DIR` (repeatable) runs vaultgate from another source tree too, alternated the same way,
 to compare commits. vaultgate's index (and its embeddings) and the peer's index are built first
 when missing (`bench_peers`' steps); peers are found under `--peers` as `bench_peers` installs them.
@@ -64,6 +68,7 @@ import re
 import shutil
 import statistics
 import sys
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -213,6 +218,14 @@ def _tree_cpu_ns(pid: int) -> int:
     return total
 
 
+def _loop_cpu_ns(pid: int) -> int:
+    """CPU nanoseconds used so far by the main thread of `pid` (its task id is its pid)."""
+    try:
+        return int(Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
 def _tree_cpu_s() -> float:
     """CPU seconds used so far by every process this one started (the servers), from /proc."""
     return sum(_tree_cpu_ns(pid) for pid in _children(os.getpid())) / 1e9
@@ -311,6 +324,8 @@ async def _measure(
     counts: dict[str, dict[str, list[int]]] = {s.name: defaultdict(list) for s in servers}
     after: dict[str, dict[str, list[float]]] = {s.name: defaultdict(list) for s in servers}
     cpu: dict[str, dict[str, list[float]]] = {s.name: defaultdict(list) for s in servers}
+    loop_cpu: dict[str, dict[str, list[float]]] = {s.name: defaultdict(list) for s in servers}
+    client_cpu: dict[str, dict[str, list[float]]] = {s.name: defaultdict(list) for s in servers}
     async with contextlib.AsyncExitStack() as stack:
         clients = []
         pids: list[int] = []
@@ -328,9 +343,12 @@ async def _measure(
         last: int | None = None
         for q, order in zip(queries * args.rounds, turns, strict=True):
             for i in order:
-                cpu0 = _tree_cpu_ns(pids[i])
+                cpu0, loop0 = _tree_cpu_ns(pids[i]), _loop_cpu_ns(pids[i])
+                client0 = time.process_time_ns()
                 elapsed, found = await _ask(clients[i], servers[i], q["q"])
+                client_cpu[servers[i].name][q["bucket"]].append((time.process_time_ns() - client0) / 1e9)
                 cpu[servers[i].name][q["bucket"]].append((_tree_cpu_ns(pids[i]) - cpu0) / 1e9)
+                loop_cpu[servers[i].name][q["bucket"]].append((_loop_cpu_ns(pids[i]) - loop0) / 1e9)
                 samples[servers[i].name][q["bucket"]].append(elapsed)
                 counts[servers[i].name][q["bucket"]].append(found)
                 if last is not None:
@@ -343,8 +361,9 @@ async def _measure(
         }
         per["overall"] = _summary([x for b in BUCKETS for x in samples[s.name][b]])
         per["after"] = {prev: _summary(xs) for prev, xs in sorted(after[s.name].items())}
-        per["server_cpu"] = {b: _cpu_summary(cpu[s.name][b]) for b in BUCKETS}
-        per["server_cpu"]["overall"] = _cpu_summary([x for b in BUCKETS for x in cpu[s.name][b]])
+        for key, seen in (("server_cpu", cpu), ("server_cpu_loop", loop_cpu), ("client_cpu", client_cpu)):
+            per[key] = {b: _cpu_summary(seen[s.name][b]) for b in BUCKETS}
+            per[key]["overall"] = _cpu_summary([x for b in BUCKETS for x in seen[s.name][b]])
         table[s.name] = per
     ahead = {
         s.name: {
