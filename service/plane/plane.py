@@ -51,6 +51,7 @@ from service.plane.gateway import Gateway, GatewayFailed
 from service.plane.job import FIRST_WINDOW_S, Job, JobContext
 from service.plane.runs import JobReport, Launched, RunResult, hand_back, settled
 from service.plane.state import (
+    counted_of,
     cursors_of,
     full_run_end,
     goes_on,
@@ -277,6 +278,7 @@ class Plane:
             if left is not None and only is None and trigger != "manual":  # run_consolidation: a whole run
                 result.run_id, result.started_at = str(left["run_id"]), float(left["started_at"])
                 before = {str(name) for name in left["done"]}
+                result.earlier, result.went_on_at = counted_of(left), began  # its counts are the whole run's
                 earlier = [r for r in saved["summary"].get("jobs", []) if r.get("run_id") == result.run_id]
                 result.jobs = [JobReport(**r) for r in earlier if r.get("job") in before]
             if result.run_id in self.launched:
@@ -316,11 +318,12 @@ class Plane:
                 if progress is not None:
                     await progress(len(chosen), len(chosen), "consolidation: done")
                 log.info(
-                    "consolidation of %s: %s (%s) in %.1f s",
+                    "consolidation of %s: %s (%s) in %.1f s%s",  # counts: the whole run's
                     vault_id,
                     ", ".join(f"{r.job} {r.status} {r.findings}" for r in result.jobs),
                     ", ".join(f"{k} {v}" for k, v in result.counts.items()),
                     result.ended_at - began,
+                    f" (the jobs left of {result.run_id})" if before else "",
                 )
                 return result
             finally:
@@ -392,13 +395,14 @@ class Plane:
             f.run_id = result.run_id
         order = [j.name for j in self.jobs]
 
-        def own(conn: sqlite3.Connection, _recorded: Recorded) -> None:
+        def own(conn: sqlite3.Connection, recorded: Recorded) -> None:
             saved = saved_in(conn, vault_id)
             left = None
-            if not partial:
+            if not partial:  # what a run that goes on with it counts from (`RunResult.whole`)
                 was = unfinished_of(saved)
                 done = list(was["done"]) if was is not None and was["run_id"] == result.run_id else []
                 left = {"run_id": result.run_id, "started_at": result.started_at, "done": [*done, report.job]}
+                left["counts"] = result.whole(recorded)
             cursor = None if partial else result.cursors[report.job]
             upsert(conn, vault_id, *with_job(saved, asdict(report), order, cursor=cursor, kept=kept, unfinished=left))
 
@@ -414,7 +418,7 @@ class Plane:
         order = [j.name for j in self.jobs]
 
         def own(conn: sqlite3.Connection) -> None:
-            result.counts = result.recorded.counts()
+            result.counts = result.whole()
             result.ended_at = wall()
             upsert(conn, vault_id, *state_after(saved_in(conn, vault_id), result.summary(), order, partial=partial))
 

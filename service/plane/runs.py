@@ -26,6 +26,7 @@ from service.storage.db import Database
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+COUNTED = ("new", "again", "gone")  # a run's counts of its findings
 trim_heap: Callable[[], object] = malloc.trim  # a seam for tests (the heap trimmer's minute keeps its own)
 
 
@@ -65,12 +66,22 @@ class RunResult:
     cursors: dict[str, float] = field(default_factory=dict)  # each job's, after this run (`job_since`)
     kept: dict[str, dict[str, Any]] = field(default_factory=dict)  # each job's own memory (`JobContext.kept`)
     trigger: str = "manual"
+    went_on_at: float | None = None  # a run that went on after a stop: when its part that went on began
     recorded: Recorded = field(default_factory=Recorded)  # not saved: counts for one caller come from it
+    earlier: dict[str, int] = field(default_factory=dict)  # not saved: new / again / gone before a stop
 
     def summary(self) -> dict[str, Any]:
         """What is saved of the run (`plane_state.summary`): all but what it recorded."""
-        saved = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "recorded"}
+        saved = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("recorded", "earlier")}
         return {**saved, "jobs": [asdict(r) for r in self.jobs], "counts": dict(self.counts)}
+
+    def whole(self, also: Recorded | None = None) -> dict[str, int]:
+        """New / again / gone over the whole run: a run that went on after a stop counts its part
+        before (`earlier`, as its last job recorded them) with this part's (and `also`: a job's
+        record not taken in yet). The jobs of the two parts are others, so no finding is counted
+        twice: the sum is what the run found, as one run in one go would count it."""
+        parts = [self.earlier, self.recorded.counts(), also.counts() if also is not None else {}]
+        return {k: sum(int(part.get(k, 0)) for part in parts) for k in COUNTED}
 
 
 @dataclass

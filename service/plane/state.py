@@ -1,6 +1,6 @@
 """What the plane keeps of its runs per vault (`plane_state`): the last run, the schedule's cursor and
 the summary, with each job's cursor (`job_since`) and own memory (`kept`), and the run of every job
-not finished yet (`unfinished`: its id, start, trigger and the jobs it recorded, `with_job`)."""
+not finished yet (`unfinished`: its id, start, the jobs it recorded and their counts, `with_job`)."""
 
 from __future__ import annotations
 
@@ -32,12 +32,22 @@ def saved_in(conn: sqlite3.Connection, vault_id: str) -> dict[str, Any]:
 
 def unfinished_of(saved: dict[str, Any]) -> dict[str, Any] | None:
     """The run of every job that recorded some of its jobs and not its end (a cancel, a stop, a
-    kill): `run_id`, `started_at`, `trigger`, `done` (the jobs it recorded). None: there is none."""
+    kill): `run_id`, `started_at`, `done` (the jobs it recorded), `counts` (their new / again / gone,
+    `counted_of`). None: there is none."""
     summary = saved["summary"] if isinstance(saved["summary"], dict) else {}
     left = summary.get("unfinished")
     if not isinstance(left, dict) or not isinstance(left.get("started_at"), int | float) or not left.get("run_id"):
         return None
     return left if isinstance(left.get("done"), list) else None
+
+
+def counted_of(left: dict[str, Any]) -> dict[str, int]:
+    """New / again / gone of an unfinished run's jobs recorded (`unfinished_of`): what the run that
+    goes on with it counts from. A run left unfinished before they were kept: none (its part only)."""
+    counts = left.get("counts")
+    if not isinstance(counts, dict):
+        return {}
+    return {str(k): int(v) for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
 def goes_on(saved: dict[str, Any], now: float, interval_s: float) -> dict[str, Any] | None:

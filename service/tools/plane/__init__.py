@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -30,13 +29,12 @@ from pydantic import BaseModel, Field
 from service.errors import AclDenied, Conflict, ModeUnavailable, NoteNotFound, ValidationFailed
 from service.plane.findings import Finding, Shown, known_kind
 from service.plane.plane import Plane
-from service.plane.state import unfinished_of
 from service.retrieval.sensitive import Guard
 from service.security.scopes import narrowing
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.plane.answers import RunOut, idle_out, run_out
+from service.tools.plane.answers import RunOut, idle_out, iso, last_counts, run_out, unfinished_out
 from service.tools.plane.applying import run_plan
 from service.tools.plane.shown import shown
 from service.tools.sensitive import guard_of
@@ -49,10 +47,6 @@ def _plane(ctx: ToolContext) -> Plane:
     if ctx.services.plane is None:  # pragma: no cover - the app always has one
         raise ModeUnavailable("the consolidation plane is not running")
     return ctx.services.plane
-
-
-def _iso(stamp: float | None) -> str | None:
-    return dt.datetime.fromtimestamp(stamp, dt.UTC).isoformat(timespec="seconds") if stamp else None
 
 
 def shown_to(ctx: ToolContext) -> Shown | None:
@@ -96,6 +90,15 @@ class StatusOut(ToolOutput):
     after_changes: int = Field(description="Changed notes that start a run sooner.")
     last_run: str | None = Field(description="When the last run ended (ISO UTC).")
     last_run_id: str | None = Field(description="Its id.")
+    last_counts: dict[str, int] | None = Field(
+        description="The last run's findings: new, again (found again) and gone, over the whole run (one a cancel, "
+        "a stop or a kill ended part way and the schedule went on with: both parts). null before a run, and for a "
+        "caller a path rule restricts (counted over all findings; run_consolidation's answer counts its own)."
+    )
+    last_run_went_on: str | None = Field(
+        description="When the last run went on after a cancel, a stop or a kill (ISO UTC): its jobs before ran "
+        "from its start, the others from then. null: it ran in one go."
+    )
     next_run: str | None = Field(description="When the next run is due at the latest (null when disabled).")
     running: dict[str, Any] | None = Field(description="The run in progress: run_id, job, done, total.")
     unfinished: dict[str, Any] | None = Field(
@@ -114,7 +117,8 @@ class StatusOut(ToolOutput):
 async def plane_status(ctx: ToolContext, args: StatusIn) -> StatusOut:
     plane = _plane(ctx)
     saved = await plane.saved(ctx.vault.id)
-    last = saved["summary"].get("jobs", []) if isinstance(saved["summary"], dict) else []
+    summary = saved["summary"] if isinstance(saved["summary"], dict) else {}
+    last = summary.get("jobs", [])
     by_job = {r.get("job"): r for r in last if isinstance(r, dict)}
     shown = shown_to(ctx)
     jobs = []
@@ -142,9 +146,11 @@ async def plane_status(ctx: ToolContext, args: StatusIn) -> StatusOut:
         enabled=plane.settings.enabled,
         interval_minutes=plane.settings.interval_minutes,
         after_changes=plane.settings.after_changes,
-        last_run=_iso(saved["last_run"]),
+        last_run=iso(saved["last_run"]),
         last_run_id=saved["last_run_id"],
-        next_run=_iso(plane.next_run(saved)),
+        last_counts=last_counts(saved) if shown is None else None,
+        last_run_went_on=iso(summary.get("went_on_at")) if saved["last_run"] is not None else None,
+        next_run=iso(plane.next_run(saved)),
         running=plane.running.get(ctx.vault.id),
         unfinished=unfinished_out(plane, saved),
         jobs=jobs,
@@ -152,22 +158,6 @@ async def plane_status(ctx: ToolContext, args: StatusIn) -> StatusOut:
         gateway=plane.gateway.describe(),
         auto_apply=list(plane.settings.auto_apply),
     )
-
-
-def unfinished_out(plane: Plane, saved: dict[str, Any]) -> dict[str, Any] | None:
-    left = unfinished_of(saved)
-    if left is None:
-        return None
-    done = [str(name) for name in left["done"]]
-    rest = [j.name for j in plane.jobs if j.name not in done]
-    until = float(left["started_at"]) + plane.settings.interval_minutes * 60
-    return {
-        "run_id": left["run_id"],
-        "started_at": _iso(float(left["started_at"])),
-        "done": done,
-        "left": rest,
-        "goes_on_until": _iso(until),
-    }
 
 
 # -- run_consolidation ------------------------------------------------------------------------
@@ -257,7 +247,7 @@ def _finding_out(f: Finding, guard: Guard) -> FindingOut:
         paths=f.paths,
         plan=plan,
         status=f.status,
-        found_at=_iso(f.found_at),
+        found_at=iso(f.found_at),
     )
 
 

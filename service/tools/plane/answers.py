@@ -1,14 +1,18 @@
 """run_consolidation's answer (the tool's and its MCP task's): a run's jobs and its counts, over
-all its findings or over those one caller is shown (`service.tools.plane.shown_to`)."""
+all its findings or over those one caller is shown (`service.tools.plane.shown_to`); and what
+plane_status tells of the runs recorded: the last run's counts, the unfinished run."""
 
 from __future__ import annotations
 
-from typing import Literal
+import datetime as dt
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from service.plane.findings import Shown
-from service.plane.runs import RunResult
+from service.plane.plane import Plane
+from service.plane.runs import COUNTED, RunResult
+from service.plane.state import unfinished_of
 from service.tools.models import ToolOutput
 
 Status = Literal["done", "running", "cancelled"]
@@ -63,3 +67,31 @@ def run_out(result: RunResult, shown: Shown | None = None, status: Status = "don
 def idle_out(run_id: str | None, status: Literal["running", "cancelled"]) -> RunOut:
     """A run's answer with nothing recorded (running, or cancelled before its first job ended)."""
     return RunOut(run_id=run_id, status=status, jobs=[], new=0, again=0, gone=0, auto_applied=[])
+
+
+def iso(stamp: float | None) -> str | None:
+    return dt.datetime.fromtimestamp(stamp, dt.UTC).isoformat(timespec="seconds") if stamp else None
+
+
+def last_counts(saved: dict[str, Any]) -> dict[str, int] | None:
+    """The last run's new / again / gone as it recorded them (`RunResult.whole`); None before a run."""
+    counts = saved["summary"].get("counts") if isinstance(saved["summary"], dict) else None
+    if saved["last_run"] is None or not isinstance(counts, dict):
+        return None
+    return {k: int(counts.get(k, 0)) for k in COUNTED}
+
+
+def unfinished_out(plane: Plane, saved: dict[str, Any]) -> dict[str, Any] | None:
+    left = unfinished_of(saved)
+    if left is None:
+        return None
+    done = [str(name) for name in left["done"]]
+    rest = [j.name for j in plane.jobs if j.name not in done]
+    until = float(left["started_at"]) + plane.settings.interval_minutes * 60
+    return {
+        "run_id": left["run_id"],
+        "started_at": iso(float(left["started_at"])),
+        "done": done,
+        "left": rest,
+        "goes_on_until": iso(until),
+    }

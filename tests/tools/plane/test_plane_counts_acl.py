@@ -31,8 +31,10 @@ async def test_a_caller_denied_the_memory_folder_is_told_no_count_of_its_finding
         first = await vg.ok("run_consolidation", wait=True)
         reported = {j["job"]: j["findings"] for j in first["jobs"]}
         assert all(reported[job] >= 1 for job in MEMORY_JOBS), reported
-        status = {j["job"]: j["last_findings"] for j in (await vg.ok("plane_status"))["jobs"]}
+        told = await vg.ok("plane_status")
+        status = {j["job"]: j["last_findings"] for j in told["jobs"]}
         assert all(status[job] == reported[job] for job in MEMORY_JOBS)
+        assert told["last_counts"] == {k: first[k] for k in ("new", "again", "gone")}, told
     # Between the runs the exact duplicate goes from the memory and the misspelt link is mended.
     ann = PLANTED["Memory/Ann.md"].replace("- likes green tea in the morning.", "- [fixed] nothing")
     (root / "Memory/Ann.md").write_text(ann, encoding="utf-8")
@@ -54,6 +56,7 @@ async def test_a_caller_denied_the_memory_folder_is_told_no_count_of_its_finding
         assert out["new"] + out["again"] == sum(found.values()) and out["gone"] == len(gone) == 1
 
         status = await vg.ok("plane_status")
+        assert status["last_counts"] is None  # the run's counts are over every finding: not told
         last = {j["job"]: j["last_findings"] for j in status["jobs"]}
         assert all(last[job] == 0 for job in MEMORY_JOBS), last
         assert {job: n for job, n in last.items() if n} == dict(found)
