@@ -164,6 +164,7 @@ class VaultIndexer:
                 ignore=self._ignore,
                 resync=self.reconcile,
                 failed=self.catch_up.failed,
+                ours=self._ours,
             )
         self._task = asyncio.create_task(self._initial(), name=self.name)
 
@@ -346,9 +347,8 @@ class VaultIndexer:
 
     async def _apply_external(self, changes: Sequence[FileChange]) -> list[FileChange]:
         """What the watcher saw, applied unless already in the index (`only_if_changed`). A file
-        a queued round of our own writes will read anyway is left to that round, and so is one
-        still as it was when our own write queued its update (`own_files.py`): the watcher
-        mostly sees those writes themselves, and parsing them twice doubled their index cost."""
+        our own writes' update reads later anyway (`_ours`; mostly dropped by the watcher already)
+        is left to it: the watcher mostly sees those writes, and parsing them twice doubled their cost."""
         left: list[FileChange] = []
         for change in changes:
             if change.kind in ("created", "modified"):
@@ -360,8 +360,8 @@ class VaultIndexer:
             left.append(change)
         return await self.apply(left, only_if_changed=True) if left else []
 
-    def _ours(self, path: str) -> bool:
-        return self._group.will_read(path) or self._own_files.unchanged(path)
+    def _ours(self, path: str) -> bool:  # read later anyway: held by an open batch, queued, as our write left it
+        return self.vault.bus.holds(path) or self._group.will_read(path) or self._own_files.unchanged(path)
 
     async def _after_write(self, change: FileChange) -> None:
         """An event for a file a write of ours holds now: it queues its own update as it ends

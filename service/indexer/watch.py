@@ -9,6 +9,15 @@ their write queued (`VaultIndexer._apply_external`, `own_files.py`), and one alr
 dropped — and what really changed is published on the vault's bus with origin "external"
 (resource subscribers listen there).
 
+The events of vaultgate's own writes are dropped as they come, before anything else is done with
+them (no `Path` built, nothing stat'ed for most): an event for a temp file, or for a vault path
+whose change the index will read from disk later than now anyway (`ours`: a change held by an
+open `ChangeBus.batch`, a queued round of our own writes, a file still as our write left it,
+`VaultIndexer._ours`). What another program wrote to such a file before the event is therefore
+what that later reading indexes, so no external edit is lost. A hub rename rewriting 3,000 notes
+had the watcher parse and index every one of them during the rename (its changes are held until
+it ends), and the rename's own update parse them again (docs/benchmarks.md, 2026-12-05).
+
 Symlinks are refused as the start-up scan refuses them: a path with a link on the way (a folder
 or file linked in while serving, `ln -s /outside Vault/Linked`, or anything the OS reports
 below it) is never read into the index. A link that appears where a file or folder was
@@ -32,8 +41,8 @@ worker thread, and `established` is set once it is in place: the indexer starts 
 first reconcile and reads the vault once more after `established`, so an edit made at any time
 is either in that rescan or seen by the watch.
 
-The watcher is given what it uses (the vault's paths, an `apply`, a `publish` and a `resync`
-callable), not the indexer: it sits below `runner.py`, which builds it.
+The watcher is given what it uses (the vault's paths, an `apply`, a `publish`, a `resync` and
+an `ours` callable), not the indexer: it sits below `runner.py`, which builds it.
 """
 
 from __future__ import annotations
@@ -100,8 +109,12 @@ class Watcher:
         ignore: tuple[Path, ...] = (),
         resync: ResyncFn | None = None,
         failed: Callable[[list[str], BaseException], None] | None = None,
+        ours: Callable[[str], bool] | None = None,
     ) -> None:
         self.paths = paths
+        self.ours = ours  # a vault path the index reads later anyway: its events are dropped (`_sift`)
+        self.dropped = 0  # events dropped by `ours`
+        self._prefix = str(paths.root) + os.sep
         self.resync = resync
         self.failed = failed  # told the paths of a batch whose apply failed (`catch_up.CatchUp.failed`)
         self.restarts = 0  # how often the watch failed and was started again
@@ -136,6 +149,23 @@ class Watcher:
         if raw.endswith(".vgtmp"):
             return True
         return any(raw == folder or raw.startswith(folder + os.sep) for folder in self.ignore)
+
+    def _sift(self, raw: set[tuple[int, str]]) -> set[tuple[watchfiles.Change, str]]:
+        """The events of a wait worth handling: none for a temp file of ours, none for a vault path
+        `ours` names (module docstring). Looked at by their text alone: a name spelt otherwise
+        (NFD, a folder's other letter case) misses the lookup and is handled as before."""
+        kept: set[tuple[watchfiles.Change, str]] = set()
+        prefix, cut, ours = self._prefix, len(self._prefix), self.ours
+        for change, raw_path in raw:
+            if raw_path.endswith(".vgtmp"):
+                continue
+            if ours is not None and raw_path.startswith(prefix):
+                rel = raw_path[cut:] if os.sep == "/" else raw_path[cut:].replace(os.sep, "/")
+                if ours(rel):
+                    self.dropped += 1
+                    continue
+            kept.add((watchfiles.Change(change), raw_path))
+        return kept
 
     def _filter(self, change: watchfiles.Change, raw: str) -> bool:
         return not self.own(raw)
@@ -245,8 +275,11 @@ class Watcher:
                     if raw == "timeout":
                         continue
                     self.last_event = time.monotonic()
-                    changes = {(watchfiles.Change(change), path) for change, path in raw}
-                    await self._batch(changes)
+                    changes = self._sift(raw)
+                    if changes:
+                        await self._batch(changes)
+                    else:
+                        self._good = True  # all of them ours: handled
         finally:
             # A wait returns at its next step (<= IDLE_STEP_MS); `close` must not run while one
             # still uses its watch (as awatch waits for its thread).

@@ -30,6 +30,15 @@ def etag_of_stream(fh: BinaryIO) -> str:
     return digest.hexdigest()[:ETAG_CHARS]
 
 
+def same_etag(rel: str, expected_etag: str, current: str | None) -> None:
+    """A write's compare: `conflict` unless the file at `rel` is now `expected_etag` (`current`, None: gone)."""
+    if current != expected_etag:
+        raise Conflict(
+            f"{rel!r} changed since it was read" if current else f"{rel!r} does not exist (any more)",
+            details={"path": rel, "expected_etag": expected_etag, "current_etag": current},
+        )
+
+
 def stale_etag(rel: str, expected_etag: str, current: str | None) -> VaultgateError:
     """The one answer of every writing tool to an `expected_etag` that is not the file's now.
 

@@ -7,12 +7,11 @@ Guarantees:
   opened once, walking from the root without following links, and every step (temp file, rename,
   unlink, mkdir) is made relative to that descriptor (`service.vault.dirfd`); a folder swapped
   for a symlink meanwhile fails the call with `path_invalid` and nothing is changed;
-- `expected_etag` (the content hash a caller read) is compared under the per-path lock, so a
-  concurrent edit turns into `conflict` instead of a lost update; read-modify-write helpers
-  (`modify`) hold that lock across the read and the write;
+- `expected_etag` (the content hash a caller read) is compared under the per-path lock, so a concurrent
+  edit turns into `conflict` instead of a lost update; read-modify-write helpers (`modify`) hold that
+  lock across the read and the write; a journaled write compares the bytes its journal records;
 - at most `max_concurrent` writes run at once per vault; deletes move to the trash unless `permanent`;
-- a note whose file the server's user may not write (chmod a-w) is not changed, moved nor
-  deleted (`service.vault.readonly`);
+- a note whose file the server's user may not write (chmod a-w) is not changed, moved nor deleted;
 - every change is published on the vault's `ChangeBus` before the call returns.
 """
 
@@ -25,13 +24,13 @@ import weakref
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import BinaryIO, Literal, TypeVar
+from typing import BinaryIO, TypeVar
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault import casing, chunks, dirfd, journal, notelocks, notesize, offloop, reread
 from service.vault.etags import etag_of as etag_of
-from service.vault.etags import stale_etag
-from service.vault.events import ChangeBus, FileChange
+from service.vault.etags import same_etag, stale_etag
+from service.vault.events import ChangeBus, FileChange, written
 from service.vault.listings import FolderListings
 from service.vault.notefile import FileStat, changed_note, encode, note_file
 from service.vault.notefile import NoteFile as NoteFile
@@ -152,12 +151,16 @@ class VaultFiles:
         current = self.current_etag(vp)
         if current is None and gone_is_stale:
             raise stale_etag(vp.rel, expected_etag, None)
-        if current != expected_etag:
-            raise Conflict(
-                f"{vp.rel!r} changed since it was read" if current else f"{vp.rel!r} does not exist (any more)",
-                details={"path": vp.rel, "expected_etag": expected_etag, "current_etag": current},
-            )
+        same_etag(vp.rel, expected_etag, current)
         return current is not None
+
+    def _prior_compared(self, vp: VaultPath, key: str, expected: str | None) -> bytes | None:
+        """`check_etag` on the bytes a journaled write records (`_journal`): one read, not two (None: not one)."""
+        if expected is None or not journal.recording() or vp.real_rel is not None or key != vp.rel:
+            return None
+        prior = journal.read_prior(self.paths.root, key)
+        same_etag(vp.rel, expected, prior if prior is None else etag_of(prior))
+        return prior or b""  # None is a conflict
 
     async def write(
         self,
@@ -180,7 +183,7 @@ class VaultFiles:
             existed, etag, st = await chunks.in_thread(self._checked_write, *done)  # one hop, nothing on the loop
             result = WriteResult(rel=vp.rel, etag=etag, created=not existed, stat=_file_stat(st))
         if publish:
-            await self.bus.publish(self._changes("created" if result.created else "modified", vp.rel, key))
+            await self.bus.publish(written("created" if result.created else "modified", vp.rel, key))
         return result
 
     def _checked_write(
@@ -188,7 +191,8 @@ class VaultFiles:
     ) -> tuple[bool, str, os.stat_result]:
         """`write`'s work under its locks, in its worker thread (`exists`: its `must_exist`): whether the note
         existed (its etag compared), its new etag and the written file's stat."""
-        existed = self.check_etag(vp, expected)
+        prior = self._prior_compared(vp, key, expected)  # journaled: the bytes compared are the ones recorded
+        existed = prior is not None or self.check_etag(vp, expected)
         if create_only and existed:
             raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
         if exists and not existed:
@@ -201,19 +205,14 @@ class VaultFiles:
         # were written and fsynced is a `conflict`, never replaced by a version not read.
         check = None if expected is None else partial(self.check_etag, vp, expected)
         etag = etag_of(data)
-        return existed, etag, self._write_sync(vp, key, dest, data, etag, create_only, check)
+        return existed, etag, self._write_sync(vp, key, dest, data, etag, create_only, check, prior)
 
-    def _journal(self, vp: VaultPath, key: str, dest: Path, new_etag: str | None) -> None:
-        """Record the folders and the file a change is about to create or replace (`journal`;
-        in the worker thread that makes the change)."""
+    def _journal(self, vp: VaultPath, key: str, dest: Path, new_etag: str | None, prior: bytes | None = None) -> None:
+        """Record the folders and the file a change is about to create or replace (`journal`; in the
+        worker thread that makes the change; `prior`: the file's bytes when read already)."""
         if journal.recording():
             journal.record_folders(self.paths.root, self.missing_folders(vp))
-            journal.record_file(self.paths.root, key, new_etag)
-
-    @staticmethod
-    def _changes(kind: Literal["created", "modified"], rel: str, real_rel: str) -> list[FileChange]:
-        """The change as callers name it, plus the symlink target's own path when they differ."""
-        return [FileChange(kind, rel), *([FileChange(kind, real_rel)] if real_rel != rel else [])]
+            journal.record_file(self.paths.root, key, new_etag, prior)
 
     def _write_sync(
         self,
@@ -224,10 +223,11 @@ class VaultFiles:
         etag: str,
         exclusive: bool,
         check: Callable[[], object] | None,
+        prior: bytes | None = None,
     ) -> os.stat_result:
         if dest.is_dir():
             raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
-        self._journal(vp, key, dest, etag)
+        self._journal(vp, key, dest, etag, prior)
         root = self.paths.root
         with dirfd.parent_of(root, key, create=True, new_name=self.paths.check_new_name) as (folder, name):
             found = dirfd.lstat_in(folder, name)
@@ -265,7 +265,7 @@ class VaultFiles:
                 raise Conflict(f"{vp.rel!r} kept changing while it was written", details={"path": vp.rel})
             etag = await offloop.sized(len(new), etag_of, new)  # a long note's hash: off the loop
             result = WriteResult(rel=vp.rel, etag=etag, created=False, stat=_file_stat(st))
-        await self.bus.publish(self._changes("modified", vp.rel, key))
+        await self.bus.publish(written("modified", vp.rel, key))
         return result
 
     async def delete(
@@ -373,7 +373,7 @@ class VaultFiles:
             etag = await offloop.sized(len(data), etag_of, data)
             st = await asyncio.to_thread(self._write_sync, dst, key, dest, data, etag, not overwrite, check)
             result = WriteResult(rel=dst.rel, etag=etag, created=not existed, stat=_file_stat(st))
-        await self.bus.publish(self._changes("created" if result.created else "modified", dst.rel, key))
+        await self.bus.publish(written("created" if result.created else "modified", dst.rel, key))
         return result
 
     def _move_sync(self, src: VaultPath, dst: VaultPath, replace: bool) -> None:

@@ -11,8 +11,10 @@ no confirmation is asked).
 `--cap`: `[limits] max_rewrite_notes` (the default's refusal past 20,000 is printed instead). With
 `--profile`, the confirmed call runs under cProfile and its stats are dumped to FILE. Prints
 one JSON object (`rename_cpu_s`: the CPU time of every thread of the process while the rename
-ran; `writes_s`, `indexed_s`: `time_the_writes`; `peak_rss_mb`: ru_maxrss of this process, the
-index build included). With
+ran; `writes_s`, `indexed_s`: `time_the_writes`; `settled_s`, `settled_cpu_s`: from the rename's
+start until the file watcher has handled every event it caused (a note written after the rename is
+published by the watcher; the CPU of every thread: the rename, its indexing and the watcher's
+work); `peak_rss_mb`: ru_maxrss of this process, the index build included). With
 `--reads`, another caller reads meanwhile, one call after the other for as long as the rename runs
 (`read_note` of a note the rename rewrites and `search_text` in turn): `reads` gives their count and
 latency (p50, p95, ms) per tool. Not part of the test run.
@@ -30,12 +32,12 @@ import resource
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from service.types import Principal
-from service.vault.events import ChangeBus
+from service.vault.events import ChangeBus, FileChange
 from tests.conftest import Harness, started
 
 
@@ -92,6 +94,23 @@ def _latency(values: list[float]) -> dict[str, Any]:
     return {"n": len(values), "p50_ms": round(statistics.median(values) * 1000, 1), "p95_ms": round(cuts[18] * 1000, 1)}
 
 
+async def watcher_settled(vg: Harness, root: Path) -> None:
+    """Return once the watcher has handled every event before now: a note written now is published by it."""
+    seen = asyncio.Event()
+
+    async def heard(changes: Sequence[FileChange]) -> None:
+        if any(c.path == "Settled.md" and c.origin == "external" for c in changes):
+            seen.set()
+
+    bus = vg.app.vaults["main"].bus
+    bus.subscribe(heard)
+    (root / "Settled.md").write_text("# settled\n")
+    try:
+        await asyncio.wait_for(seen.wait(), 600)
+    finally:
+        bus.unsubscribe(heard)
+
+
 async def run(notes: int, cap: int | None, profile: str | None, reads: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"notes": notes, "max_rewrite_notes": cap}
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,6 +136,9 @@ async def run(notes: int, cap: int | None, profile: str | None, reads: bool = Fa
             out["rename_s"] = round(time.monotonic() - began, 2)
             out["rename_cpu_s"] = round(time.process_time() - cpu, 2)  # every thread of the process
             ended.set()
+            await watcher_settled(vg, root)
+            out["settled_s"] = round(time.monotonic() - began, 2)
+            out["settled_cpu_s"] = round(time.process_time() - cpu, 2)
             if profiler is not None:
                 profiler.disable()
                 profiler.dump_stats(profile)
