@@ -328,7 +328,7 @@ class Plane:
                 return result
             finally:
                 self.running.pop(vault_id, None)
-                await asyncio.shield(hand_back(self.db, self.state))  # whatever its end: its memory back to the OS
+                await asyncio.shield(hand_back(result, self.db, self.state))  # whatever its end: its memory back
 
     def _context(
         self, vault: Vault, recall: Recall, now: float, since: float | None, kept: dict[str, Any] | None

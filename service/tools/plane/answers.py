@@ -48,7 +48,7 @@ def run_out(result: RunResult, shown: Shown | None = None, status: Status = "don
     per_job = {r.job: r.findings for r in result.jobs}
     if shown is not None:
         counts, per_job = result.recorded.counts(shown), result.recorded.per_job(shown)
-        mine = {f.id for f in result.recorded.found if shown(f.paths)}
+        mine = result.recorded.ids(shown)
         applied = [fid for fid in applied if fid in mine]
     return RunOut(
         run_id=result.run_id,
