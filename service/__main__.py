@@ -222,10 +222,9 @@ def cmd_stdio(args: argparse.Namespace) -> int:
     import gc
 
     from service.gcpause import paused
-    from service.protocol.sdk_packages import OTHER_BARE_PACKAGES, skip_package_inits
+    from service.protocol.sdk_packages import for_stdio
 
-    skip_package_inits()  # the first call waits for no SDK client nor `MCPServer` (its docstring)
-    skip_package_inits(OTHER_BARE_PACKAGES, submodules_first=True)  # nor for the metrics' exposition
+    for_stdio()  # the first call waits for no SDK client, `MCPServer`, metrics' exposition nor uvicorn
     # What loads from here on lives as long as the process: no cyclic collection walks it while it
     # is made, nor after (frozen at the end of the block: re-enabled, the collector would walk it
     # all at once, during the first call); ~170 ms of CPU on 2 cores (docs/benchmarks.md). Cyclic

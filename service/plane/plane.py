@@ -224,6 +224,8 @@ class Plane:
         due = last + self.settings.interval_minutes * 60
         while True:
             now = wall()
+            if now < last:  # the clock went back past the anchor: an interval from now, not once it caught up
+                last, due = now, now + self.settings.interval_minutes * 60
             if now >= due:
                 return "interval"
             if await self.changed_since(vault.id, last) >= self.settings.after_changes:
@@ -444,4 +446,5 @@ class Plane:
         anchor = anchor if anchor is not None else saved["cursor"]
         if not self.settings.enabled or anchor is None:
             return None
-        return max(float(anchor) + self.settings.interval_minutes * 60, wall() + self.up_in())
+        now = wall()  # an anchor ahead of it (the clock went back): from now, as `_due` counts
+        return max(min(float(anchor), now) + self.settings.interval_minutes * 60, now + self.up_in())

@@ -52,9 +52,10 @@ def counted_of(left: dict[str, Any]) -> dict[str, int]:
 
 def goes_on(saved: dict[str, Any], now: float, interval_s: float) -> dict[str, Any] | None:
     """The unfinished run a run of the schedule goes on with (its jobs left only): one that began
-    less than an interval ago. Older, its jobs' findings are an interval old: a whole run starts."""
+    less than an interval ago. Older, its jobs' findings are an interval old: a whole run starts; so
+    does one begun after `now` (the clock went back: its age is not known)."""
     left = unfinished_of(saved)
-    return left if left is not None and now - float(left["started_at"]) < interval_s else None
+    return left if left is not None and 0 <= now - float(left["started_at"]) < interval_s else None
 
 
 def with_job(

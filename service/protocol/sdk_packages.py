@@ -20,6 +20,15 @@ name that is a submodule of the package imports that submodule, not the package'
 
 Only the entry point calls this, before anything imports the SDK; a process that imported the
 SDK already (a test, a host embedding the app) keeps its packages as they are.
+
+`no_uvicorn_for_sse()` (`vaultgate stdio` only): the SDK's server module imports its Streamable
+HTTP transport, which imports `sse_starlette`, whose module patches uvicorn's `Server.handle_exit`
+for a graceful drain at import (`from uvicorn.main import Server`, skipped when uvicorn is not
+installed). That loaded uvicorn, click, uvicorn's supervisors, logging.config and socketserver (39
+modules; ~4 MB of RSS in an interpreter that imports the SDK's server, of a settled 10k-note stdio
+server's ~97 MB: issue 39) into a process that runs no uvicorn server.
+A finder refuses that one import of uvicorn, while `sse_starlette.sse` runs, as if it were not
+installed; it goes away at the first import of uvicorn by anyone, so any later one imports it.
 """
 
 from __future__ import annotations
@@ -32,6 +41,38 @@ import types
 BARE_PACKAGES = ("mcp", "mcp.server", "mcp_types")
 # Other packages whose `__init__` loads what a stdio start's first call never uses.
 OTHER_BARE_PACKAGES = ("prometheus_client",)
+
+
+def for_stdio() -> None:
+    """What `vaultgate stdio` goes without, set first by its command: the SDK's client and
+    `MCPServer`, the metrics' exposition (`skip_package_inits`), uvicorn (`no_uvicorn_for_sse`)."""
+    skip_package_inits()
+    skip_package_inits(OTHER_BARE_PACKAGES, submodules_first=True)
+    no_uvicorn_for_sse()
+
+
+def no_uvicorn_for_sse() -> bool:
+    """Keep `sse_starlette` from importing uvicorn (above), unless either is imported already;
+    whether the finder was installed."""
+    if "uvicorn" in sys.modules or "sse_starlette.sse" in sys.modules:
+        return False
+    sys.meta_path.insert(0, _NoUvicornForSse())
+    return True
+
+
+class _NoUvicornForSse:
+    """A meta path finder that answers the first lookup of `uvicorn` and leaves: not installed, when
+    `sse_starlette.sse` is being imported; otherwise the usual finders go on."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name != "uvicorn":
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        sse = sys.modules.get("sse_starlette.sse")
+        if sse is not None and getattr(sse.__spec__, "_initializing", False):
+            raise ModuleNotFoundError("uvicorn is not loaded by a stdio process", name=name)
+        return None
 
 
 def skip_package_inits(names: tuple[str, ...] = BARE_PACKAGES, *, submodules_first: bool = False) -> bool:

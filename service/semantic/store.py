@@ -84,8 +84,11 @@ def drop_canvas_chunks(conn: sqlite3.Connection, vault_id: str) -> int:
     """Remove chunks an older build made of canvases (a canvas is searched by its words, not by
     meaning: it is no note); returns the chunk rows removed."""
     canvases = f"SELECT id FROM notes WHERE vault_id = ? AND NOT ({not_canvas()})"
-    removed = conn.execute(f"DELETE FROM chunks WHERE vault_id = ? AND note_id IN ({canvases})", (vault_id, vault_id))
-    conn.execute(f"DELETE FROM chunk_sources WHERE note_id IN ({canvases})", (vault_id,))
+    with scan_cache(conn):  # every note's path, once per process: the writer's cache kept small
+        removed = conn.execute(
+            f"DELETE FROM chunks WHERE vault_id = ? AND note_id IN ({canvases})", (vault_id, vault_id)
+        )
+        conn.execute(f"DELETE FROM chunk_sources WHERE note_id IN ({canvases})", (vault_id,))
     return int(removed.rowcount)
 
 

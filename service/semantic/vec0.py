@@ -11,6 +11,8 @@ import hashlib
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
+from service.storage.scan_cache import scan_cache
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -49,11 +51,12 @@ def sync(conn: sqlite3.Connection, vault_id: str, model: str, dim: int, limit: i
     if dropped:
         conn.executemany(f"DELETE FROM {name} WHERE chunk_id = ?", [(i,) for i in dropped])
         conn.executemany("DELETE FROM chunks_dropped WHERE chunk_id = ?", [(i,) for i in dropped])
-    rows = conn.execute(
-        "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.hash = c.hash "
-        "WHERE c.vault_id = ? AND c.id > ? AND (c.vec_model IS NULL OR c.vec_model != ?) LIMIT ?",
-        (model, vault_id, after, model, limit),
-    ).fetchall()
+    with scan_cache(conn):  # every chunk past `after` (all of them at a start): the writer's cache kept small
+        rows = conn.execute(
+            "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.hash = c.hash "
+            "WHERE c.vault_id = ? AND c.id > ? AND (c.vec_model IS NULL OR c.vec_model != ?) LIMIT ?",
+            (model, vault_id, after, model, limit),
+        ).fetchall()
     for chunk_id, vector in rows:
         conn.execute(f"DELETE FROM {name} WHERE chunk_id = ?", (chunk_id,))
         conn.execute(f"INSERT INTO {name}(chunk_id, vault_id, embedding) VALUES (?,?,?)", (chunk_id, vault_id, vector))

@@ -35,20 +35,20 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 # Page cache per connection: the writer's 2 MB (8 MB during a bulk load and the trigram rebuild,
 # `service/indexer/bulk.py`), each of the `readers` readers' 4 MB (four by default) and the point
-# reader's 1 MB: 19 MB at most, where six connections of 8 MB each were 48 MB. At 32 MB each, the
+# reader's 256 KB: 18 MB at most, where six connections of 8 MB each were 48 MB. At 32 MB each, the
 # writer's alone added ~25 MB to the peak of a cold 10k-note index, and the readers' filled with
 # the first searches. A cold index filled the writer's 8 MB and kept them for good, where a write
 # of one note touches a few dozen pages (docs/benchmarks.md). In WAL mode a reader's cache is
 # dropped whenever another connection commits anyway, and the OS file cache answers a miss in
 # microseconds; at 4 MB a reader's search_text costs the same CPU as at 8 MB (docs/benchmarks.md).
-# The point reader only looks up single rows by key. `state.db` (audit rows appended, records
-# looked up by key) gets 2 MB for its writer and 1 MB for its reader: SQLite keeps a
-# connection's cache allocated up to its limit once filled, so the limits are what the memory
-# grows to over hours.
+# The point reader looks up single rows by key, a note's once (read_note keeps the last 512 notes'
+# facts): at 256 KB its b-trees' inner pages stay and a lookup costs what it did at 1 MB (~12 µs).
+# `state.db` (audit rows appended, records looked up by key) gets 2 MB for its writer and 1 MB for
+# its reader. SQLite keeps a connection's cache allocated once filled: the limits are what it grows to.
 CACHE_KIB = 2000
 BULK_CACHE_KIB = 8000
 READER_CACHE_KIB = 4000
-POINT_CACHE_KIB = 1000
+POINT_CACHE_KIB = 256
 
 
 def _error_classes(name: str) -> tuple[type[Exception], ...]:

@@ -8,7 +8,11 @@ connection's cache allocated once filled). `scan_cache` caps it at `SCAN_CACHE_K
 and sets the connection's own cap back after: the pages over the small cap are freed as the scan
 goes, and the connection's next queries fill it as before. A scan reads each page once, so the
 small cache costs it little (a comparison through an index that reaches table pages out of
-order: ~15 → ~23 ms at 10k notes). Used by `Database.run_scan` and by scans on the writer.
+order: ~15 → ~23 ms at 10k notes). Used by `Database.run_scan` and by scans on the writer: the
+vectors no chunk uses, the embedding job's vector sync and canvas sweep (which filled the writer's
+2 MB at every start, for good), the word index's merge.
+After the scan its pages are freed too (`PRAGMA shrink_memory`: the ~200 KB left on each reader a
+start's scans went through), before the cap is set back.
 """
 
 from __future__ import annotations
@@ -28,4 +32,5 @@ def scan_cache(conn: sqlite3.Connection) -> Iterator[None]:
     try:
         yield
     finally:
+        conn.execute("PRAGMA shrink_memory").fetchall()  # frees the pages no statement holds
         conn.execute(f"PRAGMA cache_size={kept}")

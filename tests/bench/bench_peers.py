@@ -78,6 +78,7 @@ class Server:
         }
     )
     peak_rss_mb: float = 0.0
+    round_peaks_mb: list[float] = field(default_factory=list)  # each round's own peak, in order
 
 
 def vaultgate(vault: Path, src: Path, name: str = "vaultgate") -> Server:
@@ -206,7 +207,10 @@ def _children(pid: int) -> list[int]:
 async def sample_rss(server: Server, stop: asyncio.Event) -> None:
     me = os.getpid()
     while not stop.is_set():
-        server.peak_rss_mb = max(server.peak_rss_mb, tree_rss_mb(me))  # this process spawns only the server
+        rss = tree_rss_mb(me)  # this process spawns only the server
+        server.peak_rss_mb = max(server.peak_rss_mb, rss)
+        if server.round_peaks_mb:
+            server.round_peaks_mb[-1] = max(server.round_peaks_mb[-1], rss)
         await asyncio.sleep(0.02)
 
 
@@ -215,6 +219,7 @@ async def one_round(server: Server, paths: list[str], queries: list[str], pings:
         command=server.command, args=server.args, env={**os.environ, **server.env}, cwd=server.cwd
     )
     stop = asyncio.Event()
+    server.round_peaks_mb.append(0.0)
     sampler = asyncio.create_task(sample_rss(server, stop))
     try:
         t0 = time.perf_counter()
@@ -358,6 +363,7 @@ def figures(server: Server) -> dict[str, Any]:
         "search_over_ping_p50": _over(server.samples["search"], server.samples["ping"]),
         "write_to_searchable": _fresh(server.samples["fresh"]),
         "peak_rss_mb": round(server.peak_rss_mb, 1),
+        "peak_rss_each_round_mb": [round(p, 1) for p in server.round_peaks_mb],
     }
 
 
