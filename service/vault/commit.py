@@ -55,7 +55,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 import anyio
 import anyio.lowlevel
@@ -66,6 +66,7 @@ from service.vault.chunks import CHUNK, Chunk
 from service.vault.journal import stop_requested
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 Phase = Literal["prepare", "commit"]
 Undo = Callable[[], Awaitable[None]]
@@ -164,7 +165,7 @@ async def commit(
                         chunk = group[first : first + TOGETHER]
                         await (_run_chunk if isinstance(item, Together) else _run)(chunk, undos, steps, total)
             except BaseException as exc:
-                failed = await _rollback(undos)
+                failed = await _to_its_end(_rollback(undos))
                 if failed and isinstance(exc, ServerStopping):  # it must not say the change was taken back
                     raise ServerStopping(
                         f"the server is stopping: the change stopped, and {failed} of the {len(undos)} file "
@@ -192,26 +193,35 @@ async def _run(chunk: Sequence[Action], undos: list[Undo], steps: Steps | None, 
         except BaseException as exc:  # noqa: BLE001 - raised below, once the others have ended
             failure = failure or exc
 
-    if len(chunk) == 1:
-        await one(chunk[0])
-    else:  # plain tasks: an anyio task group's start cost a third of the loop's time per note
-        await _all_ended([asyncio.ensure_future(one(action)) for action in chunk])
+    # plain tasks (an anyio task group's start cost a third of the loop's time per note), one action's
+    # too: cancelled in its thread hop, its write went on and its undo was never kept
+    await _all_ended([asyncio.ensure_future(one(action)) for action in chunk])
     if failure is not None:
         raise failure
 
 
-async def _all_ended(tasks: list[asyncio.Future[None]]) -> None:
-    """Wait until every one of `tasks` has ended, a cancellation of the caller included (it is
-    raised once they have): none is left running behind the rollback."""
+async def _all_ended(tasks: Sequence[asyncio.Future[Any]]) -> None:
+    """Wait until every one of `tasks` has ended, however often the caller is cancelled meanwhile (a
+    cancellation is raised once they have): none is left running behind the rollback."""
     cancelled: BaseException | None = None
     pending = set(tasks)
     while pending:
         try:
-            _, pending = await asyncio.wait(pending)
+            await asyncio.wait(pending)
         except asyncio.CancelledError as exc:
             cancelled = exc
+        pending = {t for t in pending if not t.done()}  # a cancel each turn: those ended are not waited for again
     if cancelled is not None:
         raise cancelled
+
+
+async def _to_its_end(work: Awaitable[T]) -> T:
+    """`work` run to its end through any cancellation of the caller (raised after it): a rollback, a
+    chunk's folder syncs. A second cancel (a client sending its cancel twice) stopped the rollback
+    at its next undo, the vault left half changed until the next start."""
+    task = asyncio.ensure_future(work)
+    await _all_ended([task])
+    return task.result()
 
 
 async def _run_chunk(chunk: Sequence[Action], undos: list[Undo], steps: Steps | None, total: int) -> None:
@@ -224,10 +234,10 @@ async def _run_chunk(chunk: Sequence[Action], undos: list[Undo], steps: Steps | 
     except BaseException:
         CHUNK.reset(token)
         with contextlib.suppress(OSError):  # the write's own error is the one told
-            await _sync(together)
+            await _to_its_end(_sync(together))
         raise
     CHUNK.reset(token)
-    await _sync(together)  # the renames made are on the disk before the next chunk and the answer
+    await _to_its_end(_sync(together))  # the renames made are on the disk before the next chunk and the answer
 
 
 async def _sync(chunk: Chunk) -> None:

@@ -10,17 +10,22 @@ two of a chunk of eight waited for a thread).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import stat
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from service.app import VaultgateApp
 from service.vault import files
 from service.vault.commit import TOGETHER
-from tests.conftest import started
+from tests.conftest import Harness, settings_for, snapshot, started
+from tests.long_changes import Hold
 
 A_NOTES = TOGETHER + TOGETHER // 2  # a chunk of A's notes, then half a chunk of A's beside B's
 VAULT = {
@@ -82,3 +87,48 @@ async def test_a_chunk_of_rewrites_runs_on_the_writer_threads_and_syncs_each_fol
         await vg.ok("write_note", path="A/alone.md", content="# Alone\n", mode="create")
         assert [e[:2] for e in log] == [("write", "A/alone.md"), ("sync", "A")]  # its own, before the answer
         assert not log[0][2].startswith("vaultgate-write"), log
+
+
+def _folders_open(root: Path) -> list[str]:
+    """The folders of the vault this process holds a descriptor of (a chunk's, kept for its sync)."""
+    held = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            target = os.readlink(f"/proc/self/fd/{fd}")
+            if target.startswith(str(root)) and os.path.isdir(target):
+                held.append(target)
+    return held
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="the process's descriptors (/proc)")
+async def test_a_rename_cancelled_at_every_turn_mid_chunk_ends_and_is_rolled_back_whole(
+    make_vault: Callable[..., Path],
+) -> None:
+    """The change's task is cancelled while a chunk writes, then again at every turn of the event
+    loop (the stdio fast path cancels a call's task at each `notifications/cancelled` its client
+    sends): the chunk's writes end, its folders are synced and let go, every write made is put
+    back, and the call ends. Before, the wait for the chunk's writes never saw them end while the
+    cancels kept coming (the call hung), and a cancel landing on the rollback stopped it at its
+    next undo (notes left rewritten until the next start rolled the journal back)."""
+    root = make_vault(VAULT)
+    hold = Hold("commit", TOGETHER + 3)  # inside the second chunk
+    app = VaultgateApp(settings_for(root), step_hook=hold)
+    async with app.running():
+        vg = Harness(app, root)
+        await vg.indexed()
+        before = snapshot(root)
+        task = asyncio.ensure_future(vg.call("rename_note", path="Hub", new_path="Centre"))
+        await asyncio.wait_for(hold.reached.wait(), 60)
+        task.cancel()
+        hold.release.set()
+        for _ in range(1_000_000):  # turns, not time: ~7,000 here (20 writes and their undos)
+            if task.done():
+                break
+            task.cancel()
+            await asyncio.sleep(0)
+        assert task.done(), "the call did not end while cancelled at every turn"
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert snapshot(root) == before and _folders_open(root) == []
+        await vg.ok("rename_note", path="Hub", new_path="Centre")  # the vault is as it was: the rename goes
+        assert (root / "Centre.md").is_file() and "[[Centre]]" in (root / "A/n000.md").read_text()

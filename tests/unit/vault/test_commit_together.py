@@ -6,6 +6,7 @@ rollback, and a stop says exactly how many were made (`done_before_stop`)."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import anyio
@@ -196,4 +197,76 @@ async def test_a_caller_cancelled_mid_chunk_waits_for_the_chunk_then_undoes_it(t
         await task
     assert sorted(e for e in log if e.startswith("do ")) == sorted(f"do n{i}.md" for i in range(TOGETHER))
     assert sorted(e for e in log if e.startswith("undo ")) == sorted(f"undo n{i}.md" for i in range(TOGETHER))
+    assert _names(tmp_path) == []
+
+
+async def test_a_second_cancel_during_the_rollback_does_not_stop_it(tmp_path: Path) -> None:
+    """Cancelled mid-chunk, then once more while the rollback undoes (each undo hops off the loop, as
+    a real one does): every write made is still put back, then the cancellation is raised. Before,
+    the second cancel stopped the rollback at its next undo: seven of eight notes stayed new."""
+    log: list[str] = []
+    all_started, go_on, undoing = anyio.Event(), anyio.Event(), anyio.Event()
+    started = 0
+
+    def action(i: int) -> Action:
+        async def do() -> Undo:
+            nonlocal started
+            started += 1
+            if started == TOGETHER:
+                all_started.set()
+            with anyio.fail_after(60):
+                await go_on.wait()
+            undo = await _writer(tmp_path / f"n{i}.md", "new", log)()
+
+            async def off_the_loop() -> None:
+                undoing.set()
+                await asyncio.sleep(0)
+                await undo()
+
+            return off_the_loop
+
+        return do
+
+    task = asyncio.ensure_future(commit([Together([action(i) for i in range(2 * TOGETHER)])]))
+    with anyio.fail_after(60):
+        await all_started.wait()
+    task.cancel()
+    await asyncio.sleep(0)
+    go_on.set()
+    with anyio.fail_after(60):
+        await undoing.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert sorted(e for e in log if e.startswith("undo ")) == sorted(f"undo n{i}.md" for i in range(TOGETHER))
+    assert _names(tmp_path) == []
+
+
+async def test_a_single_action_cancelled_in_its_write_is_undone(tmp_path: Path) -> None:
+    """An action of its own (not a `Together`'s) cancelled while its write runs off the loop: the
+    write ends, its undo is kept and run. Before, the cancel reached the action's own await: the
+    write went on in its thread and no undo was kept (the note stayed new)."""
+    path = tmp_path / "one.md"
+    writing, go_on = threading.Event(), threading.Event()
+
+    def write() -> str | None:
+        writing.set()
+        go_on.wait(60)
+        return _put(path, "new")
+
+    async def do() -> Undo:
+        old = await asyncio.to_thread(write)
+
+        async def undo() -> None:
+            await asyncio.to_thread(_put, path, old)
+
+        return undo
+
+    task = asyncio.ensure_future(commit([do]))
+    await asyncio.to_thread(writing.wait, 60)
+    task.cancel()
+    await asyncio.sleep(0)
+    go_on.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
     assert _names(tmp_path) == []
