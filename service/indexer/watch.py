@@ -10,8 +10,8 @@ dropped — and what really changed is published on the vault's bus with origin 
 (resource subscribers listen there).
 
 The events of vaultgate's own writes are dropped as they come, before anything else is done with
-them (no `Path` built, nothing stat'ed for most): an event for a temp file, or for a vault path
-whose change the index will read from disk later than now anyway (`ours`: a change held by an
+them (no `Path` built, nothing stat'ed for most): an event for a temp file, or one other than a
+deletion for a vault path whose change the index will read from disk later than now anyway (`ours`: a change held by an
 open `ChangeBus.batch`, a queued round of our own writes, a file still as our write left it,
 `VaultIndexer._ours`). What another program wrote to such a file before the event is therefore
 what that later reading indexes, so no external edit is lost. A hub rename rewriting 3,000 notes
@@ -151,15 +151,16 @@ class Watcher:
         return any(raw == folder or raw.startswith(folder + os.sep) for folder in self.ignore)
 
     def _sift(self, raw: set[tuple[int, str]]) -> set[tuple[watchfiles.Change, str]]:
-        """The events of a wait worth handling: none for a temp file of ours, none for a vault path
-        `ours` names (module docstring). Looked at by their text alone: a name spelt otherwise
-        (NFD, a folder's other letter case) misses the lookup and is handled as before."""
+        """The events of a wait worth handling: none for a temp file of ours, none but a deletion
+        for a vault path `ours` names (module docstring; a deletion is applied and told as before,
+        so subscribers hear that a note we wrote went). Looked at by their text alone: a name spelt
+        otherwise (NFD, a folder's other letter case) misses the lookup and is handled as before."""
         kept: set[tuple[watchfiles.Change, str]] = set()
         prefix, cut, ours = self._prefix, len(self._prefix), self.ours
         for change, raw_path in raw:
             if raw_path.endswith(".vgtmp"):
                 continue
-            if ours is not None and raw_path.startswith(prefix):
+            if ours is not None and change != watchfiles.Change.deleted and raw_path.startswith(prefix):
                 rel = raw_path[cut:] if os.sep == "/" else raw_path[cut:].replace(os.sep, "/")
                 if ours(rel):
                     self.dropped += 1

@@ -131,6 +131,24 @@ async def test_an_edit_elsewhere_while_the_move_runs_reaches_the_index(
     assert "zanzibar" in edited.read_text(encoding="utf-8")  # the move never wrote over it
 
 
+async def test_a_note_deleted_elsewhere_while_the_move_runs_is_told_and_dropped(
+    hub: tuple[Harness, Recorder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program deletes a rewritten note while the move runs: its deletion is not one of the
+    move's events, so the watcher applies it and subscribers hear that the note went."""
+    vg, recorder = hub
+
+    async def delete_then_wait() -> None:
+        (vg.root / "Notes" / "n5.md").unlink()
+        await _barrier(vg, recorder, "During.md")
+
+    _hold_open(vg.app.vaults["main"].bus, monkeypatch, delete_then_wait)
+    await vg.ok("rename_note", path="Hub.md", new_path="Hub2")
+    assert FileChange("deleted", "Notes/n5.md", origin="external") in recorder.seen
+    rows_left = await vg.app.services.db.fetchall("SELECT path FROM notes WHERE path = ?", ("Notes/n5.md",))
+    assert rows_left == []
+
+
 async def test_a_batch_holds_a_path_until_delivered_and_not_once_deleted() -> None:
     bus = ChangeBus()
     heard: list[bool] = []
