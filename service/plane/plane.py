@@ -159,12 +159,12 @@ class Plane:
     def launch(
         self, vault_id: str, *, only: list[str] | None = None, progress: Progress | None = None
     ) -> tuple[Launched, bool]:
-        """Start a run of `vault_id` in the background, or join the one a caller started when it
-        runs every job asked for: the run and whether it was already running. A run of other jobs
-        starts after the one running (and after a run the schedule started) ends."""
+        """Start a run of `vault_id` in the background, or join the one a caller started (no cancel of it
+        under way) when it runs every job asked for: the run and whether it was already running. A run
+        of other jobs starts after the one running (and after a run the schedule started) ends."""
         live = self._launched_in.get(vault_id)
         asked = {j.name for j in self.jobs} if only is None else set(only)
-        if live is not None and not live.task.done() and (live.only is None or asked <= set(live.only)):
+        if live is not None and not (live.task.done() or live.task.cancelling()) and asked <= set(live.only or asked):
             return live, True
         run_id = "run-" + secrets.token_hex(6)
         task = asyncio.create_task(self.run(vault_id, only=only, progress=progress, run_id=run_id), name=run_id)

@@ -56,3 +56,24 @@ async def test_a_cancelled_run_answers_and_keeps_the_job_it_finished(
             assert status["unfinished"]["done"] == ["first"] and status["unfinished"]["left"] == ["held"], status
             found = await ok(c, "list_findings", status="open")
             assert [f["title"] for f in found["items"]] == ["first"]
+
+
+async def test_a_client_waiting_for_a_run_another_client_cancels_is_answered_cancelled(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """Two SDK clients: one waits for its run (`wait: true`), the other cancels it. The waiting one
+    is answered `cancelled` with the job the run finished. Before, the run's cancellation ended the
+    waiting call as if its own request had been cancelled: no answer to its request."""
+    async with e2e(make_vault(VAULT)) as (url, h):
+        await h.indexed()
+        held = Held()
+        h.app.plane.jobs = (Quick(), held)
+        async with Client(url, mode=mode) as waiter, Client(url, mode=mode) as other:  # type: ignore[arg-type]
+            waiting = asyncio.ensure_future(waiter.call_tool("run_consolidation", {"wait": True}))
+            await asyncio.wait_for(held.began.wait(), 60)
+            out = await ok(other, "run_consolidation", cancel=True)
+            answer = await asyncio.wait_for(waiting, 60)
+            assert not answer.is_error and answer.structured_content is not None, answer
+            assert answer.structured_content["status"] == "cancelled", answer.structured_content
+            assert answer.structured_content["run_id"] == out["run_id"]
+            assert [j["job"] for j in answer.structured_content["jobs"]] == ["first"]

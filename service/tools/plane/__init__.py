@@ -202,7 +202,16 @@ async def run_consolidation(ctx: ToolContext, args: RunIn) -> RunOut:
     if within != 0.0:
         # waiting is no work: the run gives way to the other calls, not to this one
         with contextlib.suppress(TimeoutError), plane.activity.aside() if plane.activity else contextlib.nullcontext():
-            return run_out(await asyncio.wait_for(asyncio.shield(launched.task), within), shown_to(ctx))
+            try:
+                return run_out(await asyncio.wait_for(asyncio.shield(launched.task), within), shown_to(ctx))
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if not launched.task.cancelled() or (current is not None and current.cancelling()):
+                    raise  # this call was cancelled, not the run
+            # another caller cancelled the run this call waited for: what it recorded, as its cancel answers
+            if launched.result is None:
+                return idle_out(launched.run_id, "cancelled")
+            return run_out(launched.result, shown_to(ctx), "cancelled")
     return idle_out(launched.run_id, "running")
 
 
