@@ -27,6 +27,7 @@ from service.settings import load_settings
 from service.types import Principal
 from service.vault import files, reread
 from service.vault.commit import Phase
+from tests.polling import until
 
 PLAN: dict[str, Any] = {
     "goal": "killed halfway",
@@ -47,11 +48,25 @@ PLAN: dict[str, Any] = {
 class HoldAndSignal:
     def __init__(self, marker: Path) -> None:
         self.marker = marker
+        self.app: VaultgateApp | None = None
 
     async def __call__(self, label: str, phase: Phase, done: int, total: int, /) -> None:
         if label == "rename_note" and phase == "commit" and done == 2:
+            await self._chunk_written()
             self.marker.write_text("held\n")
             await asyncio.Event().wait()  # forever: the test kills this process
+
+    async def _chunk_written(self) -> None:
+        """Wait until the other writes of the held rewrite's chunk have ended (each holds its note's
+        lock while it writes; the chunk starts no other while this one is held). Killed halfway
+        through one, its temp file was left, newer than the test process whose restart then keeps it
+        (`temps.sweep` removes only what was written before the process started): a flake under load."""
+        assert self.app is not None
+        files = [vault.files for vault in self.app.vaults.values()]
+        await until(
+            lambda: not any(lock.locked() for f in files for lock in list(f._locks.values())),
+            "the held chunk's other writes ended",
+        )
 
 
 def kill_when_writing(rel: str) -> None:
@@ -87,7 +102,8 @@ async def main(root: Path, marker: Path, concurrency: int, plan: dict[str, Any] 
     settings = load_settings(
         root, embeddings={"provider": "none"}, index={"watch": False}, plans={"max_concurrency": concurrency}
     )
-    app = VaultgateApp(settings, step_hook=HoldAndSignal(marker))
+    hook = HoldAndSignal(marker)
+    app = hook.app = VaultgateApp(settings, step_hook=hook)
     async with app.running():
         who = Principal.local("test")
         first = await app.dispatcher.call("execute_plan", {"plan": plan}, principal=who)
