@@ -5,8 +5,8 @@ sqlite3 build) when it is installed, falling back to `sqlite3` (`service.storage
 `driver`). sqlite-vec is loaded on every connection when possible; `backends` records what is active so `/readyz`
 and `server_health` can report it, and vector search degrades to a brute-force scan when `vec` is false.
 
-All writes go through `transaction()`, which holds the single writer connection for the
-duration of one transaction; reads use `read()` on a pooled connection of their own.
+All writes go through `transaction()`, which holds the single writer connection for one transaction; reads use
+`read()` on a pooled connection of their own, and a closed database's reads are `server_stopping` (`_reader`).
 """
 
 from __future__ import annotations
@@ -28,23 +28,23 @@ from typing import Any, TypeVar, cast
 
 import aiosqlite
 
+from service.errors import ServerStopping
 from service.storage.driver import driver as driver  # re-exported: callers import it from here
 from service.storage.scan_cache import scan_cache
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 # Page cache per connection: the writer's 2 MB (8 MB during a bulk load and the trigram rebuild,
-# `service/indexer/bulk.py`), each of the `readers` readers' 4 MB (four by default) and the point
-# reader's 256 KB: 18 MB at most, where six connections of 8 MB each were 48 MB. At 32 MB each, the
-# writer's alone added ~25 MB to the peak of a cold 10k-note index, and the readers' filled with
-# the first searches. A cold index filled the writer's 8 MB and kept them for good, where a write
-# of one note touches a few dozen pages (docs/benchmarks.md). In WAL mode a reader's cache is
-# dropped whenever another connection commits anyway, and the OS file cache answers a miss in
-# microseconds; at 4 MB a reader's search_text costs the same CPU as at 8 MB (docs/benchmarks.md).
-# The point reader looks up single rows by key, a note's once (read_note keeps the last 512 notes'
-# facts): at 256 KB its b-trees' inner pages stay and a lookup costs what it did at 1 MB (~12 µs).
-# `state.db` (audit rows appended, records looked up by key) gets 2 MB for its writer and 1 MB for
-# its reader. SQLite keeps a connection's cache allocated once filled: the limits are what it grows to.
+# `service/indexer/bulk.py`), each of the `readers` readers' 4 MB (four by default) and the point reader's 256 KB: 18
+# MB at most, where six connections of 8 MB each were 48 MB. At 32 MB each, the writer's alone added ~25 MB to the
+# peak of a cold 10k-note index, and the readers' filled with the first searches. A cold index filled the writer's 8
+# MB and kept them for good, where a write of one note touches a few dozen pages (docs/benchmarks.md). In WAL mode a
+# reader's cache is dropped whenever another connection commits anyway, and the OS file cache answers a miss in
+# microseconds; at 4 MB a reader's search_text costs the same CPU as at 8 MB (docs/benchmarks.md). The point reader
+# looks up single rows by key, a note's once (read_note keeps the last 512 notes' facts): at 256 KB its b-trees' inner
+# pages stay and a lookup costs what it did at 1 MB (~12 µs). `state.db` (audit rows appended, records looked up by
+# key) gets 2 MB for its writer and 1 MB for its reader. SQLite keeps a connection's cache allocated once filled: the
+# limits are what it grows to.
 CACHE_KIB = 2000
 BULK_CACHE_KIB = 8000
 READER_CACHE_KIB = 4000
@@ -64,24 +64,22 @@ def _error_classes(name: str) -> tuple[type[Exception], ...]:
 DbError = _error_classes("Error")
 DbOperationalError = _error_classes("OperationalError")
 
-# A reader's statement that opens a virtual table (FTS5's `fts_words`, sqlite-vec's tables)
-# connects it while being prepared, and that connect runs statements of its own, each in a read
-# transaction of its own outside a transaction. Should the schema change between them (after a
-# cold load the writer builds the deferred indexes one by one, then the trigram index; every
-# schema change drops each connection's virtual tables), the statement fails with SQLITE_SCHEMA
-# ("vtable constructor failed: fts_words"), which SQLite's own prepare retries only once: under
-# a run of schema changes, reads failed at random. `Database.run_read` runs such a read once
-# more inside one read transaction (`_in_snapshot`), where the schema cannot change under it.
+# A reader's statement that opens a virtual table (FTS5's `fts_words`, sqlite-vec's tables) connects it while being
+# prepared, and that connect runs statements of its own, each in a read transaction of its own outside a transaction.
+# Should the schema change between them (after a cold load the writer builds the deferred indexes one by one, then the
+# trigram index; every schema change drops each connection's virtual tables), the statement fails with SQLITE_SCHEMA
+# ("vtable constructor failed: fts_words"), which SQLite's own prepare retries only once: under a run of schema
+# changes, reads failed at random. `Database.run_read` runs such a read once more inside one read transaction
+# (`_in_snapshot`), where the schema cannot change under it.
 _SQLITE_SCHEMA = 17
 
 
-# Several processes share one cache.db (stdio instances on one vault). A writer waits for
-# another's write lock up to BUSY_TIMEOUT_MS (SQLite's busy handler, which polls); a transaction
-# of theirs (a reconcile, an index build) or a run of them can hold it longer, and then BEGIN
-# IMMEDIATE failed with "database is locked" and the update was dropped: s61 T1 saw it from the
-# watcher, a writer's update round and query_warmup with four instances writing at once (a watcher
-# batch then stayed stale until the next reconcile). Nothing has run when BEGIN IMMEDIATE fails,
-# so it is tried again after each pause of LOCK_PAUSES_S (~50 s in all with the busy waits).
+# Several processes share one cache.db (stdio instances on one vault). A writer waits for another's write lock up to
+# BUSY_TIMEOUT_MS (SQLite's busy handler, which polls); a transaction of theirs (a reconcile, an index build) or a run
+# of them can hold it longer, and then BEGIN IMMEDIATE failed with "database is locked" and the update was dropped:
+# s61 T1 saw it from the watcher, a writer's update round and query_warmup with four instances writing at once (a
+# watcher batch then stayed stale until the next reconcile). Nothing has run when BEGIN IMMEDIATE fails, so it is
+# tried again after each pause of LOCK_PAUSES_S (~50 s in all with the busy waits).
 BUSY_TIMEOUT_MS = 5000
 LOCK_PAUSES_S = (0.05, 0.25, 1.0, 3.0, 10.0)
 _SQLITE_BUSY = 5
@@ -116,8 +114,7 @@ def begin_immediate(conn: sqlite3.Connection, stop: threading.Event | None = Non
 
 
 def schema_changed(exc: BaseException) -> bool:
-    """Whether `exc` is SQLite's SQLITE_SCHEMA: the schema changed under the statement, which
-    the same statement run again does not meet."""
+    """Whether `exc` is SQLite's SQLITE_SCHEMA: the schema changed under the statement (run again, it does not)."""
     code = getattr(exc, "sqlite_errorcode", None)
     return isinstance(exc, DbOperationalError) and isinstance(code, int) and code & 0xFF == _SQLITE_SCHEMA
 
@@ -165,8 +162,7 @@ def load_vec(conn: sqlite3.Connection) -> None:
 
 
 def set_cache(conn: sqlite3.Connection, kib: int) -> None:
-    """Cap `conn`'s page cache at `kib` KiB; lowering it frees the pages over the new cap (those
-    of an open transaction when it ends)."""
+    """Cap `conn`'s page cache at `kib` KiB; lowering it frees the pages over it (an open transaction's at its end)."""
     conn.execute(f"PRAGMA cache_size=-{kib}")
 
 
@@ -247,10 +243,9 @@ class Database:
     def point_read(self, sql: str, params: Any = ()) -> Any:
         """One small row by an indexed lookup, run right here on the event loop.
 
-        A thread hop to a pooled reader costs more (~0.1 ms) than such a query (~20 µs) — this is
-        the hot path of read_note. In WAL mode readers do not wait for the writer; should the
-        database still be busy, a `DbOperationalError` is raised at once and callers fall back to
-        `run_read`. Never use this for scans."""
+        A thread hop to a pooled reader costs more (~0.1 ms) than such a query (~20 µs) — this is the hot path of
+        read_note. In WAL mode readers do not wait for the writer; should the database still be busy, a
+        `DbOperationalError` is raised at once and callers fall back to `run_read`. Never use this for scans."""
         if self._point is None:
             raise sqlite3.OperationalError("database is not open")
         return self._point.execute(sql, params).fetchone()
@@ -314,23 +309,27 @@ class Database:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[aiosqlite.Connection]:
-        conn = await self._readers.get()
+        conn = await self._reader()
         try:
             yield conn
         finally:
             self._readers.put_nowait(conn)
 
+    async def _reader(self) -> aiosqlite.Connection:
+        if self._closing or not self._all_readers:  # its pool stays empty: a read waited for a reader for good
+            raise ServerStopping("the server is stopping: its database is closed")
+        return await self._readers.get()
+
     async def release_memory(self) -> int:
         """Give back the page caches of the connections not in use; the number released.
 
-        A connection keeps its page cache allocated up to its limit once filled (`CACHE_KIB`
-        above): four readers a search burst went through hold 16 MB for as long as the server
-        runs, while a reader's next query after a release reads its pages from the OS file
-        cache again (~0.1 ms more for the first of 14 word queries at 10k notes, none after).
-        `PRAGMA shrink_memory` frees every page not in use; `service.heap.HeapTrimmer` then hands
-        the freed memory back to the OS. A reader in use, the writer while a transaction holds
-        it (a bulk load), and a closed database are left alone. The idle readers are taken out
-        of the pool together and put back in their order, so the reader used last stays first."""
+        A connection keeps its page cache allocated up to its limit once filled (`CACHE_KIB` above): four readers a
+        search burst went through hold 16 MB for as long as the server runs, while a reader's next query after a
+        release reads its pages from the OS file cache again (~0.1 ms more for the first of 14 word queries at 10k
+        notes, none after). `PRAGMA shrink_memory` frees every page not in use; `service.heap.HeapTrimmer` then hands
+        the freed memory back to the OS. A reader in use, the writer while a transaction holds it (a bulk load), and a
+        closed database are left alone. The idle readers are taken out of the pool together and put back in their
+        order, so the reader used last stays first."""
         if not self._all_readers:
             return 0  # not open, or closed
         idle = self._take_idle()
@@ -396,17 +395,16 @@ class Database:
         idle = self._take_idle()
         for conn in reversed(idle[:-1]):  # the others back in their order: the one used last stays first
             self._readers.put_nowait(conn)
-        conn = idle[-1] if idle else await self._readers.get()
+        conn = idle[-1] if idle else await self._reader()
         try:
             return await self._read_on(conn, scan)
         finally:
             self._readers.put_nowait(conn)
 
     async def run_read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run a synchronous function on a pooled reader's raw connection, in its thread; once
-        more, in one read transaction, when the schema changed under it (`fn` only reads, so
-        running it again is safe). A caller that turns database errors into errors of its own
-        re-raises those `schema_changed` says yes to."""
+        """Run a synchronous function on a pooled reader's raw connection, in its thread; once more, in one read
+        transaction, when the schema changed under it (`fn` only reads, so running it again is safe). A caller that
+        turns database errors into errors of its own re-raises those `schema_changed` says yes to."""
         async with self.read() as conn:
             return await self._read_on(conn, fn)
 
@@ -424,9 +422,9 @@ def _shrink(conn: sqlite3.Connection) -> None:
 
 
 def _in_snapshot(fn: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection) -> T:
-    """`fn(conn)` in one read transaction, begun (reading the schema cookie) before `fn`'s first
-    statement is prepared: the schema its statements, and the virtual tables they connect, see
-    is the one the transaction began with. Not the usual path: a checkpoint cannot run inside."""
+    """`fn(conn)` in one read transaction, begun (reading the schema cookie) before `fn`'s first statement is
+    prepared: the schema its statements, and the virtual tables they connect, see is the one the transaction began
+    with. Not the usual path: a checkpoint cannot run inside."""
     conn.execute("BEGIN")
     try:
         conn.execute("PRAGMA schema_version").fetchone()
@@ -438,11 +436,11 @@ def _in_snapshot(fn: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection
 async def in_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
     """Run `fn(raw_connection)` in the aiosqlite connection's own thread.
 
-    The result comes back through a list emptied here, not as the job's return value, and `fn` is
-    let go of as it is called: aiosqlite's worker keeps its last job (the function, its result and
-    future) in local variables until its next job, so a reader not used again pinned whatever it
-    returned last (a Dataview page set of a whole vault, a page of search rows), and whatever its
-    function closed over (a consolidation job's 100k titles), for as long as the server ran."""
+    The result comes back through a list emptied here, not as the job's return value, and `fn` is let go of as it is
+    called: aiosqlite's worker keeps its last job (the function, its result and future) in local variables until its
+    next job, so a reader not used again pinned whatever it returned last (a Dataview page set of a whole vault, a
+    page of search rows), and whatever its function closed over (a consolidation job's 100k titles), for as long as
+    the server ran."""
     execute = cast(Any, conn)._execute
     box: list[T] = []
     held = [fn]

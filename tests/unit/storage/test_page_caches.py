@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -206,3 +207,34 @@ async def test_a_database_opened_again_scans_on_its_new_readers(tmp_path: Path) 
         assert db._readers.qsize() == 2
     finally:
         await db.close()
+
+
+async def test_a_read_or_scan_of_a_closed_database_is_server_stopping_not_a_wait_for_good(tmp_path: Path) -> None:
+    """Closed, the pool is empty: a read or a scan waited for a reader for good (a call that reached
+    the database after the server stopped hung). Opened again, both read."""
+    from service.errors import ServerStopping
+
+    database = dbmod.Database(tmp_path / "c.db", readers=2)
+    for attempt in (database.run_read, database.run_scan):  # never opened
+        with pytest.raises(ServerStopping):
+            await asyncio.wait_for(attempt(lambda c: c.execute("SELECT 1").fetchone()), 60)
+    await database.open()
+    await database.close()
+    for attempt in (database.run_read, database.run_scan):
+        with pytest.raises(ServerStopping):
+            await asyncio.wait_for(attempt(lambda c: c.execute("SELECT 1").fetchone()), 60)
+    await database.open()
+    try:
+        assert await database.run_scan(lambda c: c.execute("SELECT 1").fetchone()[0]) == 1
+        assert await database.run_read(lambda c: c.execute("SELECT 2").fetchone()[0]) == 2
+    finally:
+        await database.close()
+
+
+async def test_a_call_that_reaches_a_stopped_servers_index_is_server_stopping(vg: Harness) -> None:
+    await vg.ok("read_note", path="Welcome")
+    await vg.app.stop()
+    for tool, args in (("search_text", {"query": "welcome"}), ("list_tags", {}), ("plane_status", {})):
+        result = await asyncio.wait_for(vg.call(tool, **args), 60)  # before: no answer, ever
+        assert result.is_error and result.structured is not None, result
+        assert result.structured["error"]["code"] == "server_stopping", (tool, result.structured)
