@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from service.plane import plane as plane_module
 from service.plane.findings import Shown
 from service.plane.plane import Plane
 from service.plane.runs import COUNTED, RunResult
@@ -87,7 +88,8 @@ def unfinished_out(plane: Plane, saved: dict[str, Any]) -> dict[str, Any] | None
         return None
     done = [str(name) for name in left["done"]]
     rest = [j.name for j in plane.jobs if j.name not in done]
-    until = float(left["started_at"]) + plane.settings.interval_minutes * 60
+    began, now = float(left["started_at"]), plane_module.wall()
+    until = began + plane.settings.interval_minutes * 60 if began <= now else now  # begun "later": run whole now
     return {
         "run_id": left["run_id"],
         "started_at": iso(float(left["started_at"])),

@@ -13,6 +13,7 @@ import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
+from service.tools.plane.answers import iso
 from tests.conftest import started
 from tests.tools.plane.test_cancelled_run_keeps_its_jobs import (
     INTERVAL_MIN,
@@ -64,6 +65,8 @@ async def test_an_unfinished_run_begun_after_the_clocks_now_is_run_again_whole(
         first, held, last, run_id = await cancelled_mid_run(vg, wall)
         held.free.set()
         wall.now -= BACK_S
+        left = (await vg.ok("plane_status"))["unfinished"]  # not gone on with: a whole run, from now
+        assert left["run_id"] == run_id and left["goes_on_until"] == iso(wall.now), left
 
         async def ended() -> bool:
             wall.now += 60  # as above
