@@ -12,8 +12,8 @@ create); the folder a missing name would go into is scanned once (in a worker th
 `toLowerCase`, one letter for one letter, final sigma as sigma), so `Café`/`CAFÉ` are twins and
 `Masse`/`Maße` or `file`/`ﬁle` are not (different words, which full case folding would merge).
 
-Two creates of twins at the same time in one process are serialized by `create_key` (the file
-layer holds a lock on it around the check and the write), so the second is refused; another
+Two creates of twins at the same time in one process are serialized by `create_keys` (the file
+layer holds a lock on each around the check and the write), so the second is refused; another
 program creating a twin between the check and the write is not seen (a race, as for any name).
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import unicodedata
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from service.errors import AlreadyExists
@@ -60,25 +60,33 @@ def _first_missing(root: Path, rel: str, spelled: bool = True) -> tuple[str, int
     return None
 
 
-def create_key(root: Path, rel: str) -> str | None:
-    """What two creates that could make twins of each other share: the folded path down to the
-    first segment of `rel` not on disk (`D/X/a.md` and `D/x/b.md` both `d/x` when `D` is there);
-    None when nothing is created. On the event loop: names as given, no folder scanned (two creates
-    of twins spell their common part alike; NFD/NFC spellings are `on_disk`'s, checked later)."""
+def create_keys(root: Path, rel: str) -> list[str]:
+    """What two creates that could make twins of each other share: the folded path down to each
+    segment of `rel` from the first one not on disk to the last (`D/X/a.md` and `D/x/b.md` share
+    `d/x` when `D` is there); none when nothing is created. Every depth, not only the first new
+    one: a create that finds `Memory` missing and one that finds it made meanwhile (by the first,
+    whose file is not written yet) share `memory/ann.md` for `Memory/Ann.md` and `Memory/ann.md`.
+    In depth order, the order every create takes them in (folding keeps the segments), so two
+    creates never wait for each other's. On the event loop: names as given, no folder scanned (two
+    creates of twins spell their common part alike; NFD/NFC spellings are `on_disk`'s, checked later)."""
     missing = _first_missing(root, rel, spelled=False)
     if missing is None:
-        return None
-    return fold("/".join(rel.split("/")[: missing[1] + 1]))
+        return []
+    parts = rel.split("/")
+    return [fold("/".join(parts[: depth + 1])) for depth in range(missing[1], len(parts))]
 
 
-def creating(
+@contextlib.asynccontextmanager
+async def creating(
     root: Path, rel: str, lock: Callable[[str], contextlib.AbstractAsyncContextManager[object]]
-) -> contextlib.AbstractAsyncContextManager[object]:
-    """The lock (`lock(name)`, `VaultFiles.lock`) two creates that could twin each other share
-    (`create_key`), held around the twin check and the change: of `B/Twin.md` and `B/twin.md`
+) -> AsyncIterator[None]:
+    """The locks (`lock(name)`, `VaultFiles.lock`) two creates that could twin each other share
+    (`create_keys`), held around the twin check and the change: of `B/Twin.md` and `B/twin.md`
     created at once, the second waits for the first and is refused."""
-    key = create_key(root, rel)
-    return contextlib.nullcontext() if key is None else lock("case:" + key)
+    async with contextlib.AsyncExitStack() as held:
+        for key in create_keys(root, rel):
+            await held.enter_async_context(lock("case:" + key))
+        yield
 
 
 def case_twin(

@@ -39,28 +39,32 @@ def _hold_first_write(monkeypatch: pytest.MonkeyPatch, held: str) -> tuple[threa
     return entered, release
 
 
-def _watch_create_key(monkeypatch: pytest.MonkeyPatch, rel: str) -> asyncio.Event:
-    """Set when a create of `rel` asks for the lock twins share (it then waits for it)."""
+def _watch_create_keys(monkeypatch: pytest.MonkeyPatch, rel: str) -> asyncio.Event:
+    """Set when a create of `rel` asks for the locks twins share (it then waits for them)."""
     asked = asyncio.Event()
-    real = getattr(casing, "create_key", None)
+    real = getattr(casing, "create_keys", None)
 
-    def watching(root: Path, path: str) -> str | None:
+    def watching(root: Path, path: str) -> list[str]:
         if path == rel:
             asked.set()
         assert real is not None
         return real(root, path)
 
-    monkeypatch.setattr(casing, "create_key", watching, raising=False)
+    monkeypatch.setattr(casing, "create_keys", watching, raising=False)
     return asked
 
 
-async def _race(monkeypatch: pytest.MonkeyPatch, call: Call, first: str, second: str) -> list[tuple[bool, Any]]:
-    """`create_note` of `first`, held inside its write; then of `second`; `first` is let go once
-    `second` is done or waits for the twins' lock (no timing: events only)."""
+async def _race(
+    monkeypatch: pytest.MonkeyPatch, call: Call, first: str, second: str, meanwhile: Callable[[], object] = list
+) -> list[tuple[bool, Any]]:
+    """`create_note` of `first`, held inside its write; `meanwhile` run; then `create_note` of
+    `second`; `first` is let go once `second` is done or waits for the twins' lock (no timing:
+    events only)."""
     entered, release = _hold_first_write(monkeypatch, first)
-    asked = _watch_create_key(monkeypatch, second)
+    asked = _watch_create_keys(monkeypatch, second)
     one = asyncio.create_task(call("create_note", {"path": first, "content": "one"}))
     await asyncio.to_thread(entered.wait, 60)
+    meanwhile()
     two = asyncio.create_task(call("create_note", {"path": second, "content": "two"}))
     waiting = asyncio.create_task(asked.wait())
     await asyncio.wait([two, waiting], return_when=asyncio.FIRST_COMPLETED)
@@ -88,6 +92,31 @@ async def test_two_twins_created_at_once_the_second_is_already_exists(
     assert err2 and out2["error"]["code"] == "already_exists", out2
     assert out2["error"]["details"] == {"path": twin, "new_path": second}
     assert not (root / second).exists() and (root / first).read_text() == "one"
+
+
+async def test_twins_in_a_new_folder_the_first_made_before_its_file(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first create finds `Memory` missing; its write makes the folder, and the second create
+    comes before its file: it finds the folder there, yet still waits for the first and is refused
+    (two memory agents creating `Ann Lee` and `ann lee` in a fresh vault made both)."""
+    root = make_vault({"B/keep.md": "k\n"})
+    async with started(root) as vg:
+
+        async def call(tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
+            result = await vg.call(tool, **args)
+            return result.is_error, result.structured
+
+        def folder_made() -> None:  # as the first write does before its file
+            (root / "Memory").mkdir()
+
+        (err1, out1), (err2, out2) = await _race(
+            monkeypatch, call, "Memory/Ann Lee.md", "Memory/ann lee.md", meanwhile=folder_made
+        )
+    assert not err1 and out1["created"], out1
+    assert err2 and out2["error"]["code"] == "already_exists", out2
+    assert out2["error"]["details"] == {"path": "Memory/Ann Lee.md", "new_path": "Memory/ann lee.md"}
+    assert sorted(p.name for p in (root / "Memory").iterdir()) == ["Ann Lee.md"]
 
 
 async def test_over_http_two_twins_at_once(make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
