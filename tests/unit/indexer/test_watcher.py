@@ -19,28 +19,7 @@ from service.graph.linkpath import PathSet
 from service.indexer import fresh, rows
 from service.vault.events import FileChange
 from tests.conftest import Harness, started
-
-WITHIN = 60.0
-
-
-class Recorder:
-    """Collects bus events; `until(pred)` waits (bounded) for an event matching pred."""
-
-    def __init__(self) -> None:
-        self.seen: list[FileChange] = []
-        self._changed = asyncio.Condition()
-
-    async def __call__(self, changes: Sequence[FileChange]) -> None:
-        async with self._changed:
-            self.seen.extend(changes)
-            self._changed.notify_all()
-
-    async def until(self, pred: Callable[[FileChange], bool]) -> None:
-        async def wait() -> None:
-            async with self._changed:
-                await self._changed.wait_for(lambda: any(pred(c) for c in self.seen))
-
-        await asyncio.wait_for(wait(), WITHIN)
+from tests.unit.indexer.recorder import WITHIN, Recorder
 
 
 async def _paths(vg: Harness) -> list[str]:
