@@ -401,7 +401,8 @@ class VaultFiles:
         """Folders a write to `vp` would create, deepest first (for undoing that write)."""
         missing: list[Path] = []
         folder = vp.abs.parent
-        while folder != self.paths.root and self.paths.root in folder.parents and not folder.exists():
+        # one stat first: the folder is there for nearly every write, and `parents` builds a sequence
+        while folder != self.paths.root and not folder.exists() and self.paths.root in folder.parents:
             missing.append(folder)
             folder = folder.parent
         return missing
