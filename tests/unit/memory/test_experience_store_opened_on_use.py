@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from service.errors import ServerStopping
 from service.memory.experiences import ExperienceStore
 
 
@@ -44,7 +45,7 @@ async def test_a_store_never_used_makes_no_file_and_a_stopped_one_stays_closed(t
     await store.start()
     await store.stop()
     assert not store.path.exists()
-    with pytest.raises(RuntimeError, match="not open"):
+    with pytest.raises(ServerStopping, match="experiences store is closed"):  # retryable, not an internal error
         await store.get("v", "exp-1")
     assert not store.path.exists()
     await store.start()  # started again (an app started again): the next use opens it
