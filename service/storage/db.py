@@ -6,7 +6,7 @@ sqlite3 build) when it is installed, falling back to `sqlite3` (`service.storage
 and `server_health` can report it, and vector search degrades to a brute-force scan when `vec` is false.
 
 All writes go through `transaction()`, which holds the single writer connection for one transaction; reads use
-`read()` on a pooled connection of their own, and a closed database's reads are `server_stopping` (`_reader`).
+`read()` on a pooled connection of their own, and a closed database's reads are `server_stopping` (`reader_pool`).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from typing import Any, TypeVar, cast
 
 import aiosqlite
 
-from service.errors import ServerStopping
 from service.storage.driver import driver as driver  # re-exported: callers import it from here
+from service.storage.reader_pool import ReaderPool
 from service.storage.scan_cache import scan_cache
 
 log = logging.getLogger(__name__)
@@ -221,11 +221,7 @@ class Database:
         self._write_lock = asyncio.Lock()
         self._closing = False
         self._begins: set[threading.Event] = set()  # set by close() or the cancel of their call: no more pauses
-        # Last in, first out: the reader used last is handed out again, so at the usual one or two
-        # queries at a time its page cache holds what they read (a queue rotated through all
-        # readers, each seeing a quarter of the queries and keeping a colder cache).
-        self._readers: asyncio.Queue[aiosqlite.Connection] = asyncio.LifoQueue()
-        self._all_readers: list[aiosqlite.Connection] = []
+        self._readers = ReaderPool()  # the idle ones, last used first
         self._point: sqlite3.Connection | None = None
 
     async def open(self) -> None:
@@ -235,8 +231,7 @@ class Database:
         self._writer = await aiosqlite.Connection(lambda: connect(self.path, self.backends, cache_kib=writer_kib), 64)
         for _ in range(self._reader_count):
             reader = await aiosqlite.Connection(lambda: connect(self.path, cache_kib=reader_kib), 64)
-            self._all_readers.append(reader)
-            self._readers.put_nowait(reader)
+            self._readers.add(reader)
         self._point = connect(self.path, cache_kib=POINT_CACHE_KIB)
         self._point.execute("PRAGMA busy_timeout=0")  # never wait on the event loop
 
@@ -257,10 +252,8 @@ class Database:
         if self._point is not None:
             self._point.close()
             self._point = None
-        for reader in self._all_readers:
+        for reader in self._readers.close():  # its reads waiting for a reader are server_stopping
             await reader.close()
-        self._all_readers.clear()
-        self._take_idle()  # the pool is emptied too: a database opened again hands out only its new readers
         if self._writer is not None:
             with contextlib.suppress(*DbError):
                 await self._writer.execute("PRAGMA optimize")
@@ -309,16 +302,15 @@ class Database:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[aiosqlite.Connection]:
-        conn = await self._reader()
+        conn = await self._readers.take()
         try:
             yield conn
         finally:
-            self._readers.put_nowait(conn)
+            self._readers.give_back(conn)
 
-    async def _reader(self) -> aiosqlite.Connection:
-        if self._closing or not self._all_readers:  # its pool stays empty: a read waited for a reader for good
-            raise ServerStopping("the server is stopping: its database is closed")
-        return await self._readers.get()
+    @property
+    def _all_readers(self) -> list[aiosqlite.Connection]:
+        return self._readers.readers
 
     async def release_memory(self) -> int:
         """Give back the page caches of the connections not in use; the number released.
@@ -332,7 +324,7 @@ class Database:
         order, so the reader used last stays first."""
         if not self._all_readers:
             return 0  # not open, or closed
-        idle = self._take_idle()
+        idle = self._readers.take_idle()
         released = 0
         try:
             for conn in idle:
@@ -340,7 +332,7 @@ class Database:
                 released += 1
         finally:
             for conn in reversed(idle):
-                self._readers.put_nowait(conn)
+                self._readers.give_back(conn)
         if self._writer is not None and not self._write_lock.locked():
             async with self._write_lock:
                 if self._writer is not None:
@@ -350,14 +342,6 @@ class Database:
             _shrink(self._point)  # on the loop like its reads: frees pages, reads nothing
             released += 1
         return released
-
-    def _take_idle(self) -> list[aiosqlite.Connection]:
-        """Every idle reader, out of the pool: the one used last first."""
-        idle: list[aiosqlite.Connection] = []
-        with contextlib.suppress(asyncio.QueueEmpty):
-            while True:
-                idle.append(self._readers.get_nowait())
-        return idle
 
     async def fetchall(self, sql: str, params: Any = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
         return await self.run_read(lambda conn: conn.execute(sql, params).fetchall())
@@ -392,14 +376,14 @@ class Database:
             with scan_cache(conn):
                 return fn(conn)
 
-        idle = self._take_idle()
+        idle = self._readers.take_idle()
         for conn in reversed(idle[:-1]):  # the others back in their order: the one used last stays first
             self._readers.put_nowait(conn)
-        conn = idle[-1] if idle else await self._reader()
+        conn = idle[-1] if idle else await self._readers.take()
         try:
             return await self._read_on(conn, scan)
         finally:
-            self._readers.put_nowait(conn)
+            self._readers.give_back(conn)
 
     async def run_read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run a synchronous function on a pooled reader's raw connection, in its thread; once more, in one read

@@ -231,6 +231,38 @@ async def test_a_read_or_scan_of_a_closed_database_is_server_stopping_not_a_wait
         await database.close()
 
 
+async def test_reads_waiting_for_a_reader_when_the_database_closes_are_server_stopping(tmp_path: Path) -> None:
+    """Every reader busy, two reads and a scan wait for one; the database closes: each waiting call is
+    server_stopping at once (they waited until an open that never comes). The busy reader, given back
+    after the close, is not handed out by the database opened again: only its new readers are."""
+    from service.errors import ServerStopping
+
+    database = dbmod.Database(tmp_path / "c.db", readers=1)
+    await database.open()
+    old = database._all_readers[0]
+    async with database.read():  # the only reader, busy
+        waiting = [
+            asyncio.ensure_future(database.run_read(lambda c: c.execute("SELECT 1").fetchone())),
+            asyncio.ensure_future(database.run_read(lambda c: c.execute("SELECT 2").fetchone())),
+            asyncio.ensure_future(database.run_scan(lambda c: c.execute("SELECT 3").fetchone())),
+        ]
+        for _ in range(100_000):  # until the three wait on the pool (a few turns of the loop)
+            if len(database._readers._getters) == len(waiting):  # type: ignore[attr-defined]
+                break
+            await asyncio.sleep(0)
+        assert len(database._readers._getters) == len(waiting)  # type: ignore[attr-defined]
+        await database.close()
+        done = await asyncio.wait_for(asyncio.gather(*waiting, return_exceptions=True), 60)
+        assert all(isinstance(out, ServerStopping) for out in done), done
+    await database.open()
+    try:
+        assert database._all_readers[0] is not old and database._readers.qsize() == 1
+        assert await database.run_scan(lambda c: c.execute("SELECT 1").fetchone()[0]) == 1
+        assert await database.run_read(lambda c: c.execute("SELECT 2").fetchone()[0]) == 2
+    finally:
+        await database.close()
+
+
 async def test_a_call_that_reaches_a_stopped_servers_index_is_server_stopping(vg: Harness) -> None:
     await vg.ok("read_note", path="Welcome")
     await vg.app.stop()
