@@ -1,10 +1,15 @@
-"""A listener on a vault's change bus that keeps what it heard, for the watcher's tests."""
+"""For the watcher's tests: a listener on a vault's change bus that keeps what it heard, and a
+count of the notes the index parses."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from typing import Any
 
+import pytest
+
+from service.indexer import rows
 from service.vault.events import FileChange
 
 WITHIN = 60.0  # a generous bound on any wait (a loaded machine): never a timing assertion
@@ -28,3 +33,16 @@ class Recorder:
                 await self._changed.wait_for(lambda: any(pred(c) for c in self.seen))
 
         await asyncio.wait_for(wait(), WITHIN)
+
+
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The path of every note the index parses from now on (`rows.prepare`), in order."""
+    parsed: list[str] = []
+    original = rows.prepare
+
+    def counting(item: rows.NoteInput, *rest: Any) -> rows.Prepared:
+        parsed.append(item.path)
+        return original(item, *rest)
+
+    monkeypatch.setattr(rows, "prepare", counting)
+    return parsed

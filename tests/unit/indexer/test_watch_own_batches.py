@@ -14,14 +14,12 @@ import contextlib
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from service.indexer import rows
 from service.vault.events import ChangeBus, FileChange
 from tests.conftest import Harness, started
-from tests.unit.indexer.recorder import Recorder
+from tests.unit.indexer.recorder import Recorder, parses
 
 NOTES = 12
 
@@ -58,23 +56,11 @@ async def hub(make_vault: Callable[..., Path]) -> AsyncIterator[tuple[Harness, R
         yield vg, recorder
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    parsed: list[str] = []
-    original = rows.prepare
-
-    def counting(item: rows.NoteInput, *rest: Any) -> rows.Prepared:
-        parsed.append(item.path)
-        return original(item, *rest)
-
-    monkeypatch.setattr(rows, "prepare", counting)
-    return parsed
-
-
 async def test_a_moves_rewrites_are_parsed_once_and_never_told_as_external(
     hub: tuple[Harness, Recorder], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     vg, recorder = hub
-    parsed = _counting(monkeypatch)
+    parsed = parses(monkeypatch)
     watcher = vg.indexer("main")._watcher
     assert watcher is not None
     _hold_open(vg.app.vaults["main"].bus, monkeypatch, lambda: _barrier(vg, recorder, "During.md"))

@@ -11,15 +11,13 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from service.graph.linkpath import PathSet
-from service.indexer import fresh, rows
+from service.indexer import fresh
 from service.vault.events import FileChange
 from tests.conftest import Harness, started
-from tests.unit.indexer.recorder import WITHIN, Recorder
+from tests.unit.indexer.recorder import WITHIN, Recorder, parses
 
 
 async def _paths(vg: Harness) -> list[str]:
@@ -97,14 +95,7 @@ async def test_own_writes_are_parsed_once_and_not_republished_as_external(
     watched: tuple[Harness, Recorder], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     vg, recorder = watched
-    parsed: list[str] = []
-    original = rows.prepare
-
-    def counting(item: rows.NoteInput, paths: PathSet | None, *rest: Any) -> rows.Prepared:
-        parsed.append(item.path)
-        return original(item, paths, *rest)
-
-    monkeypatch.setattr(rows, "prepare", counting)
+    parsed = parses(monkeypatch)
     await vg.ok("create_note", path="Mine", content="# Mine\n\nwritten by an agent\n")
     await vg.ok("append_note", path="Mine", content="more\n")
     # A later external write is a barrier: once it is published, the watcher has already handled
@@ -125,14 +116,7 @@ async def test_an_own_write_seen_while_its_round_runs_is_not_applied_again(
     watcher leaves it to the round: one parse per write."""
     vg, recorder = watched
     indexer = vg.indexer("main")
-    parsed: list[str] = []
-    original = rows.prepare
-
-    def counting(item: rows.NoteInput, paths: PathSet | None, *rest: Any) -> rows.Prepared:
-        parsed.append(item.path)
-        return original(item, paths, *rest)
-
-    monkeypatch.setattr(rows, "prepare", counting)
+    parsed = parses(monkeypatch)
     gate, running = asyncio.Event(), asyncio.Event()
     apply = indexer._group._apply
 
@@ -181,9 +165,7 @@ async def test_an_event_during_a_write_of_ours_waits_for_it_and_is_left_to_its_r
 ) -> None:
     vg, recorder = watched
     indexer = vg.indexer("main")
-    parsed: list[str] = []
-    original = rows.prepare
-    monkeypatch.setattr(rows, "prepare", lambda item, *rest: parsed.append(item.path) or original(item, *rest))
+    parsed = parses(monkeypatch)
     found = await _watcher_waits_on(vg, monkeypatch, "Area/Topic.md")
     lock = vg.app.vaults["main"].files.lock("Area/Topic.md")
     await lock.acquire()  # as `VaultFiles.modify` holds it while it writes
