@@ -69,7 +69,7 @@ from service.vault.events import FileChange
 from service.vault.vault import Vault
 
 if TYPE_CHECKING:
-    from service.indexer.watch import Watcher  # imported at start(): watchfiles loads only when watching
+    from service.indexer.watch import Watcher  # imported at start(): loaded only when watching
 
 __all__ = ["BATCH", "BULK_THRESHOLD", "DEFERRABLE_INDEXES", "State", "VaultIndexer", "indexer_of", "restore_indexes"]
 

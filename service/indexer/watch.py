@@ -1,6 +1,8 @@
 """File watcher: edits made by other programs reach the index and the change bus.
 
-`watchfiles` (Rust notify) reports batches of file-system events, debounced. Each batch is
+On Linux the kernel's inotify reports the changes, read by the event loop (`inotify.py`: a read
+of a note, or an idle vault, wakes nothing); elsewhere `watchfiles` (Rust notify) does, waited
+for in worker threads. Either way events come in batches, debounced. Each batch is
 mapped to vault paths (hidden folders, dot files, our own temp files and vaultgate's own folders —
 the index, the data folder, the event spool, wherever they are — ignored: a filter drops them
 before a batch is even formed), applied to
@@ -56,11 +58,9 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-import watchfiles
-from watchfiles._rust_notify import RustNotify
-
+from service.indexer.inotify import Inotify, available
 from service.indexer.watch_plan import WatchPlan, plan
 from service.storage.db import locked
 from service.tasks import cancel_and_wait
@@ -95,6 +95,18 @@ IDLE_STEP_MS = 50
 IDLE_AFTER_S = 30.0
 Batch = set[tuple[int, str]] | Literal["signal", "stop", "timeout"]  # what a wait returns
 UNDECODABLE = "Unable to decode path"  # how watchfiles says a path was not UTF-8
+INOTIFY = available()  # Linux: inotify read by the event loop (`inotify.py`); elsewhere watchfiles
+DELETED = 3  # an event's kind, as watchfiles numbers them (1 added, 2 modified, 3 deleted)
+RustNotify: Any = None  # watchfiles' watch, once `rust_notify` loaded it (tests put a fake here)
+
+
+def rust_notify() -> Any:
+    """watchfiles' watch, imported on first use (~7 MB and ~35 ms a server using inotify never needs)."""
+    if RustNotify is not None:
+        return RustNotify
+    from watchfiles._rust_notify import RustNotify as loaded
+
+    return loaded
 
 
 class Watcher:
@@ -150,25 +162,25 @@ class Watcher:
             return True
         return any(raw == folder or raw.startswith(folder + os.sep) for folder in self.ignore)
 
-    def _sift(self, raw: set[tuple[int, str]]) -> set[tuple[watchfiles.Change, str]]:
+    def _sift(self, raw: set[tuple[int, str]]) -> set[tuple[int, str]]:
         """The events of a wait worth handling: none for a temp file of ours, none but a deletion
         for a vault path `ours` names (module docstring; a deletion is applied and told as before,
         so subscribers hear that a note we wrote went). Looked at by their text alone: a name spelt
         otherwise (NFD, a folder's other letter case) misses the lookup and is handled as before."""
-        kept: set[tuple[watchfiles.Change, str]] = set()
+        kept: set[tuple[int, str]] = set()
         prefix, cut, ours = self._prefix, len(self._prefix), self.ours
         for change, raw_path in raw:
             if raw_path.endswith(".vgtmp"):
                 continue
-            if ours is not None and change != watchfiles.Change.deleted and raw_path.startswith(prefix):
+            if ours is not None and change != DELETED and raw_path.startswith(prefix):
                 rel = raw_path[cut:] if os.sep == "/" else raw_path[cut:].replace(os.sep, "/")
                 if ours(rel):
                     self.dropped += 1
                     continue
-            kept.add((watchfiles.Change(change), raw_path))
+            kept.add((change, raw_path))
         return kept
 
-    def _filter(self, change: watchfiles.Change, raw: str) -> bool:
+    def _filter(self, change: int, raw: str) -> bool:
         return not self.own(raw)
 
     def _relevant(self, raw: str) -> str | None:
@@ -233,7 +245,7 @@ class Watcher:
         except Exception:
             log.exception("re-reading %s after the watcher failed", self.vault_id)
 
-    def _open(self) -> list[RustNotify]:
+    def _open(self) -> list[Any]:
         """The watches of the vault: its root with all below it, or once a name that is not UTF-8
         was met, the watches `watch_plan.plan` lays out around such folders."""
         root = str(self.paths.root)
@@ -243,12 +255,83 @@ class Watcher:
                 "file watcher for %s leaves out folders whose names are not UTF-8: %s", self.vault_id, laid.skipped
             )
         # (paths, debug, force_polling, poll_delay_ms, recursive, ignore_permission_denied)
-        notifies = [RustNotify(list(laid.recursive), False, False, 300, True, True)] if laid.recursive else []
+        make = rust_notify()
+        notifies = [make(list(laid.recursive), False, False, 300, True, True)] if laid.recursive else []
         if laid.alone:
-            notifies.append(RustNotify(list(laid.alone), False, False, 300, False, True))
+            notifies.append(make(list(laid.alone), False, False, 300, False, True))
         return notifies
 
     async def _watch(self, *, resync: bool) -> None:
+        if INOTIFY:
+            await self._watch_inotify(resync=resync)
+        else:
+            await self._watch_notify(resync=resync)
+
+    def _open_inotify(self) -> Inotify:
+        ignore = tuple(os.fsencode(folder) for folder in self.ignore)
+        watch = Inotify(
+            str(self.paths.root), skip=lambda path: any(path == f or path.startswith(f + b"/") for f in ignore)
+        )
+        try:
+            watch.open()
+        except BaseException:
+            watch.close()
+            raise
+        return watch
+
+    async def _watch_inotify(self, *, resync: bool) -> None:
+        """Watch with inotify until stopped (`service.indexer.inotify`): the event loop reads the
+        events as they come; a batch is handed over once a step (`STEP_MS`) passes without a new
+        one, or `debounce_ms` after its first."""
+        watch = await asyncio.to_thread(self._open_inotify)
+        loop = asyncio.get_running_loop()
+        pending: set[tuple[int, str]] = set()
+        came = asyncio.Event()
+        state: dict[str, Any] = {"events": 0, "lost": None}
+
+        def readable() -> None:
+            try:
+                got = watch.drain()
+            except Exception as exc:  # noqa: BLE001 - raised by the task below (a restart)
+                state["lost"] = exc
+                loop.remove_reader(watch.fd)
+                came.set()
+                return
+            if got:
+                pending.update(got)
+                state["events"] += 1
+                came.set()
+
+        loop.add_reader(watch.fd, readable)
+        try:
+            self.established.set()
+            if resync:
+                self._start_resync()
+            while True:
+                await came.wait()
+                first, seen = time.monotonic(), -1
+                while state["lost"] is None and state["events"] != seen:
+                    seen = state["events"]
+                    if time.monotonic() - first >= self.debounce_ms / 1000:
+                        break
+                    await asyncio.sleep(STEP_MS / 1000)
+                came.clear()
+                if state["lost"] is not None:
+                    raise state["lost"]
+                raw = set(pending)
+                pending.clear()
+                self.last_event = time.monotonic()
+                changes = self._sift(raw)
+                if changes:
+                    await self._batch(changes)
+                else:
+                    self._good = True
+        finally:
+            if state["lost"] is None:
+                loop.remove_reader(watch.fd)
+            watch.close()
+
+    async def _watch_notify(self, *, resync: bool) -> None:
         """Watch until stopped; a batch that went well sets `_good` (the next failure then starts
         from the shortest pause again). What `watchfiles.awatch` does, with the watch set up in a
         worker thread (module docstring), and one wait per watch when there are two. `resync`:
@@ -256,7 +339,7 @@ class Watcher:
         since is in the rescan or seen by the watch)."""
         notifies = await asyncio.to_thread(self._open)
         halt = threading.Event()  # ends this watch's waits: stop, or one of its watches failed
-        waits: dict[asyncio.Future[Batch], RustNotify] = {}
+        waits: dict[asyncio.Future[Batch], Any] = {}
         try:
             self.established.set()
             if resync:
@@ -290,7 +373,7 @@ class Watcher:
             for notify in notifies:
                 notify.close()
 
-    async def _batch(self, batch: set[tuple[watchfiles.Change, str]]) -> None:
+    async def _batch(self, batch: set[tuple[int, str]]) -> None:
         """Index a batch of events. One whose apply failed on a locked cache.db (another process
         writing: `service.storage.db.begin_immediate`) is read again from disk and applied again
         after each pause of BATCH_PAUSES_S; still locked, the vault is re-read (`resync`) rather

@@ -26,20 +26,21 @@ FILES = {"Kept.md": "# Kept\n\nkeptword\n", "Edited.md": "# Edited\n\noldword\n"
 
 
 class HeldSetup:
-    """RustNotify whose construction (in the watcher's worker thread) first runs `before`, then
-    waits for `release`."""
+    """The watch (inotify's or watchfiles' `RustNotify`, whichever the watcher uses here) whose
+    construction (in the watcher's worker thread) first runs `before`, then waits for `release`."""
 
     def __init__(self, before: Callable[[], None] = lambda: None) -> None:
         self.entered = threading.Event()
         self.release = threading.Event()
         self.before = before
-        self.real = watch.RustNotify
+        self.real: Any = watch.Inotify if watch.INOTIFY else watch.rust_notify()
+        self.name = "Inotify" if watch.INOTIFY else "RustNotify"
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.before()
         self.entered.set()
         assert self.release.wait(WITHIN)
-        return self.real(*args)
+        return self.real(*args, **kwargs)
 
 
 async def _indexed_once(root: Path) -> None:
@@ -64,7 +65,7 @@ async def test_calls_are_answered_while_the_watcher_is_set_up(
     root = make_vault(FILES)
     await _indexed_once(root)
     held = HeldSetup()
-    monkeypatch.setattr(watch, "RustNotify", held)
+    monkeypatch.setattr(watch, held.name, held)
     async with started(root) as vg:
         assert await asyncio.to_thread(held.entered.wait, WITHIN)  # the first reconcile is done
         indexer = vg.indexer("main")
@@ -84,7 +85,7 @@ async def test_edits_made_before_the_watch_is_in_place_are_indexed(
         await _indexed_once(root)
     held = HeldSetup(lambda: _edit(root))  # before any watch exists (after the first reconcile when warm)
     held.release.set()
-    monkeypatch.setattr(watch, "RustNotify", held)
+    monkeypatch.setattr(watch, held.name, held)
     async with started(root) as vg:
         await vg.indexed(WITHIN)
         assert held.entered.is_set()
@@ -108,7 +109,7 @@ async def test_a_first_start_sets_the_watch_up_before_it_reads_the_vault(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     held = HeldSetup()
-    monkeypatch.setattr(watch, "RustNotify", held)
+    monkeypatch.setattr(watch, held.name, held)
     async with started(make_vault(FILES)) as vg:
         assert await asyncio.to_thread(held.entered.wait, WITHIN)
         assert vg.indexer("main").state == "starting"  # the reconcile waits for the watch

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from service.indexer import watch
 from service.indexer.runner import VaultIndexer
 from service.indexer.watch_plan import plan
 from tests.conftest import Harness, started
@@ -74,7 +75,8 @@ async def test_an_external_edit_beside_a_folder_named_not_utf8_is_seen_by_the_wa
         indexer = vg.indexer("main")
         watcher = indexer._watcher
         assert watcher is not None
-        for _ in range(int(WITHIN / 0.01)):  # the first watch, from the root, fails on the name
+        # watchfiles' first watch, from the root, fails on the name; inotify's leaves the folder out
+        for _ in range(0 if watch.INOTIFY else int(WITHIN / 0.01)):
             if watcher.restarts:
                 break
             await asyncio.sleep(0.01)
@@ -84,7 +86,7 @@ async def test_an_external_edit_beside_a_folder_named_not_utf8_is_seen_by_the_wa
         for n in range(3):  # each one only the watch can bring in: no re-reading without a restart
             (vg.root / "Sub" / f"Edit{n}.md").write_text(f"# E\n\neditword{n}\n", encoding="utf-8")
             await _until_indexed(vg, f"Sub/Edit{n}.md")
-        assert watcher.restarts == before <= 1
+        assert watcher.restarts == before <= (0 if watch.INOTIFY else 1)
         found = await vg.ok("search_text", query="editword2")
         assert [i["path"] for i in found["items"]] == ["Sub/Edit2.md"]
         status = await vg.ok("index_status")

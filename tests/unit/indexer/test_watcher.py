@@ -227,6 +227,7 @@ async def test_stop_ends_every_re_reading_the_watch_failures_started(
             pass
 
     monkeypatch.setattr(watch_module, "RustNotify", FailingTwice)
+    monkeypatch.setattr(watch_module, "INOTIFY", False)  # watchfiles' watch (inotify's: test_inotify.py)
     monkeypatch.setattr(watch_module, "RESTART_MIN_S", 0.0)
     started_, ended = [], []
     both = asyncio.Event()
@@ -293,6 +294,7 @@ async def test_the_watch_looks_often_only_for_a_while_after_an_event(
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(watch_module, "RustNotify", Scripted)
+        patch.setattr(watch_module, "INOTIFY", False)  # watchfiles' polling wait (inotify's waits for the loop)
         watcher = watch_module.Watcher(VaultPaths(tmp_path), "v", apply, publish)
         await watcher.start()
         await asyncio.wait_for(holding.wait(), WITHIN)
