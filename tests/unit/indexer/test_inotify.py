@@ -61,6 +61,18 @@ def test_writes_creations_and_deletions_are_reported_and_reads_are_not(watched: 
     }
 
 
+def test_a_subfolder_made_reports_itself_and_a_folder_chmod_reports_the_folder(
+    watched: Inotify, tmp_path: Path
+) -> None:
+    """As watchfiles reports them: a folder made is the only thing reported (its parent's link
+    count moves without an event), and a folder's own attributes changed report the folder (its
+    notes may have become readable: the watcher reads what is below it)."""
+    (tmp_path / "Sub" / "Inner").mkdir()
+    assert _settled(watched) == {(ADDED, str(tmp_path / "Sub" / "Inner"))}
+    os.chmod(tmp_path / "Sub", 0o755)
+    assert _settled(watched) == {(MODIFIED, str(tmp_path / "Sub"))}
+
+
 def test_a_folder_made_while_watching_is_watched_with_what_is_below_it(watched: Inotify, tmp_path: Path) -> None:
     deep = tmp_path / "A" / "B"
     deep.mkdir(parents=True)  # B is made before A's watch may be in place: A's event stands for it
