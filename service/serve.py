@@ -74,10 +74,40 @@ def _parser(chosen: str) -> str:
 
 
 class _Server(uvicorn.Server):
+    _exit = False
+    _exit_asked: Callable[[], object] | None = None  # wakes `main_loop` (set while it runs)
+
     def __init__(self, config: uvicorn.Config) -> None:
         super().__init__(config)
         self.startup_done = asyncio.Event()  # set when startup ends, bound or not (see `started`)
         self.stops: Stops | None = getattr(getattr(config.app, "state", None), "stops", None)
+
+    @property
+    def should_exit(self) -> bool:
+        return self._exit
+
+    @should_exit.setter
+    def should_exit(self, value: bool) -> None:
+        self._exit = value
+        if value and self._exit_asked is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nothing waits any more
+                self._exit_asked()
+
+    async def main_loop(self) -> None:
+        """Wait until asked to exit. uvicorn's own loop woke 10 times a second to look at
+        `should_exit` and make the Date header again: an idle server's only wake-ups. The header is
+        made current as requests are read (`service.http.connections.fresh_date`); this server sets
+        no request limit and no notify callback, the tick's other work."""
+        loop = asyncio.get_running_loop()
+        asked = asyncio.Event()
+        self._exit_asked = lambda: loop.call_soon_threadsafe(asked.set)
+        try:
+            await self.on_tick(0)
+            while not self.should_exit:
+                await asked.wait()
+                asked.clear()
+        finally:
+            self._exit_asked = None
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         """uvicorn's graceful stop, with the requests in flight on the MCP path ended before its

@@ -38,6 +38,7 @@ import socket
 import struct
 import time
 from collections.abc import Callable
+from email.utils import formatdate
 from typing import Any, cast
 
 from service.protocol.framing import INVALID_REQUEST, Refused
@@ -236,6 +237,25 @@ class _Lingering:
         return getattr(self._transport, name)
 
 
+_DATE: list[Any] = [0, b""]  # the second of the last Date value made, and that value
+
+
+def fresh_date(state: Any) -> None:
+    """The Date header uvicorn adds to every answer (`state.default_headers`), as of now. uvicorn's
+    main loop made it again 10 times a second, the idle server's only wake-ups; the server waits
+    for its exit instead (`service.serve._Server.main_loop`), and each read of a request makes the
+    header current. In place: a request being answered holds the list."""
+    now = int(time.time())
+    if _DATE[0] != now:
+        _DATE[0], _DATE[1] = now, formatdate(now, usegmt=True).encode()
+    headers = state.default_headers
+    for i, (name, value) in enumerate(headers):
+        if name == b"date":
+            if value != _DATE[1]:
+                headers[i] = (b"date", _DATE[1])
+            return
+
+
 class Held(asyncio.Protocol):
     """The overrides both protocol classes share, before uvicorn's own protocol in their bases: the
     connection counted against the cap (`_cap`) when it opens and its arrival deadline armed
@@ -253,6 +273,7 @@ class Held(asyncio.Protocol):
     connections: set[Any]
     loop: asyncio.AbstractEventLoop
     transport: asyncio.Transport
+    server_state: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -300,6 +321,7 @@ class Held(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         if self._lingering is None:
+            fresh_date(self.server_state)
             self._receiving = True  # (a connection marked idle is no longer: bytes came)
             try:
                 super().data_received(data)  # (uvicorn's protocol, after this in the MRO)

@@ -1,6 +1,6 @@
 """What a settled stdio server does when nobody calls it, and which of its threads a read wakes.
 
-    python -m tests.bench.bench_idle_wakeups [--rounds 2] [--idle-s 10] [--reads 50] [--src DIR ...]
+    python -m tests.bench.bench_idle_wakeups [--rounds 2] [--idle-s 10] [--reads 50] [--src DIR ...] [--http]
 
 vaultgate serves the standard workload over stdio (`vaultgate stdio`, as `bench_peers` starts
 it: embeddings off); the SDK client lists the tools, reads `--reads` typical notes, waits
@@ -9,7 +9,8 @@ switches of every thread of the server (`/proc/PID/task/*/status`: voluntary and
 and their CPU (`schedstat`), and then reads the same notes again and counts the wake-ups of the
 threads other than the event loop's during those reads. Linux only (it reads `/proc`).
 `--src DIR` (repeatable) runs vaultgate from another source tree too, alternated with this one
-round by round. Prints JSON: per server, per round `idle_wakeups_per_s`, `idle_cpu_ms_per_s`,
+round by round. `--http`: `vaultgate serve` on a free port instead, its idle window only (no
+reads). Prints JSON: per server, per round `idle_wakeups_per_s`, `idle_cpu_ms_per_s`,
 `other_thread_wakeups_per_read` (the event loop's own are the calls themselves) and the names of
 the threads that woke. Not part of the test run.
 """
@@ -107,6 +108,40 @@ async def one_round(src: Path, vault: Path, paths: list[str], args: argparse.Nam
     }
 
 
+async def http_round(src: Path, vault: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """`vaultgate serve` started, settled, and watched idle (no request at all)."""
+    server = vaultgate(vault, src)
+    proc = await asyncio.create_subprocess_exec(
+        server.command,
+        "-m",
+        "service",
+        "serve",
+        str(vault),
+        "--port",
+        "0",
+        env={**os.environ, **server.env},
+        cwd=server.cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        assert proc.stdout is not None
+        while b"MCP endpoint" not in await asyncio.wait_for(proc.stdout.readline(), 120):
+            pass
+        await asyncio.sleep(args.settle_s)
+        t0 = _threads(proc.pid)
+        await asyncio.sleep(args.idle_s)
+        idle, idle_cpu, idle_names = _delta(t0, _threads(proc.pid))
+    finally:
+        proc.terminate()
+        await proc.wait()
+    return {
+        "idle_wakeups_per_s": round(idle / args.idle_s, 2),
+        "idle_cpu_ms_per_s": round(idle_cpu / 1e6 / args.idle_s, 3),
+        "idle_threads": dict(idle_names),
+    }
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     vault, meta = standard_vault(args.notes)
     paths = typical_notes(meta, args.reads)
@@ -116,8 +151,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, list[dict[str, Any]]] = {str(src): [] for src in trees}
     for r in range(args.rounds):
         for src in trees if r % 2 == 0 else trees[::-1]:
-            out[str(src)].append(await one_round(src, vault, paths, args))
+            measured = await (http_round(src, vault, args) if args.http else one_round(src, vault, paths, args))
+            out[str(src)].append(measured)
     return {
+        "front": "http" if args.http else "stdio",
         "notes": args.notes,
         "reads": args.reads,
         "idle_s": args.idle_s,
@@ -134,6 +171,7 @@ def main() -> None:
     parser.add_argument("--reads", type=int, default=50)
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--src", type=Path, action="append", default=[], help="also run vaultgate from this tree")
+    parser.add_argument("--http", action="store_true", help="vaultgate serve, idle only")
     args = parser.parse_args()
     if not sys.platform.startswith("linux"):
         raise SystemExit("bench_idle_wakeups reads /proc: Linux only")
