@@ -283,7 +283,12 @@ class Watcher:
         """Watch with inotify until stopped (`service.indexer.inotify`): the event loop reads the
         events as they come; a batch is handed over once a step (`STEP_MS`) passes without a new
         one, or `debounce_ms` after its first."""
-        watch = await asyncio.to_thread(self._open_inotify)
+        opening = asyncio.ensure_future(asyncio.to_thread(self._open_inotify))
+        try:
+            watch = await asyncio.shield(opening)
+        except asyncio.CancelledError:  # stopped during the set-up: its descriptor is closed when it ends
+            opening.add_done_callback(_close_opened)
+            raise
         loop = asyncio.get_running_loop()
         pending: set[tuple[int, str]] = set()
         came = asyncio.Event()
@@ -411,6 +416,11 @@ class Watcher:
         task = asyncio.create_task(self._resync(), name=f"watch-resync:{self.vault_id}")
         self._resyncs.add(task)
         task.add_done_callback(self._resyncs.discard)
+
+
+def _close_opened(opening: asyncio.Future[Inotify]) -> None:
+    if not opening.cancelled() and opening.exception() is None:
+        opening.result().close()
 
 
 def _files_below(folder: Path) -> list[Path]:

@@ -185,3 +185,40 @@ async def test_the_watcher_reports_edits_and_starts_again_after_a_lost_watch(
         await edited("Two.md")
     finally:
         await watcher.stop()
+
+
+async def test_a_watcher_stopped_during_its_set_up_closes_the_watch_it_was_making(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The set-up runs in a worker thread that a stop cannot interrupt; the inotify descriptor it
+    opened is closed when it ends, not left open until the process exits."""
+    import threading
+
+    entered, release = threading.Event(), threading.Event()
+    made: list[Inotify] = []
+    real_open = Inotify.open
+
+    def held_open(self: Inotify) -> None:
+        made.append(self)
+        entered.set()
+        assert release.wait(WITHIN)
+        real_open(self)
+
+    async def nothing(changes: Sequence[FileChange]) -> list[FileChange]:
+        return []
+
+    async def publish(changes: Sequence[FileChange]) -> None:
+        return None
+
+    monkeypatch.setattr(Inotify, "open", held_open)
+    watcher = watch.Watcher(VaultPaths(tmp_path), "v", nothing, publish)
+    await watcher.start()
+    assert await asyncio.to_thread(entered.wait, WITHIN)
+    await watcher.stop()
+    assert made[0].fd >= 0  # still setting up
+    release.set()
+    for _ in range(int(WITHIN / 0.01)):
+        if made[0].fd < 0:
+            break
+        await asyncio.sleep(0.01)
+    assert made[0].fd == -1
