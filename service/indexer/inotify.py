@@ -23,7 +23,7 @@ re-reads the vault (`watch.Watcher._run`).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import functools
 import os
 import struct
 import sys
@@ -64,11 +64,13 @@ def available() -> bool:
     return _libc() is not None
 
 
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
+    """The interpreter's own C library (as `service.vault.dirfd` loads it), once: no library search."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)
         libc.inotify_init1.argtypes = [ctypes.c_int]
         libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
         libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
