@@ -290,9 +290,7 @@ class VaultgateApp:
             self.warmup.follow_new()
 
     def _indexer(self, vault: Vault) -> VaultIndexer:
-        i = self.settings.index
-        indexer = partial(VaultIndexer, watch=i.watch, debounce_ms=i.debounce_ms, parse_workers=i.parse_workers)
-        return indexer(vault, self.db, ignore=self.own_folders, activity=self.activity)
+        return VaultIndexer(vault, self.db, index=self.settings.index, ignore=self.own_folders, activity=self.activity)
 
     async def _record_vaults(self) -> None:
         now = time.time()

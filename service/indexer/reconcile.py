@@ -39,7 +39,7 @@ from service.indexer.caps import kept_text, max_chars
 from service.indexer.early import EarlyWrites
 from service.indexer.issues import FileIssue, issue
 from service.indexer.reading import read_note_file
-from service.indexer.scan import scan_with_paths
+from service.indexer.scan import indexed, scan, scan_with_paths
 from service.indexer.state import IndexerState
 from service.indexer.status import Counts, Token
 from service.indexer.task_format import follow_settings
@@ -281,6 +281,25 @@ def aliased(prepared: list[rows.Prepared], failed: list[FileIssue]) -> list[Note
     left = {i.path for i in failed}
     found = [p for p in prepared if p.note[3] != "[]" and p.path.lower().endswith(".md") and p.path not in left]
     return [NoteName(p.path, tuple(alias_texts(p.note[3]))) for p in found]
+
+
+async def drift(ix: IndexerState) -> list[str]:
+    """The vault paths whose file differs from what the index holds, read by the file watcher when
+    it polls (`watch.py`): notes and canvases new, changed (mtime or size) or gone, and other
+    files (attachments links resolve to) new or gone. Reads only: the watcher applies them as it
+    applies the OS's events. The scan and the comparison give way to calls, as a start's do."""
+    pause = GiveWay(ix.activity) if ix.activity is not None else None
+    notes, files = await asyncio.to_thread(scan, ix.vault.paths, None, None, pause)
+    changed, removed, _, _ = await ix.db.run_scan(
+        partial(compare, vault_id=ix.vault.id, disk=notes, full=False, pause=pause)
+    )
+    known = ix._files
+
+    def others() -> list[str]:
+        new = [f for f in files if f not in known and not indexed(f)]
+        return new + [f for f in known if f not in files and not indexed(f)]
+
+    return changed + removed + await asyncio.to_thread(others)
 
 
 def compare(

@@ -56,13 +56,14 @@ from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.known import KnownFiles
 from service.indexer.names import NoteNames
 from service.indexer.own_files import OwnFiles
-from service.indexer.reconcile import reconcile_vault, write_batch
+from service.indexer.reconcile import drift, reconcile_vault, write_batch
 from service.indexer.scan import scan
 from service.indexer.state import State
 from service.indexer.status import Counts, Token
 from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.writer_job import WriterJob
 from service.obsidian.task_status import task_format
+from service.settings.index import IndexSettings
 from service.storage.db import Database
 from service.tasks import cancel_and_wait
 from service.vault.events import FileChange
@@ -94,19 +95,17 @@ class VaultIndexer:
         vault: Vault,
         db: Database,
         *,
-        watch: bool = True,
-        debounce_ms: int = 50,
-        parse_workers: int | None = None,
+        index: IndexSettings | None = None,
         ignore: tuple[Path, ...] = (),
         activity: Activity | None = None,
     ) -> None:
-        """`activity`: the calls running, for work that can wait for a pause in them (the trigram
-        rebuild after a bulk load: seconds holding the index's writer)."""
+        """`index`: the `[index]` settings (the watcher, parse workers); `activity`: the calls running, for
+        work that can wait for a pause in them (the trigram rebuild after a bulk load: seconds holding the writer)."""
         self.vault = vault
         self.activity = activity
         self._ignore = ignore  # vaultgate's own folders: the watcher never reacts to them
-        # Worker processes that parse a bulk load (>= BULK_THRESHOLD changed notes); 0: a thread.
-        self.parse_workers = parsepool.default_workers() if parse_workers is None else parse_workers
+        self._settings = index = index or IndexSettings()
+        self.parse_workers = parsepool.default_workers() if index.parse_workers is None else index.parse_workers
         self.db = db
         self.name = f"indexer:{vault.id}"
         self.state: State = "starting"
@@ -129,8 +128,6 @@ class VaultIndexer:
         self._cond = asyncio.Condition()
         self._ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._watch_enabled = watch
-        self._debounce_ms = debounce_ms
         self._watcher: Watcher | None = None
         self._apply_lock = asyncio.Lock()
         self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
@@ -152,7 +149,7 @@ class VaultIndexer:
 
     async def start(self) -> None:
         self.vault.bus.subscribe(self._on_changes, first=True)
-        if self._watch_enabled:
+        if self._settings.watch:
             from service.indexer.watch import Watcher
 
             self._watcher = Watcher(
@@ -160,11 +157,14 @@ class VaultIndexer:
                 self.vault.id,
                 self._apply_external,
                 self.vault.bus.publish,
-                self._debounce_ms,
+                self._settings.debounce_ms,
                 ignore=self._ignore,
                 resync=self.reconcile,
                 failed=self.catch_up.failed,
                 ours=self._ours,
+                drift=partial(drift, self),
+                poll_only=self._settings.watch_mode == "poll",
+                poll_s=self._settings.watch_poll_s,
             )
         self._task = asyncio.create_task(self._initial(), name=self.name)
 
@@ -182,17 +182,14 @@ class VaultIndexer:
         await self.word_merge.cancel()
 
     async def _initial(self) -> None:
-        """The file watcher and the first reconcile, in the order that keeps calls moving.
-
-        Setting the watch up holds the interpreter for a walk of the vault (`watch.py`: 0.3-0.6 s
-        at 100k notes). With notes already indexed (a warm restart) the first calls are answered
-        from the index at once, and that stall held them back: the watch starts after the first
-        reconcile, and the vault is read once more after its setup (changed files only are
-        parsed), which brings in what changed on disk meanwhile. With an empty index (a first
-        start) nothing can be answered before the load anyway: the watch is set up first and the
-        one reconcile follows (a second reading after a 100k-note load raised its peak RSS from
-        259 to 333 MB). Either way an edit made at any time is read by a reconcile that started
-        after the watch was in place, or seen by the watch. `wait_ready` returns after both."""
+        """The file watcher and the first reconcile, in the order that keeps calls moving. On a warm
+        restart the first calls are answered from the index at once: the watch starts after the first
+        reconcile (its set-up walks every folder), and the vault is read once more after it is in place
+        (changed files only are parsed). With an empty index nothing can be answered before the load:
+        the watch is set up first and the one reconcile follows (a second reading after a 100k-note
+        load raised its peak RSS from 259 to 333 MB). Either way an edit made at any time is read by a
+        reconcile that started after the watch was in place, or seen by the watch. `wait_ready`
+        returns after both."""
         try:
             warm = await self.db.fetchone("SELECT 1 FROM notes WHERE vault_id = ? LIMIT 1", (self.vault.id,))
         except Exception:  # noqa: BLE001 - the reconcile reports what is wrong with the index
@@ -251,6 +248,10 @@ class VaultIndexer:
     def watching(self) -> bool:
         """Whether a file watcher is applying edits made by other programs."""
         return self._watcher is not None
+
+    @property
+    def polling(self) -> str | None:  # why the watcher polls instead of taking the OS's events (`watch_poll.py`)
+        return None if self._watcher is None else self._watcher.polling
 
     @property
     def ready(self) -> bool:
@@ -430,8 +431,7 @@ class VaultIndexer:
     # -- reporting ---------------------------------------------------------------------------
 
     async def counts(self) -> dict[str, int]:
-        """Row counts for status reports, cached per generation (see `status.Counts`)."""
-        # The generation is read before querying: a later write always invalidates.
+        """Row counts for status reports, cached per generation (`status.Counts`; read before the query)."""
         return await self._counts.get(self.generation, moving=self.state == "reconciling")
 
     @property

@@ -25,26 +25,18 @@ or file linked in while serving, `ln -s /outside Vault/Linked`, or anything the 
 below it) is never read into the index. A link that appears where a file or folder was
 indexed is reported as that path's deletion, so the index forgets what the link now hides.
 
-The watcher outlives a failure of its own: the watch is started again (after a short pause
-that grows while failures repeat, reset by the next good batch) and `resync` re-reads the
-vault, which brings in whatever the lost batch held. The failure met in practice is a name
-that is not UTF-8: `watchfiles` ends the whole watch at the first event on a path it cannot
-decode, losing the batch it was forming, and a recursive watch above such a *folder* fails at
-once, since setting it up opens the folder (`watch_plan.py`). After the first such failure the
-watcher watches around every such folder (`watch_plan.plan`: the folders above one on their
-own, the others with all below them), so it fails again only when another program touches
-such a name (or a new one appears), not in a loop; the names themselves are left out by the
-index (`scan.py`, `apply.py`).
+The watcher outlives a failure of its own: the watch is started again (after a pause that
+grows while failures repeat, reset by the next good batch) and `resync` re-reads the vault. A
+name that is not UTF-8 ends a whole `watchfiles` watch (`watch_plan.py`): after the first such
+failure the watcher watches around such folders. A watch that fails on the OS's limit of
+watches is replaced by polling for a while (`watch_poll.py`), as with `[index] watch_mode = "poll"`.
 
-Setting the watch up walks the whole vault (notify adds an inotify watch per folder, listing
-every entry) while holding the interpreter: 0.3-0.6 s at 100k notes, during which no call is
-answered (the event loop cannot run Python; docs/benchmarks.md, "100k workload"). It runs in a
-worker thread, and `established` is set once it is in place: the indexer starts it after its
-first reconcile and reads the vault once more after `established`, so an edit made at any time
-is either in that rescan or seen by the watch.
-
-The watcher is given what it uses (the vault's paths, an `apply`, a `publish`, a `resync` and
-an `ours` callable), not the indexer: it sits below `runner.py`, which builds it.
+Setting the watch up walks every folder (0.06-0.26 s at 100k notes) in a worker thread, and
+`established` is set once it is in place: the indexer starts it after its first reconcile and
+reads the vault once more after `established`, so an edit made at any time is either in that
+rescan or seen by the watch. The watcher is given what it uses (the vault's paths, an `apply`,
+a `publish`, a `resync`, an `ours` and a `drift` callable), not the indexer: it sits below
+`runner.py`, which builds it.
 """
 
 from __future__ import annotations
@@ -62,6 +54,7 @@ from typing import Any, Literal
 
 from service.indexer.inotify import Inotify, available
 from service.indexer.watch_plan import WatchPlan, plan
+from service.indexer.watch_poll import RETRY_EVENTS_S, DriftFn, at_limit, poll
 from service.storage.db import locked
 from service.tasks import cancel_and_wait
 from service.vault.decoding import is_utf8_name
@@ -78,19 +71,11 @@ RESTART_MIN_S = 0.05  # pause before watching again after a failure, doubled whi
 RESTART_MAX_S = 5.0
 BATCH_PAUSES_S = (1.0, 5.0)  # a batch failing on a locked cache.db is applied again after these (`_batch`)
 WAIT_MS = 5_000  # a wait for events in the worker thread returns this often (stop is checked sooner)
-# How often the wait looks at the events notify gathered: a batch is handed over at the first look
-# that finds no new event since the one before (or `debounce_ms` after the first), so an edit
-# waits one to two steps. At 20 ms that was 20-40 ms (~35 ms measured at 100k notes), the
-# largest part of a save -> searchable once the index update took a few ms; at 10 ms it is
-# 10-20 ms. A burst whose events come within a step of each other is still one batch (up to
-# `debounce_ms`).
+# A batch is handed over once a step passes without a new event (or `debounce_ms` after the
+# first), so an edit waits one to two steps (20 ms steps: ~35 ms save -> searchable at 100k).
 STEP_MS = 10
-# Only within `IDLE_AFTER_S` of the last event (none yet after a start) does the wait look every
-# `STEP_MS`; otherwise every `IDLE_STEP_MS`: 100 looks a second were the idle server's every
-# wake-up (~99 a second on the sample vault, where a laptop's power tools flag a daemon), and
-# each look takes the interpreter's lock, which can delay a call's answer. The first edit after a
-# quiet spell is then seen 50-100 ms after it is made, the ones after it (the same burst, the
-# next save of a note being typed) at the short step again.
+# watchfiles only: within `IDLE_AFTER_S` of the last event the wait looks every `STEP_MS`, else
+# every `IDLE_STEP_MS` (each look takes the interpreter's lock; 100 a second woke an idle server).
 IDLE_STEP_MS = 50
 IDLE_AFTER_S = 30.0
 Batch = set[tuple[int, str]] | Literal["signal", "stop", "timeout"]  # what a wait returns
@@ -122,12 +107,19 @@ class Watcher:
         resync: ResyncFn | None = None,
         failed: Callable[[list[str], BaseException], None] | None = None,
         ours: Callable[[str], bool] | None = None,
+        drift: DriftFn | None = None,
+        poll_only: bool = False,
+        poll_s: float = 10.0,
     ) -> None:
         self.paths = paths
         self.ours = ours  # a vault path the index reads later anyway: its events are dropped (`_sift`)
         self.dropped = 0  # events dropped by `ours`
         self._prefix = str(paths.root) + os.sep
         self.resync = resync
+        self.drift = drift  # what differs from the index: read when polling (`watch_poll.py`)
+        self.poll_only, self.poll_s = poll_only, poll_s
+        self.polling: str | None = None  # why the vault is polled (`[index] watch_mode`, the OS's limit)
+        self.limited = False  # the OS's watch failed on its limit once (told in the log once)
         self.failed = failed  # told the paths of a batch whose apply failed (`catch_up.CatchUp.failed`)
         self.restarts = 0  # how often the watch failed and was started again
         # Set after a failure on a name that is not UTF-8: from then on every watch is planned
@@ -180,8 +172,10 @@ class Watcher:
             kept.add((change, raw_path))
         return kept
 
-    def _filter(self, change: int, raw: str) -> bool:
-        return not self.own(raw)
+    def _in_place(self) -> None:
+        """The OS's watch is in place: every edit from now on is seen (polling has ended)."""
+        self.polling = None
+        self.established.set()
 
     def _relevant(self, raw: str) -> str | None:
         if self.own(raw):
@@ -217,11 +211,20 @@ class Watcher:
         while True:
             self._good = False
             try:
+                if self.poll_only and self.drift is not None:
+                    await self._poll(None)
+                    return
                 await self._watch(resync=again)
                 return  # stopped
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - the watch must go on (module docstring)
+                if at_limit(exc) and self.drift is not None:
+                    self.restarts += 1
+                    if await self._poll(exc):
+                        return  # stopped
+                    again = True  # the watch is tried again; once in place, the vault is read again
+                    continue
                 if UNDECODABLE in str(exc):
                     log.warning(
                         "file watcher for %s met a name that is not UTF-8 (%s); watching again around such folders",
@@ -237,6 +240,28 @@ class Watcher:
                 await asyncio.wait_for(self._stop.wait(), pause)
                 return
             again = True
+
+    async def _poll(self, limit: Exception | None) -> bool:
+        """Poll the vault (`watch_poll.py`): for good (`[index] watch_mode = "poll"`), or for a while
+        after the watch failed on the OS's `limit`. True: stopped."""
+        assert self.drift is not None
+        if limit is not None and not self.limited:
+            log.warning("file watcher for %s cannot watch every folder (%s): looking for changes every %.0f s"
+                        " instead; raise fs.inotify.max_user_watches (or max_user_instances) for events",
+                        self.vault_id, limit, self.poll_s)  # fmt: skip
+        self.limited = self.limited or limit is not None
+        self.polling = "watch_mode" if limit is None else f"the OS's watch limit: {limit}"
+        self.established.set()
+        retry = None if limit is None else RETRY_EVENTS_S
+        return await poll(self.drift, self.handle, self.poll_s, self._stop, self._prefix, for_s=retry)
+
+    async def handle(self, raw: set[tuple[int, str]]) -> None:
+        """A wait's events, or polling's (`watch_poll.py`): sifted (`_sift`), then indexed (`_batch`)."""
+        changes = self._sift(raw)
+        if changes:
+            await self._batch(changes)
+        else:
+            self._good = True  # all of them ours: handled
 
     async def _resync(self) -> None:
         assert self.resync is not None
@@ -309,7 +334,7 @@ class Watcher:
 
         loop.add_reader(watch.fd, readable)
         try:
-            self.established.set()
+            self._in_place()
             if resync:
                 self._start_resync()
             while True:
@@ -326,11 +351,7 @@ class Watcher:
                 raw = set(pending)
                 pending.clear()
                 self.last_event = time.monotonic()
-                changes = self._sift(raw)
-                if changes:
-                    await self._batch(changes)
-                else:
-                    self._good = True
+                await self.handle(raw)
         finally:
             if state["lost"] is None:
                 loop.remove_reader(watch.fd)
@@ -346,7 +367,7 @@ class Watcher:
         halt = threading.Event()  # ends this watch's waits: stop, or one of its watches failed
         waits: dict[asyncio.Future[Batch], Any] = {}
         try:
-            self.established.set()
+            self._in_place()
             if resync:
                 self._start_resync()
             while True:
@@ -364,11 +385,7 @@ class Watcher:
                     if raw == "timeout":
                         continue
                     self.last_event = time.monotonic()
-                    changes = self._sift(raw)
-                    if changes:
-                        await self._batch(changes)
-                    else:
-                        self._good = True  # all of them ours: handled
+                    await self.handle(raw)
         finally:
             # A wait returns at its next step (<= IDLE_STEP_MS); `close` must not run while one
             # still uses its watch (as awatch waits for its thread).
@@ -384,7 +401,7 @@ class Watcher:
         after each pause of BATCH_PAUSES_S; still locked, the vault is re-read (`resync`) rather
         than the batch's notes left stale until the next reconcile. Another failure is logged (a
         re-read of the whole vault per save of a file that keeps failing would walk every file)."""
-        rels = sorted({rel for change, raw in batch if self._filter(change, raw) and (rel := self._relevant(raw))})
+        rels = sorted({rel for _, raw in batch if not self.own(raw) and (rel := self._relevant(raw))})
         if not rels:
             return
         for pause in (*BATCH_PAUSES_S, None):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from service.settings.base import Section
@@ -10,6 +12,20 @@ from service.settings.base import Section
 class IndexSettings(Section):
     watch: bool = Field(default=True, description="Watch vault folders for edits made by other programs.")
     debounce_ms: int = Field(default=50, ge=0, le=5000, description="Watcher debounce window.")
+    watch_mode: Literal["events", "poll"] = Field(
+        default="events",
+        description="events: the OS reports each change (Linux's inotify), and where its watch cannot be set up"
+        " (the inotify watch or instance limit reached) the vault is polled instead; poll: the vault is compared"
+        " with the index every `watch_poll_s` (network file systems such as NFS, SMB or sshfs, where edits made"
+        " on another machine raise no event here).",
+    )
+    watch_poll_s: float = Field(
+        default=10.0,
+        ge=1.0,
+        le=3600.0,
+        description="Seconds between two looks for changes while polling; longer when one look takes over a"
+        " twentieth of it (a vault of 10^5 notes), so polling stays under ~5 % of a core.",
+    )
     parse_workers: int | None = Field(
         default=None,
         ge=0,

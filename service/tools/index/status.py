@@ -180,6 +180,12 @@ class IndexStatusOut(ToolOutput):
     headings: int = Field(description="Headings.")
     trigram_ready: bool = Field(description="The regex prefilter index is complete.")
     watching: bool = Field(description="External edits are being picked up by the file watcher.")
+    polling: str | None = Field(
+        default=None,
+        description="Why the watcher finds external edits by comparing the vault with the index every "
+        "`[index] watch_poll_s` instead of the OS's events: `watch_mode` (set so, for network file systems) or "
+        "the OS's watch limit (tried again every 10 minutes); null: events, or no watcher.",
+    )
     error: str | None = Field(default=None, description="Why the index failed.")
     file_warnings: FileWarnings | None = Field(
         default=None,
@@ -257,6 +263,7 @@ async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
         headings=counts["headings"],
         trigram_ready=indexer.trigram_ready,
         watching=indexer.watching,
+        polling=indexer.polling,
         error=indexer.error or indexer.catch_up.error,
         file_warnings=file_warnings(ctx, indexer, restricted),
         embeddings=await embedding_status(ctx, restricted),

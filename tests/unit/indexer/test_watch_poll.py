@@ -1,0 +1,175 @@
+"""Polling in place of the OS's events (`service.indexer.watch_poll`): `[index] watch_mode = "poll"`
+(network file systems), and the fallback when the OS's watch limit is reached — through the app
+and the dispatch chain: what another program writes, changes, deletes or adds beside the notes
+is found, told to subscribers as external, our own writes are not read twice, and events come
+back once the limit allows."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from service.indexer import inotify, watch, watch_poll
+from service.indexer.inotify import Inotify
+from service.vault.events import FileChange
+from tests.conftest import Harness, started
+from tests.polling import until
+
+POLLING = {"watch_mode": "poll", "watch_poll_s": 1.0}
+
+
+def _vault(root: Path) -> Path:
+    (root / "Notes").mkdir(parents=True)
+    (root / "Notes" / "Kept.md").write_text("# Kept\n\nplainword here\n", encoding="utf-8")
+    (root / "Notes" / "Gone.md").write_text("# Gone\n\nvanishingword\n", encoding="utf-8")
+    (root / "Notes" / "Shows.md").write_text("# Shows\n\n![[pic.png]]\n", encoding="utf-8")
+    return root
+
+
+async def _found(vg: Harness, query: str) -> list[str]:
+    out = await vg.ok("search_text", query=query)
+    return [item["path"] for item in out["items"]]
+
+
+async def _until(vg: Harness, query: str, expect: list[str]) -> None:
+    """Search `query` until it answers `expect` (bounded)."""
+
+    async def answered() -> bool:
+        return await _found(vg, query) == expect
+
+    await until(answered, f"search_text {query!r} answering {expect}", pause=0.1)
+
+
+async def _resolved(vg: Harness, note: str) -> list[tuple[str, bool]]:
+    out = await vg.ok("get_outlinks", path=note)
+    return [(link["path"], link["resolved"]) for link in out["items"]]
+
+
+def test_the_limits_are_known_by_their_errors() -> None:
+    assert watch_poll.at_limit(OSError(errno.ENOSPC, "inotify_add_watch: No space left on device"))
+    assert watch_poll.at_limit(OSError(errno.EMFILE, "inotify_init1: Too many open files"))
+    assert watch_poll.at_limit(OSError("OS file watch limit reached. about [...]"))  # watchfiles
+    assert not watch_poll.at_limit(OSError(errno.EACCES, "Permission denied"))
+    assert not watch_poll.at_limit(ValueError("watch limit"))
+
+
+async def test_a_look_that_takes_long_makes_the_pause_after_it_longer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A look of 1 s is followed by a pause of at least 20 s, whatever `every_s` says (polling
+    stays under ~5 % of a core); `for_s` ends the polling before a look that would begin past it,
+    and `stop` ends it at once."""
+    clock = [0.0]
+    looks: list[float] = []
+    monkeypatch.setattr(watch_poll.time, "monotonic", lambda: clock[0])
+
+    async def drift() -> list[str]:
+        looks.append(clock[0])
+        clock[0] += 1.0  # the look takes 1 s
+        return []
+
+    async def handle(raw: set[tuple[int, str]]) -> None:
+        raise AssertionError("nothing differs")
+
+    stop = asyncio.Event()
+    assert await watch_poll.poll(drift, handle, 0.01, stop, "/v/", for_s=5.0) is False
+    assert looks == [0.0]  # 1 s of look + 20 s of pause > 5 s: no second look
+    stop.set()
+    assert await watch_poll.poll(drift, handle, 0.01, stop, "/v/") is True
+
+
+async def test_a_polled_vault_finds_what_another_program_did(tmp_path: Path) -> None:
+    root = _vault(tmp_path / "v")
+    async with started(root, index=POLLING) as vg:
+        await vg.indexed()
+        status = await vg.ok("index_status")
+        assert (status["watching"], status["polling"]) == (True, "watch_mode")
+        told: list[tuple[str, str, str]] = []
+
+        async def listen(changes: Sequence[FileChange]) -> None:
+            told.extend((c.kind, c.path, c.origin) for c in changes)
+
+        next(iter(vg.app.vaults.values())).bus.subscribe(listen)
+        assert await _resolved(vg, "Notes/Shows.md") == [("pic.png", False)]
+        (root / "Notes" / "New.md").write_text("# New\n\nfreshword\n", encoding="utf-8")
+        (root / "Notes" / "Kept.md").write_text("# Kept\n\nchangedword now\n", encoding="utf-8")
+        (root / "Notes" / "Gone.md").unlink()
+        (root / "Notes" / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+        await _until(vg, "freshword", ["Notes/New.md"])
+        await _until(vg, "changedword", ["Notes/Kept.md"])
+        await _until(vg, "vanishingword", [])
+        assert await _found(vg, "plainword") == []
+        assert await _resolved(vg, "Notes/Shows.md") == [("Notes/pic.png", True)]
+        assert {(p, o) for _, p, o in told} >= {
+            ("Notes/New.md", "external"),
+            ("Notes/Kept.md", "external"),
+            ("Notes/Gone.md", "external"),
+        }
+        assert ("deleted", "Notes/Gone.md", "external") in told
+
+
+async def test_our_own_writes_are_not_read_again_by_polling(tmp_path: Path) -> None:
+    root = _vault(tmp_path / "v")
+    async with started(root, index=POLLING) as vg:
+        await vg.indexed()
+        watcher = vg.indexer()._watcher
+        assert watcher is not None and watcher.drift is not None
+        applied: list[str] = []
+        real = watcher.apply
+
+        async def spy(changes: Sequence[FileChange]) -> list[FileChange]:
+            applied.extend(c.path for c in changes)
+            return await real(changes)
+
+        watcher.apply = spy
+        await vg.ok("create_note", path="Notes/Ours.md", content="ourword\n")
+        await vg.ok("append_note", path="Notes/Kept.md", content="more of ours\n")
+        await vg.settled()
+        assert await watcher.drift() == []  # the index holds the files as our writes left them
+        await asyncio.sleep(2.5)  # two looks at least
+        assert applied == []
+        assert await _found(vg, "ourword") == ["Notes/Ours.md"]
+
+
+@pytest.mark.skipif(not inotify.available(), reason="inotify is Linux's")
+async def test_the_watch_limit_turns_to_polling_and_events_come_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """inotify_add_watch failing with ENOSPC (the user's `max_user_watches` reached) no longer
+    leaves the vault unwatched, retried every 5 s with a traceback: the vault is polled, said once
+    in the log and in index_status, and the watch is tried again (here every 2 s); once a watch
+    fits, events come back."""
+    root = _vault(tmp_path / "v")
+    monkeypatch.setattr(watch, "RETRY_EVENTS_S", 2.0)
+    real_add = Inotify._add
+    full = [True]
+
+    def add(self: Inotify, path: bytes) -> int:
+        if full[0]:
+            raise OSError(errno.ENOSPC, "inotify_add_watch: No space left on device", path.decode())
+        return real_add(self, path)
+
+    monkeypatch.setattr(Inotify, "_add", add)
+    caplog.set_level(logging.WARNING, logger="service.indexer.watch")
+    async with started(root, index={"watch_poll_s": 1.0}) as vg:
+        await vg.indexed()
+        status = await vg.ok("index_status")
+        assert status["polling"].startswith("the OS's watch limit: [Errno 28]")
+        (root / "Notes" / "Polled.md").write_text("polledword\n", encoding="utf-8")
+        await _until(vg, "polledword", ["Notes/Polled.md"])
+        watcher = vg.indexer()._watcher
+        assert watcher is not None
+        await until(lambda: watcher.restarts >= 2, "a retry of the watch that fails again", pause=0.1)
+        told = [r for r in caplog.records if "cannot watch every folder" in r.getMessage()]
+        assert len(told) == 1 and "max_user_watches" in told[0].getMessage()
+        assert not [r for r in caplog.records if r.exc_info]  # no traceback per retry
+        full[0] = False
+        await until(lambda: watcher.polling is None, "the watch in place again", pause=0.1)
+        assert (await vg.ok("index_status"))["polling"] is None
+        before = watcher.last_event
+        (root / "Notes" / "Evented.md").write_text("eventword\n", encoding="utf-8")
+        await _until(vg, "eventword", ["Notes/Evented.md"])
+        assert watcher.last_event > before  # reported by inotify, not found by a look
