@@ -287,7 +287,13 @@ async def drift(ix: IndexerState) -> list[str]:
     """The vault paths whose file differs from what the index holds, read by the file watcher when
     it polls (`watch.py`): notes and canvases new, changed (mtime or size) or gone, and other
     files (attachments links resolve to) new or gone. Reads only: the watcher applies them as it
-    applies the OS's events. The scan and the comparison give way to calls, as a start's do."""
+    applies the OS's events. The scan and the comparison give way to calls, as a start's do.
+    Nothing before the index is ready: the first reading reads every file anyway, and compared with
+    a half-built index every note would differ; a reindex under way ends first."""
+    if ix.state != "ready":
+        return []
+    async with ix._apply_lock:  # a reconcile holds it throughout: the look compares with its result
+        pass
     pause = GiveWay(ix.activity) if ix.activity is not None else None
     notes, files = await asyncio.to_thread(scan, ix.vault.paths, None, None, pause)
     changed, removed, _, _ = await ix.db.run_scan(

@@ -11,6 +11,7 @@ import errno
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -173,3 +174,37 @@ async def test_the_watch_limit_turns_to_polling_and_events_come_back(
         (root / "Notes" / "Evented.md").write_text("eventword\n", encoding="utf-8")
         await _until(vg, "eventword", ["Notes/Evented.md"])
         assert watcher.last_event > before  # reported by inotify, not found by a look
+
+
+async def test_no_look_compares_with_a_half_built_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a first start the watch is in place before the first reading of the vault. A look then
+    would find every note missing from the half-built index and have the watcher read each one
+    again after the load (100k notes: a second load): looks find nothing until the index is ready."""
+    from service.indexer import runner
+
+    root = _vault(tmp_path / "v")
+    for i in range(40):
+        (root / "Notes" / f"n{i}.md").write_text(f"# n{i}\n\nbody {i}\n", encoding="utf-8")
+    gate = asyncio.Event()
+    real_reconcile, real_drift = runner.reconcile_vault, runner.drift
+    looks: list[list[str]] = []
+
+    async def held(*args: Any, **kwargs: Any) -> dict[str, int]:
+        await gate.wait()
+        return await real_reconcile(*args, **kwargs)
+
+    async def counted(ix: Any) -> list[str]:
+        found = await real_drift(ix)
+        looks.append(found)
+        return found
+
+    monkeypatch.setattr(runner, "reconcile_vault", held)
+    monkeypatch.setattr(runner, "drift", counted)
+    async with started(root, index=POLLING) as vg:
+        await until(lambda: len(looks) >= 2, "two looks while the first reading waits", pause=0.1)
+        assert vg.indexer().state != "ready"
+        gate.set()
+        await vg.indexed()
+        seen = len(looks)
+        await until(lambda: len(looks) >= seen + 2, "two looks after the first reading", pause=0.1)
+        assert looks == [[]] * len(looks)
