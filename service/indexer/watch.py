@@ -208,22 +208,23 @@ class Watcher:
     async def _run(self) -> None:
         pause = RESTART_MIN_S
         again = False
+        limit: Exception | None = None  # the watch failed on the OS's limit: polling for a while
         while True:
             self._good = False
             try:
-                if self.poll_only and self.drift is not None:
-                    await self._poll(None)
-                    return
+                if self.drift is not None and (self.poll_only or limit is not None):
+                    if await self._poll(limit):
+                        return  # stopped
+                    limit, again = None, True  # the watch tried again; once in place, the vault is read again
+                    continue
                 await self._watch(resync=again)
                 return  # stopped
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - the watch must go on (module docstring)
-                if at_limit(exc) and self.drift is not None:
+                if limit is None and not self.poll_only and self.drift is not None and at_limit(exc):
+                    limit = exc
                     self.restarts += 1
-                    if await self._poll(exc):
-                        return  # stopped
-                    again = True  # the watch is tried again; once in place, the vault is read again
                     continue
                 if UNDECODABLE in str(exc):
                     log.warning(

@@ -208,3 +208,42 @@ async def test_no_look_compares_with_a_half_built_index(tmp_path: Path, monkeypa
         seen = len(looks)
         await until(lambda: len(looks) >= seen + 2, "two looks after the first reading", pause=0.1)
         assert looks == [[]] * len(looks)
+
+
+@pytest.mark.skipif(not inotify.available(), reason="inotify is Linux's")
+@pytest.mark.parametrize("mode", ["limit", "poll"])
+async def test_a_failing_look_is_tried_again_after_a_pause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """A look that fails (here the process out of file descriptors, EMFILE, which also names
+    inotify's instance limit) neither ends the watcher nor spins: it is tried again after the
+    restart pause, and edits are found once looks work again."""
+    from service.indexer import runner
+
+    root = _vault(tmp_path / "v")
+    monkeypatch.setattr(watch, "RESTART_MAX_S", 0.2)
+    real_drift = runner.drift
+    looks: list[str] = []
+
+    def add(self: Inotify, path: bytes) -> int:
+        raise OSError(errno.ENOSPC, "inotify_add_watch: No space left on device", path.decode())
+
+    async def failing(ix: Any) -> list[str]:
+        if ix.state == "ready" and len([x for x in looks if x == "failed"]) < 5:
+            looks.append("failed")
+            raise OSError(errno.EMFILE, "Too many open files")
+        looks.append("looked")
+        return await real_drift(ix)
+
+    if mode == "limit":
+        monkeypatch.setattr(Inotify, "_add", add)
+    monkeypatch.setattr(runner, "drift", failing)
+    index = {"watch_poll_s": 1.0} if mode == "limit" else POLLING
+    async with started(root, index=index) as vg:
+        await vg.indexed()
+        (root / "Notes" / "After.md").write_text("afterword\n", encoding="utf-8")
+        await _until(vg, "afterword", ["Notes/After.md"])
+        watcher = vg.indexer()._watcher
+        assert watcher is not None and watcher._task is not None and not watcher._task.done()
+        assert looks.count("failed") == 5 and watcher.restarts >= 5
+        assert (watcher.polling or "").startswith("watch_mode" if mode == "poll" else "the OS's watch limit")
