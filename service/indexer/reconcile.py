@@ -25,7 +25,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from service import budget, malloc
 from service.activity import GiveWay
@@ -46,6 +46,7 @@ from service.indexer.task_format import follow_settings
 from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.words import WordCatchUp
 
+T = TypeVar("T")
 COMPARE_PAGE = 1024  # index rows read between two calls of the comparison's `pause`
 
 
@@ -283,21 +284,31 @@ def aliased(prepared: list[rows.Prepared], failed: list[FileIssue]) -> list[Note
     return [NoteName(p.path, tuple(alias_texts(p.note[3]))) for p in found]
 
 
-async def drift(ix: IndexerState) -> list[str]:
+async def drift(ix: IndexerState) -> tuple[list[str], float]:
     """The vault paths whose file differs from what the index holds, read by the file watcher when
     it polls (`watch.py`): notes and canvases new, changed (mtime or size) or gone, and other
-    files (attachments links resolve to) new or gone. Reads only: the watcher applies them as it
-    applies the OS's events. The scan and the comparison give way to calls, as a start's do.
-    Nothing before the index is ready: the first reading reads every file anyway, and compared with
-    a half-built index every note would differ; a reindex under way ends first."""
+    files (attachments links resolve to) new or gone; and the CPU seconds the look took (its
+    threads' own: not the time it gave way to calls, nor theirs). Reads only: the watcher applies
+    them as it applies the OS's events. The scan and the comparison give way to calls, as a
+    start's do. Nothing before the index is ready: the first reading reads every file anyway, and
+    compared with a half-built index every note would differ; a reindex under way ends first."""
     if ix.state != "ready":
-        return []
+        return [], 0.0
     async with ix._apply_lock:  # a reconcile holds it throughout: the look compares with its result
         pass
     pause = GiveWay(ix.activity) if ix.activity is not None else None
-    notes, files = await asyncio.to_thread(scan, ix.vault.paths, None, None, pause)
+    spent = [0.0]
+
+    def timed(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        start = time.thread_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            spent[0] += time.thread_time() - start
+
+    notes, files = await asyncio.to_thread(timed, scan, ix.vault.paths, None, None, pause)
     changed, removed, _, _ = await ix.db.run_scan(
-        partial(compare, vault_id=ix.vault.id, disk=notes, full=False, pause=pause)
+        partial(timed, compare, vault_id=ix.vault.id, disk=notes, full=False, pause=pause)
     )
     known = ix._files
 
@@ -305,7 +316,7 @@ async def drift(ix: IndexerState) -> list[str]:
         new = [f for f in files if f not in known and not indexed(f)]
         return new + [f for f in known if f not in files and not indexed(f)]
 
-    return changed + removed + await asyncio.to_thread(others)
+    return changed + removed + await asyncio.to_thread(timed, others), spent[0]
 
 
 def compare(

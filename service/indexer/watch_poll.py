@@ -11,8 +11,9 @@ Polling compares the vault with the index (`reconcile.drift`: the folders' scan 
 rows, giving way to calls as a start's reading does) every `[index] watch_poll_s`, and hands
 what differs to the watcher as if the OS had reported it (`Watcher.handle`): applied only where
 the file differs from the index, published with origin "external", our own writes left to
-their own update. A pause after a look lasts at least `SHARE` times the look, so a large vault's
-looks stay under ~5 % of a core. Polling because of a limit tries the OS's watch again every
+their own update. A pause after a look lasts at least `SHARE` times the look's CPU time (not
+its wall time, which grows while it gives way to calls), so a large vault's looks stay under
+~5 % of a core. Polling because of a limit tries the OS's watch again every
 `RETRY_EVENTS_S`: a limit raised meanwhile (`sysctl fs.inotify.max_user_watches=...`), or
 watches another program gave back, brings the events back without a restart.
 """
@@ -35,7 +36,8 @@ LIMIT_TEXT = "watch limit"  # how watchfiles (Rust notify) reports the limit: "O
 RETRY_EVENTS_S = 600.0
 SHARE = 20  # a pause is at least this many times the look before it
 
-DriftFn = Callable[[], Awaitable[list[str]]]  # the vault paths whose files differ from the index
+# The vault paths whose files differ from the index, and the CPU seconds the look took.
+DriftFn = Callable[[], Awaitable[tuple[list[str], float]]]
 HandleFn = Callable[[set[tuple[int, str]]], Awaitable[None]]  # events, as (kind, absolute path)
 
 
@@ -52,11 +54,10 @@ async def poll(
     folder's absolute path, ending with the separator."""
     began = time.monotonic()
     while True:
-        start = time.monotonic()
-        rels = await drift()
+        rels, cpu_s = await drift()
         if rels:
             await handle({_event(root + rel.replace("/", os.sep)) for rel in rels})
-        pause = max(every_s, SHARE * (time.monotonic() - start))
+        pause = max(every_s, SHARE * cpu_s)
         if for_s is not None and time.monotonic() + pause - began > for_s:
             return False
         with contextlib.suppress(TimeoutError):

@@ -60,24 +60,24 @@ def test_the_limits_are_known_by_their_errors() -> None:
 
 
 async def test_a_look_that_takes_long_makes_the_pause_after_it_longer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A look of 1 s is followed by a pause of at least 20 s, whatever `every_s` says (polling
-    stays under ~5 % of a core); `for_s` ends the polling before a look that would begin past it,
-    and `stop` ends it at once."""
+    """A look of 1 s of CPU is followed by a pause of at least 20 s, whatever `every_s` says
+    (polling stays under ~5 % of a core); `for_s` ends the polling before a look that would begin
+    past it, and `stop` ends it at once."""
     clock = [0.0]
     looks: list[float] = []
     monkeypatch.setattr(watch_poll.time, "monotonic", lambda: clock[0])
 
-    async def drift() -> list[str]:
+    async def drift() -> tuple[list[str], float]:
         looks.append(clock[0])
-        clock[0] += 1.0  # the look takes 1 s
-        return []
+        clock[0] += 0.1  # the look's wall time counts for nothing: its CPU time does
+        return [], 1.0
 
     async def handle(raw: set[tuple[int, str]]) -> None:
         raise AssertionError("nothing differs")
 
     stop = asyncio.Event()
     assert await watch_poll.poll(drift, handle, 0.01, stop, "/v/", for_s=5.0) is False
-    assert looks == [0.0]  # 1 s of look + 20 s of pause > 5 s: no second look
+    assert looks == [0.0]  # 20 s of pause after 1 s of CPU > 5 s: no second look
     stop.set()
     assert await watch_poll.poll(drift, handle, 0.01, stop, "/v/") is True
 
@@ -129,7 +129,7 @@ async def test_our_own_writes_are_not_read_again_by_polling(tmp_path: Path) -> N
         await vg.ok("create_note", path="Notes/Ours.md", content="ourword\n")
         await vg.ok("append_note", path="Notes/Kept.md", content="more of ours\n")
         await vg.settled()
-        assert await watcher.drift() == []  # the index holds the files as our writes left them
+        assert (await watcher.drift())[0] == []  # the index holds the files as our writes left them
         await asyncio.sleep(2.5)  # two looks at least
         assert applied == []
         assert await _found(vg, "ourword") == ["Notes/Ours.md"]
@@ -193,9 +193,9 @@ async def test_no_look_compares_with_a_half_built_index(tmp_path: Path, monkeypa
         await gate.wait()
         return await real_reconcile(*args, **kwargs)
 
-    async def counted(ix: Any) -> list[str]:
+    async def counted(ix: Any) -> tuple[list[str], float]:
         found = await real_drift(ix)
-        looks.append(found)
+        looks.append(found[0])
         return found
 
     monkeypatch.setattr(runner, "reconcile_vault", held)
@@ -228,7 +228,7 @@ async def test_a_failing_look_is_tried_again_after_a_pause(
     def add(self: Inotify, path: bytes) -> int:
         raise OSError(errno.ENOSPC, "inotify_add_watch: No space left on device", path.decode())
 
-    async def failing(ix: Any) -> list[str]:
+    async def failing(ix: Any) -> tuple[list[str], float]:
         if ix.state == "ready" and len([x for x in looks if x == "failed"]) < 5:
             looks.append("failed")
             raise OSError(errno.EMFILE, "Too many open files")
