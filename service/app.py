@@ -314,6 +314,8 @@ class VaultgateApp:
             self.metrics.index_notes.labels(vault=vid).set((await indexer.counts())["notes"])
             last = indexer.last_change or indexer.last_sync or now
             self.metrics.index_lag.labels(vault=vid).set(max(0.0, now - last) if indexer.backlog else 0.0)
+            if indexer.watching:
+                self.metrics.watch_polling.labels(vault=vid).set(1 if indexer.polling else 0)
             job = self.semantic.jobs.get(vid) if self.semantic.enabled else None
             if job is not None:
                 self.metrics.embedding_failing.labels(vault=vid).set(1 if job.state == "failed" else 0)

@@ -64,6 +64,12 @@ class Metrics:
             ("vault",),
             registry=r,
         )
+        self.watch_polling = Gauge(
+            "vaultgate_index_watch_polling",
+            "1 while the file watcher polls the vault instead of taking the OS's events (watch limit, watch_mode)",
+            ("vault",),
+            registry=r,
+        )
         self.db_size = Gauge("vaultgate_db_size_bytes", "Size of cache.db and state.db plus their WALs", registry=r)
         self.maintenance_runs = Counter(
             "vaultgate_maintenance_runs", "Maintenance sweeps by outcome", ("status",), registry=r

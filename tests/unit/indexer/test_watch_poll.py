@@ -247,3 +247,18 @@ async def test_a_failing_look_is_tried_again_after_a_pause(
         assert watcher is not None and watcher._task is not None and not watcher._task.done()
         assert looks.count("failed") == 5 and watcher.restarts >= 5
         assert (watcher.polling or "").startswith("watch_mode" if mode == "poll" else "the OS's watch limit")
+
+
+async def test_the_polling_gauge_says_which_vault_is_polled(tmp_path: Path) -> None:
+    from service.obs.metrics import Metrics
+
+    async with started(_vault(tmp_path / "polled"), index=POLLING) as vg:
+        await vg.indexed()
+        await vg.app.refresh_gauges()
+        metrics: Metrics = vg.app.services.metrics
+        assert metrics.registry.get_sample_value("vaultgate_index_watch_polling", {"vault": "main"}) == 1
+    async with started(_vault(tmp_path / "evented")) as vg:
+        await vg.indexed()
+        await vg.app.refresh_gauges()
+        metrics = vg.app.services.metrics
+        assert metrics.registry.get_sample_value("vaultgate_index_watch_polling", {"vault": "main"}) == 0
