@@ -29,6 +29,8 @@ import struct
 import sys
 from collections.abc import Callable
 
+from service.vault.decoding import is_utf8_bytes
+
 IN_MODIFY = 0x00000002
 IN_ATTRIB = 0x00000004
 IN_CLOSE_WRITE = 0x00000008
@@ -77,14 +79,6 @@ def _libc() -> ctypes.CDLL | None:
     except (OSError, AttributeError):
         return None
     return libc
-
-
-def _utf8(name: bytes) -> bool:
-    try:
-        name.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 class Inotify:
@@ -154,7 +148,7 @@ class Inotify:
                 if wd == self._root_wd:
                     raise WatchLost(f"the watched folder {os.fsdecode(self.root)!r} was deleted or moved")
                 continue  # its parent's event reports it
-            if not name or not _utf8(name):
+            if not name or not is_utf8_bytes(name):
                 continue  # a name the index leaves out
             path = folder + b"/" + name
             if mask & IN_ISDIR:
@@ -176,7 +170,7 @@ class Inotify:
                 out.add((MODIFIED, os.fsdecode(path)))
 
     def _watched(self, path: bytes, name: bytes) -> bool:
-        return not name.startswith(b".") and _utf8(name) and not self.skip(path)
+        return not name.startswith(b".") and is_utf8_bytes(name) and not self.skip(path)
 
     def _add(self, path: bytes) -> int:
         wd = int(self._libc.inotify_add_watch(self.fd, path, MASK))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-UTF8 = "utf-8"
+from service.vault.decoding import UTF8, is_utf8_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,14 +30,6 @@ class WatchPlan:
     recursive: tuple[str, ...]  # watched with everything below them
     alone: tuple[str, ...]  # watched on their own (their entries, not below)
     skipped: tuple[str, ...]  # the folders not watched: names not UTF-8 (as printable text)
-
-
-def _decodes(name: bytes) -> bool:
-    try:
-        name.decode(UTF8)
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _folders(path: bytes) -> list[bytes]:
@@ -56,7 +48,7 @@ def plan(root: str) -> WatchPlan:
     stack = [top]
     while stack:
         for folder in _folders(stack.pop()):
-            if _decodes(os.path.basename(folder)):
+            if is_utf8_bytes(os.path.basename(folder)):
                 stack.append(folder)
             else:
                 bad.append(folder)  # never opened

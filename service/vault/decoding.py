@@ -211,6 +211,17 @@ def printable_name(name: str) -> str:
     return name.encode(UTF8, errors="surrogateescape").decode(UTF8, errors="backslashreplace")
 
 
+def is_utf8_bytes(name: bytes) -> bool:
+    """Whether a file name (or path) as the OS gives it, in bytes, is valid UTF-8."""
+    if name.isascii():
+        return True
+    try:
+        name.decode(UTF8)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def is_utf8_name(name: str) -> bool:
     """Whether a file name (or path) from the OS is valid UTF-8; one that is not carries lone
     surrogates (Python's `surrogateescape`), which SQLite and JSON refuse."""
