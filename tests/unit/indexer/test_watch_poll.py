@@ -110,6 +110,13 @@ async def test_a_polled_vault_finds_what_another_program_did(tmp_path: Path) -> 
             ("Notes/Gone.md", "external"),
         }
         assert ("deleted", "Notes/Gone.md", "external") in told
+        # A folder renamed by another program (its notes and the attachment go with it).
+        (root / "Notes").rename(root / "Moved")
+        await _until(vg, "freshword", ["Moved/New.md"])
+        await _until(vg, "changedword", ["Moved/Kept.md"])
+        assert await _resolved(vg, "Moved/Shows.md") == [("Moved/pic.png", True)]
+        listed = await vg.ok("list_notes")
+        assert sorted(item["path"] for item in listed["items"]) == ["Moved/Kept.md", "Moved/New.md", "Moved/Shows.md"]
 
 
 async def test_our_own_writes_are_not_read_again_by_polling(tmp_path: Path) -> None:
