@@ -6,10 +6,11 @@ edit made by another program takes to be found while polling.
 Starts the app in this process on the standard workload's vault with `[index] watch_mode =
 "poll"` (the index built first when missing), waits until it is ready and settled, then times
 `--looks` looks (`reconcile.drift`: the folders' scan and the index's rows, nothing changed):
-wall and process CPU per look, and the pause polling takes after such a look (at least 20 times
-the look's CPU time). Then `--edits` times a new note is written as another program would and
-`search_text` asked every 20 ms until it finds it: file written -> found, which is about half
-of `watch_poll_s` plus a look. Prints one JSON object (see tests/bench/common.py). Not part of
+wall and process CPU per look, the pause polling takes after such a look (at least 20 times
+the look's CPU time), and the process's RSS before and after the looks. Then `--edits` times a
+new note is written as another program would and `search_text` asked every 20 ms until it finds
+it: file written -> found, about half of the pause plus a look (up to two pauses when a look has
+passed the folder already). Prints one JSON object (see tests/bench/common.py). Not part of
 the test run.
 """
 
@@ -21,7 +22,7 @@ import os
 import time
 from typing import Any
 
-from tests.bench.common import BENCH_ENV, report, standard_vault, summary_ms
+from tests.bench.common import BENCH_ENV, report, rss_mb, standard_vault, summary_ms
 
 SETTLE_LIMIT_S = 120
 
@@ -42,6 +43,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             if time.process_time() - cpu0 < 0.02:
                 break
         ix = vg.indexer()
+        rss_before = rss_mb(os.getpid())
         walls: list[float] = []
         cpus: list[float] = []
         for _ in range(args.looks):
@@ -50,6 +52,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             walls.append(time.perf_counter() - t0)
             cpus.append(time.process_time() - cpu0)
             assert differ == [], differ[:5]
+        rss_after = rss_mb(os.getpid())
         found: list[float] = []
         for i in range(args.edits):
             word = f"polledword{i}x{os.getpid()}"
@@ -67,6 +70,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             "notes": args.notes,
             "poll_s": args.poll_s,
             "load_avg_1_5_15": [round(x, 2) for x in os.getloadavg()],
+            "rss_mb_before_after_looks": [rss_before, rss_after],
             "look_wall_ms": summary_ms(walls),
             "look_cpu_ms": summary_ms(cpus),
             "pause_after_look_s": round(max(args.poll_s, watch_poll.SHARE * sorted(cpus)[len(cpus) // 2]), 2),
