@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
+import unicodedata
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any, TypeVar
 
 from service import budget, malloc
@@ -306,7 +309,9 @@ async def drift(ix: IndexerState) -> tuple[list[str], float]:
         finally:
             spent[0] += time.thread_time() - start
 
-    notes, files = await asyncio.to_thread(timed, scan, ix.vault.paths, None, None, pause)
+    unread: list[OSError] = []
+    notes, files = await asyncio.to_thread(timed, scan, ix.vault.paths, None, None, pause, unread)
+    held = _unlisted(ix.vault.paths.root, unread, bool(files) or not len(ix._files))
     changed, removed, _, _ = await ix.db.run_scan(
         partial(timed, compare, vault_id=ix.vault.id, disk=notes, full=False, pause=pause)
     )
@@ -314,9 +319,26 @@ async def drift(ix: IndexerState) -> tuple[list[str], float]:
 
     def others() -> list[str]:
         new = [f for f in files if f not in known and not indexed(f)]
-        return new + [f for f in known if f not in files and not indexed(f)]
+        return new + [f for f in known if f not in files and not indexed(f) and not f.startswith(held)]
 
+    removed = [p for p in removed if not p.startswith(held)]
     return changed + removed + await asyncio.to_thread(timed, others), spent[0]
+
+
+def _unlisted(root: Path, unread: list[OSError], listed: bool) -> tuple[str, ...]:
+    """The vault-relative prefixes (`folder/`) of the folders a look could not list: what the
+    index holds below them is not taken for deleted. A vault folder that could not be listed,
+    or that lists nothing while the index holds files (a network share not mounted, a stale
+    handle), fails the look: the index is left as it is and the look is tried again."""
+    held: list[str] = []
+    for error in unread:
+        rel = os.path.relpath(os.fsdecode(error.filename or root), root).replace(os.sep, "/")
+        if rel == ".":
+            raise error
+        held.append(unicodedata.normalize("NFC", rel) + "/")
+    if not listed:
+        raise FileNotFoundError(f"the vault folder {str(root)!r} lists nothing while the index holds files")
+    return tuple(held)
 
 
 def compare(

@@ -42,16 +42,18 @@ def scan(
     temps: list[str] | None = None,
     issues: list[FileIssue] | None = None,
     pause: Callable[[], None] | None = None,
+    unread: list[OSError] | None = None,
 ) -> tuple[dict[str, tuple[float, int]], set[str]]:
     """(indexed files — notes and canvases — with their (mtime, size), every file) under the vault
     root; the temp files of atomic writes found on the way are added to `temps` when given (see
-    `service.vault.temps`), the names left out (not UTF-8, special files) to `issues`. `pause`
-    is called every `PAUSE_EVERY` names (`service.activity.GiveWay`: turns given to the calls)."""
+    `service.vault.temps`), the names left out (not UTF-8, special files) to `issues`, the
+    folders that could not be listed to `unread` (their error). `pause` is called every
+    `PAUSE_EVERY` names (`service.activity.GiveWay`: turns given to the calls)."""
     notes: dict[str, tuple[float, int]] = {}
     files: set[str] = set()
     root = paths.root
     countdown = PAUSE_EVERY
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in os.walk(root, onerror=None if unread is None else unread.append):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir
         kept = []

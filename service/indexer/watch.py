@@ -222,9 +222,8 @@ class Watcher:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - the watch must go on (module docstring)
-                if limit is None and not self.poll_only and self.drift is not None and at_limit(exc):
-                    limit = exc
-                    self.restarts += 1
+                if self.drift is not None and at_limit(exc):  # a watch's failure: a look's are polling's own
+                    limit, self.restarts = exc, self.restarts + 1
                     continue
                 if UNDECODABLE in str(exc):
                     log.warning(

@@ -11,7 +11,10 @@ Polling compares the vault with the index (`reconcile.drift`: the folders' scan 
 rows, giving way to calls as a start's reading does) every `[index] watch_poll_s`, and hands
 what differs to the watcher as if the OS had reported it (`Watcher.handle`): applied only where
 the file differs from the index, published with origin "external", our own writes left to
-their own update. A pause after a look lasts at least `SHARE` times the look's CPU time (not
+their own update. What the index holds below a folder a look cannot list is not taken for
+deleted, and a look at a vault folder that cannot be listed, or lists nothing while the index
+holds files (a share away), fails (`reconcile.drift`): it is tried again after the pause, said
+once in the log while looks keep failing. A pause after a look lasts at least `SHARE` times the look's CPU time (not
 its wall time, which grows while it gives way to calls), so a large vault's looks stay under
 ~5 % of a core. Polling because of a limit tries the OS's watch again every
 `RETRY_EVENTS_S`: a limit raised meanwhile (`sysctl fs.inotify.max_user_watches=...`), or
@@ -53,10 +56,17 @@ async def poll(
     `for_s`, until the next look would begin past that many seconds (False). `root`: the vault
     folder's absolute path, ending with the separator."""
     began = time.monotonic()
+    failing = False
     while True:
-        rels, cpu_s = await drift()
-        if rels:
-            await handle({_event(root + rel.replace("/", os.sep)) for rel in rels})
+        try:
+            rels, cpu_s = await drift()
+            if rels:
+                await handle({_event(root + rel.replace("/", os.sep)) for rel in rels})
+            failing = False
+        except Exception as exc:  # noqa: BLE001 - a look that failed is tried again after the pause
+            if not failing:  # said once while looks keep failing (a share away for an hour)
+                log.warning("looking for changes in %s failed (%s); trying again every %.0f s", root, exc, every_s)
+            failing, cpu_s = True, 0.0
         pause = max(every_s, SHARE * cpu_s)
         if for_s is not None and time.monotonic() + pause - began > for_s:
             return False
