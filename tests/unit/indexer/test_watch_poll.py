@@ -323,3 +323,27 @@ async def test_a_folder_a_look_cannot_list_is_not_taken_for_deleted(
         for child in list(away.iterdir()):
             child.rename(root / child.name)
         assert (await drift(ix))[0] == []
+
+
+@pytest.mark.skipif(not inotify.available(), reason="inotify is Linux's")
+async def test_the_limit_reached_while_watching_turns_to_polling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder made while watching needs a watch of its own: when none is left, the watch ends
+    and polling finds what is in that folder (and what comes after)."""
+    root = _vault(tmp_path / "v")
+    async with started(root, index={"watch_poll_s": 1.0}) as vg:
+        await vg.indexed()
+        watcher = vg.indexer()._watcher
+        assert watcher is not None and watcher.polling is None
+
+        def add(self: Inotify, path: bytes) -> int:
+            raise OSError(errno.ENOSPC, "inotify_add_watch: No space left on device", path.decode())
+
+        monkeypatch.setattr(Inotify, "_add", add)
+        (root / "New folder").mkdir()
+        (root / "New folder" / "Inside.md").write_text("insideword\n", encoding="utf-8")
+        await _until(vg, "insideword", ["New folder/Inside.md"])
+        assert (watcher.polling or "").startswith("the OS's watch limit")
+        (root / "Later.md").write_text("laterword\n", encoding="utf-8")
+        await _until(vg, "laterword", ["Later.md"])
