@@ -246,7 +246,7 @@ class Watcher:
         after the watch failed on the OS's `limit`. True: stopped."""
         assert self.drift is not None
         if limit is not None and not self.limited:
-            log.warning("file watcher for %s cannot watch every folder (%s): looking for changes every %.0f s"
+            log.warning("file watcher for %s cannot watch every folder (%s): looking for changes every %.0f s or more"
                         " instead; raise fs.inotify.max_user_watches (or max_user_instances) for events",
                         self.vault_id, limit, self.poll_s)  # fmt: skip
         self.limited = self.limited or limit is not None
