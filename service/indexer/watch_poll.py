@@ -10,13 +10,13 @@ sshfs) raises no event here for an edit made on another machine: `[index] watch_
 Polling compares the vault with the index (`reconcile.drift`: the folders' scan and the index's
 rows, giving way to calls as a start's reading does) every `[index] watch_poll_s`, and hands
 what differs to the watcher as if the OS had reported it (`Watcher.handle`): applied only where
-the file differs from the index, published with origin "external", our own writes left to
-their own update. What the index holds below a folder a look cannot list is not taken for
-deleted, and a look at a vault folder that cannot be listed, or lists nothing while the index
-holds files (a share away), fails (`reconcile.drift`): it is tried again after the pause, said
-once in the log while looks keep failing. A pause after a look lasts at least `SHARE` times the look's CPU time (not
-its wall time, which grows while it gives way to calls), so a large vault's looks stay under
-~5 % of a core. Polling because of a limit tries the OS's watch again every
+the file differs from the index, published with origin "external", our own writes left to their
+own update. What the index holds below a folder a look cannot list is not taken for deleted, and
+a look at a vault folder that cannot be listed, or lists nothing while the index holds files (a
+share away), fails (`reconcile.drift`): it is tried again after the pause, said once in the log
+while looks keep failing. A pause after a look lasts at least `SHARE` times the look's CPU time
+(not its wall time, which grows while it gives way to calls), so a large vault's looks stay
+under ~5 % of a core. Polling because of a limit tries the OS's watch again every
 `RETRY_EVENTS_S`: a limit raised meanwhile (`sysctl fs.inotify.max_user_watches=...`), or
 watches another program gave back, brings the events back without a restart.
 """

@@ -54,7 +54,7 @@ from service.protocol.fast_path import (
     log,
     result_json,
 )
-from service.protocol.handshake import declares_elicitation
+from service.protocol.handshake import bare_ping, declares_elicitation
 from service.protocol.sdk_pumps import EOF_GRACE_S
 from service.protocol.stdio_front import REPLAY_ID
 from service.protocol.stdio_target import MODERN_META as MODERN_META
@@ -160,7 +160,7 @@ class FastCalls:
                     log.debug("tools/list %s answered from the kept list", to_json(msg["id"]).decode())
                     return
             elif method == "ping" and self.handshake is not None and not self.modern and self._bare(msg):
-                if msg.get("params") in (None, {}):  # as the SDK answers it; other params: its checks
+                if bare_ping(msg):  # as the SDK answers it; other params: its checks
                     self._answer(msg["id"], "{}")
                     return
             elif method == "logging/setLevel":

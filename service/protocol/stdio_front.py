@@ -44,7 +44,7 @@ import os
 import threading
 
 from service.protocol.framing import Refused, read_message, reused_id, too_large
-from service.protocol.handshake import opens_modern
+from service.protocol.handshake import bare_ping, opens_modern
 from service.protocol.read_gate import ReadGate
 from service.protocol.sdk_pumps import SdkPumps
 from service.protocol.shipped_initialize import ShippedInitialize
@@ -207,6 +207,9 @@ class StdioFront:
         """Before the attach: answer from the store (or `shipped_initialize`) if possible; what the SDK must see."""
         msg = parsed(line) if msg is None else msg
         if msg is not None and self.reads.answer(msg, self._handshake, self._write):
+            return None
+        if msg is not None and self._handshake is not None and not self._modern and bare_ping(msg):
+            self._reply(msg["id"], "{}")  # without loading the server (`handshake.bare_ping`)
             return None
         if msg is None or msg.get("method") not in CACHED_METHODS or "id" not in msg:
             if msg is None or "id" in msg:

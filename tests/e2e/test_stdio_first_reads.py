@@ -101,7 +101,7 @@ def test_a_warm_stdio_start_with_a_question_first_answers_everything_in_order(
 ) -> None:
     root = make_vault({"Welcome.md": "# Welcome\n"})
     handshake = [_line(1, "initialize", INIT), _line(None, "notifications/initialized")]
-    calls = [_line(2, "ping"), _read(3, "Welcome")]  # a ping only the SDK answers, then a read
+    calls = [_line(2, "prompts/list"), _read(3, "Welcome")]  # a question only the SDK answers, then a read
     cold = _session(root, handshake + calls, {2, 3}, tmp_path / "cold.txt")
     warm = _session(root, handshake + calls, {2, 3}, tmp_path / "warm.txt")
     assert warm[3] == cold[3] and "result" in warm[2]

@@ -319,3 +319,29 @@ def test_lines_before_the_attach_are_kept_bounded_and_none_is_lost(
     assert front._eof and not writer.is_alive()
     assert 256 * 1024 <= peak <= 256 * 1024 + max(map(len, lines))
     assert out.getvalue().count(b'{"refused":1}\n') == 256  # every request answered
+
+
+def test_a_ping_after_a_handshake_initialize_is_answered_before_the_server_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before the attach a `ping` waited for the whole server to load (~0.5-1 s at a start) and
+    made it load at once; once `initialize` was answered in the handshake era, a bare one is
+    answered here with the SDK's bytes. Before `initialize`, or with params the SDK checks, it is
+    still the SDK's."""
+    monkeypatch.setattr(shipped_initialize, "SHIPPED", REAL_SHIPPED)
+    front, out = _front(tmp_path)
+    early = _line({"id": 1, "method": "ping"})
+    assert front._question(early) == early and out.getvalue() == b""
+    front._question(_line({"id": 7, "method": "initialize", "params": INIT}))
+    assert front._handshake == "2025-11-25"
+    out.seek(0)
+    out.truncate()
+    assert front._question(_line({"id": 9, "method": "ping"})) is None
+    assert front._question(_line({"id": "p", "method": "ping", "params": {}})) is None
+    assert out.getvalue() == b'{"jsonrpc":"2.0","id":9,"result":{}}\n{"jsonrpc":"2.0","id":"p","result":{}}\n'
+    for kept in ({"id": 10, "method": "ping", "params": {"_meta": {"a": 1}}}, {"id": 11, "method": "ping", "x": 1}):
+        assert front._question(_line(kept)) == _line(kept)
+    modern, out = _front(tmp_path)
+    modern._question(_line({"id": 7, "method": "initialize", "params": INIT}))
+    modern._modern = True  # a 2026-07-28 connection: no `ping` there, its SDK answers
+    assert modern._question(_line({"id": 9, "method": "ping"})) == _line({"id": 9, "method": "ping"})
