@@ -14,8 +14,13 @@ hidden folders (a name starting with '.'), folders whose name is not UTF-8, the 
 watching is watched at once with everything below it, and reported itself: the watcher stands
 it for every file under it (`watch.Watcher._changes`), which also covers files made in it
 before its watch was in place. A folder moved away or deleted is reported as deleted, and its
-watches are dropped. `drain` returns what came as `(change, path)` with `watchfiles.Change`'s
-numbers (1 added, 2 modified, 3 deleted). A lost event (the kernel's queue overflowed), or the
+watches are dropped. A folder that cannot be watched (not readable to the server, or a path
+longer than the OS takes) is left out, as `watchfiles` left it out (`ignore_permission_denied`),
+instead of ending the watch of the whole vault; one made readable later (its `chmod` reports it)
+is watched then. The root itself must be a folder that can be watched: missing, replaced by a
+symlink (never followed) or unreadable, `open` raises `WatchLost` and the watcher tries again.
+`drain` returns what came as `(change, path)` with `watchfiles.Change`'s numbers (1 added,
+2 modified, 3 deleted). A lost event (the kernel's queue overflowed), or the
 watched folder itself deleted or moved, raises `WatchLost`: the watcher starts again and
 re-reads the vault (`watch.Watcher._run`).
 """
@@ -23,6 +28,7 @@ re-reads the vault (`watch.Watcher._run`).
 from __future__ import annotations
 
 import ctypes
+import errno
 import functools
 import os
 import struct
@@ -55,6 +61,10 @@ MASK = (
 ADDED, MODIFIED, DELETED = 1, 2, 3  # watchfiles.Change
 HEADER = struct.Struct("iIII")  # wd, mask, cookie, len (then the name, NUL-padded)
 READ_BYTES = 64 * 1024
+# inotify_add_watch's errors for a folder that is left out rather than ending the watch: ENOENT,
+# ENOTDIR, ELOOP (gone or replaced by a link meanwhile: its event follows), EACCES (not readable to
+# the server), ENAMETOOLONG (a path past the OS's PATH_MAX: the index cannot open it either).
+SKIPPED_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EACCES, errno.ENAMETOOLONG})
 
 
 class WatchLost(OSError):
@@ -106,6 +116,8 @@ class Inotify:
         """Watch the root (and with `recursive`, every folder below it). Blocks on the file
         system: run it in a worker thread."""
         self._root_wd = self._add(self.root)
+        if self._root_wd < 0:  # never a walk of what a link put in its place
+            raise WatchLost(f"the vault folder {os.fsdecode(self.root)!r} is missing, not a folder or not readable")
         if self.recursive:
             self._add_below(self.root)
 
@@ -161,6 +173,8 @@ class Inotify:
                         self._add_below(path)
                     out.add((ADDED, os.fsdecode(path)))
                 else:
+                    if self.recursive and path not in self._wds and self._watched(path, name) and self._add(path) >= 0:
+                        self._add_below(path)  # a folder left out while unreadable, readable now
                     out.add((MODIFIED, os.fsdecode(path)))
             elif mask & (IN_DELETE | IN_MOVED_FROM):
                 out.add((DELETED, os.fsdecode(path)))
@@ -176,7 +190,7 @@ class Inotify:
         wd = int(self._libc.inotify_add_watch(self.fd, path, MASK))
         if wd < 0:
             err = ctypes.get_errno()
-            if err in (2, 20, 40):  # ENOENT, ENOTDIR, ELOOP: gone or replaced meanwhile (its event follows)
+            if err in SKIPPED_ERRNOS:  # gone or replaced meanwhile (its event follows), or left out
                 return -1
             raise _error("inotify_add_watch", path, err)
         old = self._paths.get(wd)

@@ -1,0 +1,142 @@
+"""Folders the inotify watch cannot watch (`service.indexer.inotify.SKIPPED_ERRNOS`): a folder not
+readable to the server, or one whose path is longer than the OS takes, is left out and the rest
+of the vault is watched (as `watchfiles` did with `ignore_permission_denied`), where the first
+such folder ended every watch and the watcher tried again every few seconds for good; a folder
+made readable later is watched from its `chmod`. A root that is missing or a symlink is refused
+(`WatchLost`: the watcher tries again), never walked through the link."""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import errno
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.indexer import inotify, watch
+from service.indexer.inotify import ADDED, MODIFIED, Inotify, WatchLost
+from service.vault.events import FileChange
+from service.vault.paths import VaultPaths
+
+pytestmark = pytest.mark.skipif(not inotify.available(), reason="inotify is Linux's")
+WITHIN = 10.0
+
+
+def too_deep(top: Path, name: str = "x" * 250, levels: int = 18) -> None:
+    """Folders nested past PATH_MAX (4096 bytes) below `top`, a note at the bottom (made through
+    folder descriptors: no path to them is short enough to name)."""
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(levels):
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        os.close(os.open("Deep.md", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    finally:
+        os.close(fd)
+
+
+class Refusing:
+    """The C library, with `inotify_add_watch` refused (EACCES) for the folders in `refused`, as it
+    is for a folder the server's user may not read (a test run as root reads every folder)."""
+
+    def __init__(self, refused: set[bytes]) -> None:
+        self.real = inotify._libc()
+        self.refused = refused
+
+    def inotify_add_watch(self, fd: int, path: bytes, mask: int) -> int:
+        if path in self.refused:
+            ctypes.set_errno(errno.EACCES)
+            return -1
+        return int(self.real.inotify_add_watch(fd, path, mask))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+def _settled(watch_: Inotify) -> set[tuple[int, str]]:
+    got: set[tuple[int, str]] = set()
+    while more := watch_.drain():
+        got |= more
+    return got
+
+
+def test_a_folder_too_deep_to_watch_is_left_out_and_the_rest_is_watched(tmp_path: Path) -> None:
+    (tmp_path / "Sub").mkdir()
+    too_deep(tmp_path / "Sub")
+    w = Inotify(str(tmp_path))
+    try:
+        w.open()  # was OSError(ENAMETOOLONG): no watch of the vault at all
+        (tmp_path / "Sub" / "New.md").write_text("new\n", encoding="utf-8")
+        assert (ADDED, str(tmp_path / "Sub" / "New.md")) in _settled(w)
+    finally:
+        w.close()
+
+
+def test_an_unreadable_folder_is_left_out_and_watched_once_made_readable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locked = tmp_path / "Locked"
+    (locked / "Inner").mkdir(parents=True)
+    (tmp_path / "Open").mkdir()
+    refusing = Refusing({os.fsencode(locked)})
+    monkeypatch.setattr(inotify, "_libc", lambda: refusing)
+    w = Inotify(str(tmp_path))
+    try:
+        w.open()  # was PermissionError: the watcher failed and tried again every 5 s for good
+        assert os.fsencode(locked) not in w._wds
+        (tmp_path / "Open" / "Seen.md").write_text("seen\n", encoding="utf-8")
+        assert (ADDED, str(tmp_path / "Open" / "Seen.md")) in _settled(w)
+        refusing.refused.clear()
+        os.chmod(locked, 0o755)  # made readable: its parent reports the folder's attributes
+        assert (MODIFIED, str(locked)) in _settled(w)
+        (locked / "Inner" / "Later.md").write_text("later\n", encoding="utf-8")
+        assert (ADDED, str(locked / "Inner" / "Later.md")) in _settled(w)
+    finally:
+        w.close()
+
+
+def test_a_missing_or_symlinked_root_is_refused_not_walked(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "Secret").mkdir(parents=True)
+    os.symlink(outside, tmp_path / "vault")
+    for root in (tmp_path / "vault", tmp_path / "missing"):
+        w = Inotify(str(root))
+        try:
+            with pytest.raises(WatchLost):
+                w.open()  # was: no root watch, and the link's folders watched under the vault's name
+            assert w.watches == 0
+        finally:
+            w.close()
+
+
+async def test_the_watcher_sees_edits_in_a_vault_holding_a_folder_it_cannot_watch(tmp_path: Path) -> None:
+    """Through `Watcher`: the too-deep folder no longer keeps the vault from being watched."""
+    too_deep(tmp_path)
+    applied: list[str] = []
+    came = asyncio.Event()
+
+    async def apply(changes: Sequence[FileChange]) -> list[FileChange]:
+        applied.extend(f"{c.kind}:{c.path}" for c in changes)
+        came.set()
+        return list(changes)
+
+    async def publish(changes: Sequence[FileChange]) -> None:
+        return None
+
+    watcher = watch.Watcher(VaultPaths(tmp_path), "v", apply, publish)
+    await watcher.start()
+    try:
+        await asyncio.wait_for(watcher.established.wait(), WITHIN)
+        (tmp_path / "Edited.md").write_text("edited\n", encoding="utf-8")
+        while "modified:Edited.md" not in applied:
+            await asyncio.wait_for(came.wait(), WITHIN)
+            came.clear()
+        assert watcher.restarts == 0
+    finally:
+        await watcher.stop()
