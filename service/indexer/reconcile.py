@@ -22,12 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
-import unicodedata
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any, TypeVar
 
 from service import budget, malloc
@@ -35,14 +32,14 @@ from service.activity import GiveWay
 from service.graph.address import NoteName
 from service.graph.linkpath import PathSet
 from service.graph.queries import alias_texts
-from service.indexer import parsepool, relocate, rows
+from service.indexer import look, parsepool, relocate, rows
 from service.indexer.bulk import bulk_mode, checkpoint_after_load, restore_indexes, settle_word_merge
 from service.indexer.canvas_facts import is_canvas
 from service.indexer.caps import kept_text, max_chars
 from service.indexer.early import EarlyWrites
 from service.indexer.issues import FileIssue, issue
 from service.indexer.reading import read_note_file
-from service.indexer.scan import indexed, scan, scan_with_paths
+from service.indexer.scan import scan_with_paths
 from service.indexer.state import IndexerState
 from service.indexer.status import Counts, Token
 from service.indexer.task_format import follow_settings
@@ -80,6 +77,7 @@ async def _reconcile(
 ) -> dict[str, int]:
     early: EarlyWrites | None
     async with ix._apply_lock, ix._early.taking(ix.state != "ready") as early:
+        look.forget(ix)  # rows change here other than by a reading of their file: a look compares all
         ix.state = "reconciling" if ix.state != "ready" else "ready"
         # Indexes a previous process deferred and did not live to build (a no-op read otherwise).
         if await ix.db.fetchone("SELECT 1 FROM deferred_indexes LIMIT 1"):
@@ -293,52 +291,15 @@ async def drift(ix: IndexerState) -> tuple[list[str], float]:
     files (attachments links resolve to) new or gone; and the CPU seconds the look took (its
     threads' own: not the time it gave way to calls, nor theirs). Reads only: the watcher applies
     them as it applies the OS's events. The scan and the comparison give way to calls, as a
-    start's do. Nothing before the index is ready: the first reading reads every file anyway, and
-    compared with a half-built index every note would differ; a reindex under way ends first."""
+    start's do; only the files the view kept since the previous look says may differ are
+    compared with the index (`look.py`). Nothing before the index is ready: the first reading
+    reads every file anyway, and compared with a half-built index every note would differ; a
+    reindex under way ends first."""
     if ix.state != "ready":
         return [], 0.0
     async with ix._apply_lock:  # a reconcile holds it throughout: the look compares with its result
         pass
-    pause = GiveWay(ix.activity) if ix.activity is not None else None
-    spent = [0.0]
-
-    def timed(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        start = time.thread_time()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            spent[0] += time.thread_time() - start
-
-    unread: list[OSError] = []
-    notes, files = await asyncio.to_thread(timed, scan, ix.vault.paths, None, None, pause, unread)
-    held = _unlisted(ix.vault.paths.root, unread, bool(files) or not len(ix._files))
-    changed, removed, _, _ = await ix.db.run_scan(
-        partial(timed, compare, vault_id=ix.vault.id, disk=notes, full=False, pause=pause)
-    )
-    known = ix._files
-
-    def others() -> list[str]:
-        new = [f for f in files if f not in known and not indexed(f)]
-        return new + [f for f in known if f not in files and not indexed(f) and not f.startswith(held)]
-
-    removed = [p for p in removed if not p.startswith(held)]
-    return changed + removed + await asyncio.to_thread(timed, others), spent[0]
-
-
-def _unlisted(root: Path, unread: list[OSError], listed: bool) -> tuple[str, ...]:
-    """The vault-relative prefixes (`folder/`) of the folders a look could not list: what the
-    index holds below them is not taken for deleted. A vault folder that could not be listed,
-    or that lists nothing while the index holds files (a network share not mounted, a stale
-    handle), fails the look: the index is left as it is and the look is tried again."""
-    held: list[str] = []
-    for error in unread:
-        rel = os.path.relpath(os.fsdecode(error.filename or root), root).replace(os.sep, "/")
-        if rel == ".":
-            raise error
-        held.append(unicodedata.normalize("NFC", rel) + "/")
-    if not listed:
-        raise FileNotFoundError(f"the vault folder {str(root)!r} lists nothing while the index holds files")
-    return tuple(held)
+    return await look.look(ix, GiveWay(ix.activity) if ix.activity is not None else None)
 
 
 def compare(
