@@ -35,7 +35,7 @@ from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.plane.answers import RunOut, idle_out, iso, last_counts, run_out, unfinished_out
-from service.tools.plane.applying import run_plan
+from service.tools.plane.applying import no_plan_hint, run_plan
 from service.tools.plane.shown import shown
 from service.tools.sensitive import guard_of
 from service.tools.spec import ToolSpec
@@ -289,7 +289,11 @@ class DismissOut(ToolOutput):
 async def _finding(ctx: ToolContext, finding_id: str) -> Finding:
     found = await _plane(ctx).findings.get(ctx.vault.id, finding_id)
     if found is None or not _visible(ctx, found):
-        raise NoteNotFound(f"no finding {finding_id!r}", details={"finding_id": finding_id})
+        raise NoteNotFound(
+            f"no finding {finding_id!r}",
+            details={"finding_id": finding_id},
+            hint="list_findings lists the findings you may see, with their ids (status: null for all of them).",
+        )
     return found
 
 
@@ -330,7 +334,11 @@ async def apply_finding(ctx: ToolContext, args: ApplyIn) -> ApplyOut:
     plane = _plane(ctx)
     found = await _finding(ctx, args.finding_id)
     if found.plan is None:
-        raise ValidationFailed("this finding has no plan: it is to read", details={"finding_id": found.id})
+        raise ValidationFailed(
+            "this finding has no plan: it is to read",
+            details={"finding_id": found.id, "kind": found.kind},
+            hint=no_plan_hint(found.kind),
+        )
     if args.dry_run:  # what applying would change, with the checks applying makes: nothing claimed, nothing run
         if found.status != "open":
             raise Conflict(f"the finding is {found.status}", details={"finding_id": found.id, "status": found.status})

@@ -1,6 +1,6 @@
 """apply_finding's run of a finding's plan: the notes it is about checked first (their etags, or
 the finding still holding on them: `service.plane.holds`), then `execute_plan` on the whole chain
-(for a dry run, its effects)."""
+(for a dry run, its effects); and what apply_finding tells of a finding with no plan (`no_plan_hint`)."""
 
 from __future__ import annotations
 
@@ -67,3 +67,18 @@ async def run_plan(
             hint="the steps' errors say why; get_plan_run shows the run, undo_last_plan reverses what it did.",
         )
     return run
+
+
+_NO_PLAN = {  # why a kind (or one finding of a kind) comes without a plan, and what a person can do
+    kind: "Its observations have no block id (^id) a plan could name them by (a line written by hand): edit "
+    "the note, or give the lines block ids and run the job again; dismiss_finding closes it."
+    for kind in ("duplicate", "near_duplicate", "contradiction")
+} | {
+    "duplicate_entity": "The memory tools cannot tell the two notes apart by name (one name, or names alike but "
+    "for letter case): merge them by hand in the vault; dismiss_finding closes it."
+}
+
+
+def no_plan_hint(kind: str) -> str:
+    """What a person can do with a finding that has no plan (apply_finding's refusal)."""
+    return _NO_PLAN.get(kind, "A person acts on it by hand (list_findings shows it); dismiss_finding closes it.")
