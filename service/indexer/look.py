@@ -73,8 +73,8 @@ def kept(ix: object) -> Kept:
 
 def forget(ix: object) -> None:
     """Drop `ix`'s view (a reconcile begins): the next look compares every file with the index."""
-    held = kept(ix)
-    held.view, held.differing, held.epoch = None, [], held.epoch + 1
+    state = kept(ix)
+    state.view, state.differing, state.epoch = None, [], state.epoch + 1
 
 
 def survey(paths: VaultPaths, pause: Callable[[], None] | None = None, unread: list[OSError] | None = None) -> View:
@@ -222,14 +222,12 @@ def differing(
     disk: dict[str, tuple[int, int]],
     rows: dict[str, tuple[float, int, str]],
     known: KnownFiles,
-    held: tuple[str, ...],
     among: Iterable[str] | None = None,
 ) -> list[str]:
     """The vault paths (of `among`; None: of every file on `disk` or known, every note in `rows`)
     whose file differs from the index: a note or canvas new, of another mtime or size than its
     row, with no content hash (read again: `reconcile.compare`), or gone; another file new or gone
-    (the attachments links resolve to: `known`). `disk`: the files on disk (of `among` at least);
-    nothing below `held` (vault path prefixes ending with "/") is taken for gone."""
+    (the attachments links resolve to: `known`). `disk`: the files on disk (of `among` at least)."""
     paths = (set(disk) | set(rows) | {f for f in known if not indexed(f)}) if among is None else among
     out: list[str] = []
     for path in paths:
@@ -237,14 +235,14 @@ def differing(
         if indexed(path):
             row = rows.get(path)
             if on_disk is None:
-                if row is not None and not path.startswith(held):
+                if row is not None:
                     out.append(path)
             elif row is None or not row[2] or (row[0], row[1]) != (mtime_of(on_disk[0]), on_disk[1]):
                 out.append(path)
         elif on_disk is not None:
             if path not in known:
                 out.append(path)
-        elif path in known and not path.startswith(held):
+        elif path in known:
             out.append(path)
     return sorted(out)
 
@@ -269,9 +267,11 @@ async def look(ix: IndexerState, pause: Callable[[], None] | None) -> tuple[list
     """The vault paths whose file differs from the index (`reconcile.drift`), and the CPU seconds
     the look took in its threads (not the time it gave way to calls). The first look, and the
     first after a reconcile, compares every file with the index; later ones those the view says
-    (module docstring)."""
-    held = kept(ix)
-    epoch, old = held.epoch, held.view
+    (module docstring). Nothing below a folder that could not be listed is told (its files are
+    not taken for gone, nor looked at by path); what differs there is looked at again, and told
+    once it lists again: the view keeps such a folder as it was."""
+    state = kept(ix)
+    epoch, old = state.epoch, state.view
     spent = [0.0]
 
     def timed(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -290,18 +290,18 @@ async def look(ix: IndexerState, pause: Callable[[], None] | None) -> tuple[list
     if old is None:
         disk = await asyncio.to_thread(timed, files_of, view)
         rows = await ix.db.run_scan(partial(timed, rows_of, vault_id=vault_id, paths=None, pause=pause))
-        found = await asyncio.to_thread(timed, differing, disk, rows, ix._files, below)
+        found = await asyncio.to_thread(timed, differing, disk, rows, ix._files)
         del disk, rows
     else:
         changed = await asyncio.to_thread(timed, moved, old, view, raw)
-        again = [p for p in held.differing if p not in changed]
+        again = [p for p in state.differing if p not in changed]
         disk = {p: st for p, st in changed.items() if st is not None}
         if again:
             disk.update(timed(files_in, view, again))
         among = [*changed, *again]
         notes = [p for p in among if indexed(p)]
         rows = await ix.db.run_scan(partial(timed, rows_of, vault_id=vault_id, paths=notes)) if notes else {}
-        found = await asyncio.to_thread(timed, differing, disk, rows, ix._files, below, among)
-    if held.epoch == epoch:  # no reconcile began meanwhile
-        held.view, held.differing = view, found
-    return found, spent[0]
+        found = await asyncio.to_thread(timed, differing, disk, rows, ix._files, among)
+    if state.epoch == epoch:  # no reconcile began meanwhile
+        state.view, state.differing = view, found
+    return [p for p in found if not p.startswith(below)], spent[0]

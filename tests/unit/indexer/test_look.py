@@ -8,6 +8,7 @@ compared with every row of the index and the known files."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 from functools import partial
 from pathlib import Path
@@ -235,3 +236,39 @@ async def test_an_edit_during_a_reindex_is_found_by_the_next_look(
         assert (await asyncio.wait_for(looking, 60))[0] == ["Notes/Kept.md"]
         monkeypatch.setattr(reconcile, "compare", real)
         assert await _same(ix) == ["Notes/Kept.md"]
+
+
+async def test_what_differs_in_a_folder_that_cannot_be_listed_is_told_once_it_lists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing below a folder a look cannot list is told (a share's stale handle must not empty
+    the index), but what differed there, or went meanwhile, is not forgotten: told once the
+    folder lists again, though the view kept its files as they were."""
+    async with _started(tmp_path) as vg:
+        await vg.indexed()
+        ix = vg.indexer()
+        root = vg.root
+        assert await _same(ix) == []
+        (root / "Notes" / "Kept.md").write_text("# Kept\n\nedited, not applied\n", encoding="utf-8")
+        assert await _same(ix) == ["Notes/Kept.md"]
+        real_scandir = os.scandir
+        away = str(root / "Notes")
+
+        def scandir(path: Any = ".") -> Any:
+            if os.fspath(path) == away:
+                raise OSError(errno.ESTALE, "Stale file handle", os.fspath(path))
+            return real_scandir(path)
+
+        monkeypatch.setattr(os, "scandir", scandir)
+        (root / "Notes" / "Same.md").unlink()  # gone while its folder cannot be listed
+        assert (await drift(ix))[0] == []
+        assert (await drift(ix))[0] == []
+        monkeypatch.setattr(os, "scandir", real_scandir)
+        assert await _same(ix) == ["Notes/Kept.md", "Notes/Same.md"]
+        # The first look after a reconcile, the folder away: its notes are not told gone either.
+        look.forget(ix)
+        monkeypatch.setattr(os, "scandir", scandir)
+        (root / "Notes" / "Deep" / "Low.md").unlink()
+        assert (await drift(ix))[0] == []
+        monkeypatch.setattr(os, "scandir", real_scandir)
+        assert await _same(ix) == ["Notes/Deep/Low.md", "Notes/Kept.md", "Notes/Same.md"]
