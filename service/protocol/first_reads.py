@@ -174,7 +174,7 @@ class FirstReads:
         self.held += len(result)
         self.answered.append((rid, dict(arguments), result))
         self.handshake = handshake
-        return b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(rid).encode(), result)
+        return b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(rid, ensure_ascii=False).encode(), result)
 
     def _read(self, path: str) -> bytes | None:
         if path != path.strip() or _NOT_PLAIN.intersection(path) or path.endswith("/"):

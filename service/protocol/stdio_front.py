@@ -292,7 +292,8 @@ class StdioFront:
 
     def _reply(self, msg_id: Any, result: str) -> None:
         self.ids.free(msg_id)  # a `tools/list` the settings answered while it waited
-        self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(msg_id).encode(), result.encode()))
+        rid = json.dumps(msg_id, ensure_ascii=False).encode()  # as the SDK writes it: 'é', not '\\u00e9'
+        self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (rid, result.encode()))
         self.answered += 1
         self.reads.answered()
 

@@ -4,6 +4,8 @@ path; on a 2026-07-28 connection, which has no `ping`, the SDK still answers as 
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -14,6 +16,8 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from tests.e2e.calls import ok
+
+WITHIN = 60.0
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -38,3 +42,44 @@ async def test_a_ping_on_a_2026_connection_is_the_sdks_to_refuse(make_vault: Cal
         assert (await ok(client, "read_note", path="Home"))["content"].endswith("hello\n")
         with pytest.raises(MCPError, match="Method not found"):
             await client.send_ping()
+
+
+async def test_a_ping_with_a_non_ascii_id_is_answered_with_the_sdks_bytes_before_and_after_the_attach(
+    make_vault: Callable[..., Path],
+) -> None:
+    """Raw lines to a real `vaultgate stdio`: a ping sent with `initialize` is answered by the front
+    before the server loads, one sent after a call by the front after the attach; both write the
+    id as the SDK does (UTF-8, where the first wrote "\\u00e9\\u00fc")."""
+    root = make_vault({"Home.md": "# Home\n\nhello\n"})
+    env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "service", "stdio", str(root), env=env,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    rid = "é-ü"
+    ping = json.dumps({"jsonrpc": "2.0", "id": rid, "method": "ping"}, ensure_ascii=False).encode() + b"\n"
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+    expected = b'{"jsonrpc":"2.0","id":"\xc3\xa9-\xc3\xbc","result":{}}\n'
+
+    def line(msg: dict[str, object]) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", **msg}).encode() + b"\n"
+
+    try:
+        proc.stdin.write(line({"id": 0, "method": "initialize", "params": init}))
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n' + ping)
+        await proc.stdin.drain()
+        assert json.loads(await asyncio.wait_for(proc.stdout.readline(), WITHIN))["id"] == 0
+        assert await asyncio.wait_for(proc.stdout.readline(), WITHIN) == expected
+        call = {"name": "read_note", "arguments": {"path": "Home"}}
+        proc.stdin.write(line({"id": 1, "method": "tools/call", "params": call}))
+        proc.stdin.write(line({"id": 2, "method": "prompts/list"}))
+        await proc.stdin.drain()
+        got = {json.loads(await asyncio.wait_for(proc.stdout.readline(), WITHIN))["id"] for _ in range(2)}
+        assert got == {1, 2}  # prompts/list is the SDK's: the session is attached
+        proc.stdin.write(ping)
+        await proc.stdin.drain()
+        assert await asyncio.wait_for(proc.stdout.readline(), WITHIN) == expected
+    finally:
+        proc.stdin.close()
+        await asyncio.wait_for(proc.wait(), WITHIN)

@@ -320,3 +320,15 @@ def test_stored_facts_of_another_root_or_version_are_not_used(tmp_path: Path) ->
     assert FirstReads.from_store({**facts, "version": 0}, str(tmp_path)) is None
     assert FirstReads.from_store({**facts, "root": None}, str(tmp_path)) is None
     assert FirstReads.from_store(facts, None) is None
+
+
+async def test_a_first_read_writes_a_string_id_as_the_chain_does(make_vault: Callable[..., Path]) -> None:
+    """A non-ASCII string id was written with `json.dumps`' escapes ("\\u00e9"): the SDK and the
+    fast path write it as UTF-8."""
+    async with _first_reads(_vault(make_vault)) as (vg, reads):
+        for rid in ("é-ü", "日本😀"):
+            line = reads.answer(_request(rid, READ_WELCOME["params"]), HANDSHAKE)
+            assert line is not None
+            chain = await _chain(vg, READ_WELCOME["params"], rid)
+            assert line == b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (to_json(rid), to_json(chain))
+        reads.close()

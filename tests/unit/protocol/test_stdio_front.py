@@ -345,3 +345,24 @@ def test_a_ping_after_a_handshake_initialize_is_answered_before_the_server_loads
     modern._question(_line({"id": 7, "method": "initialize", "params": INIT}))
     modern._modern = True  # a 2026-07-28 connection: no `ping` there, its SDK answers
     assert modern._question(_line({"id": 9, "method": "ping"})) == _line({"id": 9, "method": "ping"})
+
+
+@pytest.mark.parametrize("rid", ["é-ü", "日本", "😀", "a\u2028b", "\x7f", "tab\tand\u0001"])
+def test_an_answer_before_the_attach_writes_its_id_as_the_sdk_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rid: str
+) -> None:
+    """The front's answers before the attach (a ping, a stored `tools/list`, the shipped
+    `initialize`) wrote a string id with `json.dumps`' ASCII escapes ("\\u00e9"), where the SDK
+    and the front after the attach (`FastCalls`) write it as UTF-8: the same id, other bytes."""
+    from mcp_types import JSONRPCResponse
+    from pydantic_core import to_json
+
+    monkeypatch.setattr(shipped_initialize, "SHIPPED", REAL_SHIPPED)
+    front, out = _front(tmp_path)
+    front._question(_line({"id": rid, "method": "initialize", "params": INIT}))
+    assert out.getvalue().startswith(b'{"jsonrpc":"2.0","id":%s,"result":' % to_json(rid))
+    out.seek(0)
+    out.truncate()
+    assert front._question(_line({"id": rid, "method": "ping"})) is None
+    sdk = JSONRPCResponse(jsonrpc="2.0", id=rid, result={}).model_dump_json(by_alias=True, exclude_unset=True)
+    assert out.getvalue() == sdk.encode() + b"\n"
