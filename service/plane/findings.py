@@ -357,18 +357,28 @@ class FindingStore:
 
         await self.state.run_write(work)
 
-    async def undone(self, vault_id: str, run_id: str, *, redone: bool = False) -> None:
+    async def undone(
+        self, vault_id: str, run_id: str, *, redone: bool = False, kept: frozenset[str] = frozenset()
+    ) -> None:
         """The plan run `run_id` was undone: the findings it applied are open again (their notes
-        are as they were found). `redone`: the undo of `run_id` was undone, so they are applied again
-        (unless applied by another run meanwhile)."""
+        are as they were found), but for one about a note in `kept` (a conflict the undo left as it
+        was). `redone`: the undo of `run_id` was undone, so they are applied again (unless applied
+        by another run meanwhile)."""
         before, after = ("open", "applied") if redone else ("applied", "open")
-        await self.state.run_write(
-            lambda conn: conn.execute(
-                "UPDATE plane_findings SET status = ?, updated_at = ? WHERE vault_id = ? AND status = ?"
+
+        def work(conn: sqlite3.Connection) -> None:
+            rows = conn.execute(
+                "SELECT id, paths FROM plane_findings WHERE vault_id = ? AND status = ?"
                 " AND json_extract(detail, '$.applied_run_id') = ?",
-                (after, time.time(), vault_id, before, run_id),
-            )
-        )
+                (vault_id, before, run_id),
+            ).fetchall()
+            for fid, paths in rows:
+                if not kept.intersection(json.loads(paths)):
+                    conn.execute(
+                        "UPDATE plane_findings SET status = ?, updated_at = ? WHERE id = ?", (after, time.time(), fid)
+                    )
+
+        await self.state.run_write(work)
 
     async def counts(self, vault_id: str, shown: Shown | None = None) -> dict[str, dict[str, int]]:
         """Findings by kind and status: all of them, or those `shown` admits."""

@@ -178,16 +178,17 @@ async def undo_last_plan(ctx: ToolContext, args: UndoIn, *, registry: Catalog) -
         with anyio.CancelScope(shield=True):  # all or nothing: nothing restored, the run is undoable again
             await plans.journal.release_claim(row.id, undo_id)
         raise
-    await _findings_undone(ctx, row)
+    await _findings_undone(ctx, row, frozenset(c.path for c in conflicts))
     await plans.prune()
     return UndoOut(
         run_id=row.id, undo_run_id=undo_id, restored=restored, conflicts=conflicts, not_undone=acted, dry_run=False
     )
 
 
-async def _findings_undone(ctx: ToolContext, row: RunRow) -> None:
-    """A consolidation finding the undone run applied is open again; undoing an undo of it (a
-    redo) applies it again, and so on down the chain of undos to the run that applied it."""
+async def _findings_undone(ctx: ToolContext, row: RunRow, kept: frozenset[str]) -> None:
+    """A consolidation finding the undone run applied is open again (unless it is about a file in
+    `kept`, a conflict left as it is); undoing an undo of it (a redo) applies it again, and so on
+    down the chain of undos to the run that applied it."""
     if ctx.services.plane is None:
         return
     redone, base = False, row
@@ -196,7 +197,7 @@ async def _findings_undone(ctx: ToolContext, row: RunRow) -> None:
         if below is None:
             return
         redone, base = not redone, below
-    await ctx.services.plane.findings.undone(ctx.vault.id, base.id, redone=redone)
+    await ctx.services.plane.findings.undone(ctx.vault.id, base.id, redone=redone, kept=kept)
 
 
 async def undo_confirm_when(ctx: ToolContext, args: UndoIn) -> ChangePreview | None:

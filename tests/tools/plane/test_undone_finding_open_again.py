@@ -56,3 +56,20 @@ async def test_undoing_another_plan_leaves_an_applied_finding_applied(make_vault
         await vg.confirmed("undo_last_plan")  # the newer run: the note made
         assert not (vg.root / "Fresh.md").exists()
         assert [i["id"] for i in of_kind(await findings(vg, status="applied"), "duplicate")] == [dup["id"]]
+
+
+async def test_an_undo_that_leaves_the_findings_note_as_it_is_leaves_it_applied(
+    make_vault: Callable[..., Path],
+) -> None:
+    """A person edited the note after the apply; the undo skips it (skip_conflicts): the duplicate
+    stays deleted, so the finding stays applied."""
+    async with started(make_vault(PLANTED)) as vg:
+        await vg.indexed()
+        await run(vg, jobs=["duplicates"])
+        [dup] = of_kind(await findings(vg), "duplicate")
+        await vg.ok("apply_finding", finding_id=dup["id"])
+        note = vg.root / "Memory/Ann.md"
+        note.write_text(note.read_text(encoding="utf-8") + "- Added by hand\n", encoding="utf-8")
+        undone = await vg.confirmed("undo_last_plan", skip_conflicts=True)
+        assert [c["path"] for c in undone["conflicts"]] == ["Memory/Ann.md"] and undone["restored"] == []
+        assert [i["id"] for i in of_kind(await findings(vg, status="applied"), "duplicate")] == [dup["id"]]
