@@ -18,14 +18,19 @@ from pathlib import Path
 
 import pytest
 
-from service.protocol.stdio_out import GONE_S
 from tests.e2e.stdio_spawn import FULL, INIT, READ, WAIT_S, _line, _unread, spawn
+
+# The server's own waits, shortened (that the server ends is under test, not when): how long a
+# closed stdin and an unread stdout last before the client counts as gone (30 s by default), and
+# how long a stop waits for answers that cannot be written (5 s by default).
+GONE_S = 3.0
+BOUNDS = {"service.protocol.stdio_out.GONE_S": GONE_S, "service.serve_stdio.STOP_REQUESTS_S": 1.0}
 
 
 def _stuck_server(root: Path, tmp: Path, fast: bool) -> subprocess.Popen[bytes]:
     """A server past its start (one call answered), then given requests, never read, until the
     stdout pipe is full."""
-    proc = spawn(root, tmp, fast)
+    proc = spawn(root, tmp, fast, bounds=BOUNDS)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(_line(id=1, method="initialize", params=INIT) + _line(method="notifications/initialized"))
     proc.stdin.write(_line(id=2, **READ))
