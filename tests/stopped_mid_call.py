@@ -3,6 +3,7 @@
 reaches the Obsidian stand-in at URL (tests/tools/bridges/standin.py), with a 60 s bridge
 timeout: a bridge call to a stand-in that holds its answer stays in flight until the test stops
 the process (SIGTERM, or for stdio the end of stdin) — tests/e2e/test_stopped_mid_call_e2e.py.
+`VG_E2E_EOF_GRACE_S` (stdio): the end-of-stdin grace, when set.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ from pathlib import Path
 
 from service import serve
 from service.settings import Settings, load_settings
+
+# A shorter end-of-stdin grace (`sdk_pumps.EOF_GRACE_S`, 10 s) for a case that waits it out with a
+# call that cannot finish: that the call is answered and the process ends is under test, not when.
+EOF_GRACE_ENV = "VG_E2E_EOF_GRACE_S"
 
 
 def settings(root: Path, url: str, fingerprint: str) -> Settings:
@@ -36,6 +41,11 @@ def stdio(chosen: Settings) -> int:
     from service.protocol.stdio_front import StdioFront, startup_key
     from service.serve_stdio import run_stdio
 
+    grace = os.environ.get(EOF_GRACE_ENV)
+    if grace is not None:  # (both modules' copies: the fast path's and the SDK's pumps)
+        from service.protocol import fast_calls, sdk_pumps
+
+        fast_calls.EOF_GRACE_S = sdk_pumps.EOF_GRACE_S = float(grace)
     front = StdioFront(chosen.cache_dir(), startup_key(sys.argv[1:], dict(os.environ)))
     front.start()
     front.wait_first_answers(timeout=0.5)

@@ -31,6 +31,7 @@ from mcp.shared.exceptions import MCPError
 from tests.e2e.served import endpoint_of
 from tests.e2e.test_bridge_confirm_e2e import ENV, answering
 from tests.killed import REPO
+from tests.stopped_mid_call import EOF_GRACE_ENV
 from tests.tools.bridges.standin import KEY, Obsidian, make_cert, serving
 
 
@@ -150,7 +151,8 @@ async def test_stdin_closed_mid_call_answers_it_before_the_stdio_server_exits(
     obsidian = Obsidian(hold=True)
     cert = make_cert(tmp_path / "tls")
     async with serving(obsidian, cert) as url:
-        env = {**os.environ, "PYTHONPATH": str(REPO), ENV: KEY}
+        # a 1 s grace (10 s by default, waited out in full: the stand-in holds the call to the end)
+        env = {**os.environ, "PYTHONPATH": str(REPO), ENV: KEY, EOF_GRACE_ENV: "1"}
         argv = [sys.executable, "-m", "tests.stopped_mid_call", str(_vault(make_vault)), url, cert.fingerprint, "stdio"]
         async with await anyio.open_process(argv, env=env, cwd=REPO) as proc:
             assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
