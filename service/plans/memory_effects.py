@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from service.plans.notepaths import note_file
+from service.plans.texts import PlannedText
 from service.vault.casing import fold
 
 
@@ -64,6 +65,8 @@ class Builder(Protocol):
     def moved_away(self, rel: str) -> bool: ...
 
     def stepped(self) -> tuple[list[str], set[str]]: ...
+
+    def planned_texts(self) -> dict[str, PlannedText]: ...
 
     absent: list[tuple[str, str]]
     failing: list[tuple[str, str]]
@@ -119,7 +122,8 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
     def note(name: object) -> str | None:
         if not isinstance(name, str) or not name.strip():
             return None
-        return made_alike(b, memory, memory.note_of(name.strip(), any_case=tool != "create_entities"), tool)
+        found = memory.note_of(name.strip(), any_case=tool != "create_entities")
+        return made_alike(b, memory, found, tool, name=name.strip())
 
     if tool in MEMORY_WRITES:
         field, key = MEMORY_WRITES[tool]
@@ -183,18 +187,35 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
     return False
 
 
-def made_alike(b: Builder, memory: MemoryNotes, rel: str, tool: str) -> str:
+def made_alike(b: Builder, memory: MemoryNotes, rel: str, tool: str, *, name: str | None = None) -> str:
     """The entity note `rel` (the one `note_of` finds in the vault as it is) or, in a plan's check
     where none is there after the earlier steps, the one note an earlier step made in its folder
     whose file name is `rel`'s in another letter case or Unicode spelling: the entity it made,
     which the call finds by its name in any case (`Zed` for `zed`, `Zoë` in NFC for NFD; as
-    `EntityStore.path_of`: a create_entities refuses such a twin, it does not find it)."""
-    if memory.may is None or tool == "create_entities" or not b.lacks(rel):
+    `EntityStore.path_of`: a create_entities refuses such a twin, it does not find it); else, for
+    a call that finds entities by name and alias (`name` given), the one entity note of that folder
+    an earlier step's set_properties gave `name` as its `name` or one of its `aliases`."""
+    if memory.may is None or not b.lacks(rel):
         return rel
     folder, _, stem = rel.rpartition("/")
-    key = fold(stem)
-    made = [p for p in b.stepped()[0] if p.rpartition("/")[0] == folder and fold(p.rpartition("/")[2]) == key]
-    return made[0] if len(made) == 1 else rel
+    if tool != "create_entities":
+        key = fold(stem)
+        made = [p for p in b.stepped()[0] if p.rpartition("/")[0] == folder and fold(p.rpartition("/")[2]) == key]
+        if len(made) == 1:
+            return made[0]
+    named = [p for p in b.planned_texts() if p.rpartition("/")[0] == folder and name and _named(b, p, name)]
+    return named[0] if len(named) == 1 else rel
+
+
+def _named(b: Builder, rel: str, name: str) -> bool:
+    """Whether the earlier steps' set_properties calls on `rel` leave `name` its `name` or an alias."""
+    props: dict[str, Any] = {}
+    for tool, args in b.planned_texts()[rel].calls:
+        if tool == "set_properties" and isinstance(args.get("properties"), dict):
+            props |= {k: v for k, v in args["properties"].items() if k in ("name", "aliases")}
+    aliases = props.get("aliases")
+    values = [props.get("name"), *(aliases if isinstance(aliases, list) else [aliases])]
+    return any(isinstance(v, str) and fold(v.strip()) == fold(name) for v in values)
 
 
 def entity_note(b: Builder, memory: MemoryNotes, tool: str, name: object) -> str | None:
@@ -203,7 +224,7 @@ def entity_note(b: Builder, memory: MemoryNotes, tool: str, name: object) -> str
     if not isinstance(name, str) or not name.strip():
         return None
     try:
-        return made_alike(b, memory, memory.note_of(name.strip()), tool)
+        return made_alike(b, memory, memory.note_of(name.strip()), tool, name=name.strip())
     except Exception:  # noqa: BLE001 - several entities fit (ambiguous_note): the call answers it
         return None
 
@@ -317,7 +338,7 @@ def merged_note(
     if memory.may is None or b.late_writes or not isinstance(name, str) or not name.strip():
         return None
     try:
-        rel = made_alike(b, memory, memory.note_of(name.strip()), "merge_observations")
+        rel = made_alike(b, memory, memory.note_of(name.strip()), "merge_observations", name=name.strip())
     except Exception:  # noqa: BLE001 - several entities fit (ambiguous_note): the call answers it
         return None
     if not memory.may(rel, "read") or not b.exists(rel):
