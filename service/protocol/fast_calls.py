@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import json
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
@@ -241,20 +242,30 @@ class FastCalls:
         )
         self._inflight[_request_key(rid)] = (task, cancelled)
         self._asked[_request_key(rid)] = (rid, call.tool)
+        task.add_done_callback(functools.partial(self._ended, rid))
+
+    def _ended(self, rid: str | int, task: asyncio.Task[None]) -> None:
+        """A call's entry and id let go, once: `_run` does it before its answer goes out; a call
+        cancelled before its first step never ran `_run` (a `notifications/cancelled` routed in the
+        same loop turn as its call): its entry, id and slot were held for good, and 64 of them held
+        every later line (`stdio_out.HOLD_AT`)."""
+        key = _request_key(rid)
+        if self._inflight.get(key, (None,))[0] is task:
+            del self._inflight[key]
+            self._asked.pop(key, None)
+            self._freed(rid)  # answered next (or, cancelled by the client, owed nothing)
+            self.ended()
 
     async def _run(self, rid: str | int, call: PlainCall, version: str, cancelled: list[bool]) -> None:
         assert self._send is not None
-        key = _request_key(rid)
         try:
             try:
                 result = await self.path.run(call, rid)
             finally:
                 self._last = asyncio.get_running_loop().time()
-                if self._inflight.get(key, (None,))[0] is asyncio.current_task():
-                    del self._inflight[key]
-                    self._asked.pop(key, None)
-                    self._freed(rid)  # answered next (or, cancelled by the client, owed nothing)
-                self.ended()
+                task = asyncio.current_task()
+                assert task is not None
+                self._ended(rid, task)
             if cancelled[0]:
                 return
             answer = result_json(result, version, self.path.server_info)

@@ -83,3 +83,59 @@ async def test_a_ping_with_a_non_ascii_id_is_answered_with_the_sdks_bytes_before
     finally:
         proc.stdin.close()
         await asyncio.wait_for(proc.wait(), WITHIN)
+
+
+async def test_calls_cancelled_as_they_are_sent_leave_the_server_answering_and_their_ids_free(
+    make_vault: Callable[..., Path],
+) -> None:
+    """Raw lines to a real `vaultgate stdio`: 100 reads, each with its `notifications/cancelled`
+    right behind it in one write. A call cancelled before its task first ran kept its id in flight
+    and its slot for good: its id was refused as "in use" ever after, and 64 such calls held every
+    later line (the server answered nothing more). Now a ping after them is answered, and so is
+    a ping with each of their ids (answers to calls that ended before their cancel came are the
+    client's to ignore)."""
+    root = make_vault({"Home.md": "# Home\n\nhello\n"})
+    env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "service", "stdio", str(root), env=env,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+
+    def line(msg: dict[str, object]) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", **msg}).encode() + b"\n"
+
+    async def answer_to(rid: object) -> dict[str, object]:
+        while True:
+            got = json.loads(await asyncio.wait_for(proc.stdout.readline(), WITHIN))  # type: ignore[union-attr]
+            if got.get("id") == rid:
+                return dict(got)
+
+    try:
+        proc.stdin.write(line({"id": 0, "method": "initialize", "params": init}))
+        proc.stdin.write(line({"method": "notifications/initialized"}) + line({"id": "L", "method": "prompts/list"}))
+        await proc.stdin.drain()
+        await answer_to("L")  # the SDK's: the session is attached
+        read = {"name": "read_note", "arguments": {"path": "Home"}}
+        burst = b"".join(
+            line({"id": n, "method": "tools/call", "params": read})
+            + line({"method": "notifications/cancelled", "params": {"requestId": n}})
+            for n in range(1, 101)
+        )
+        proc.stdin.write(burst + line({"id": "after", "method": "ping"}))
+        await proc.stdin.drain()
+        assert (await answer_to("after"))["result"] == {}
+        proc.stdin.write(b"".join(line({"id": f"again-{n}", "method": "ping"}) for n in range(1, 101)))
+        proc.stdin.write(b"".join(line({"id": n, "method": "ping"}) for n in range(1, 101)))
+        await proc.stdin.drain()
+        assert (await answer_to("again-100"))["result"] == {}
+        pongs: dict[object, object] = {}
+        while len(pongs) < 100:
+            got = json.loads(await asyncio.wait_for(proc.stdout.readline(), WITHIN))
+            if "error" in got or got.get("result") == {}:  # not a late answer to a read
+                pongs[got["id"]] = got.get("result", got.get("error"))
+        assert pongs == {n: {} for n in range(1, 101)}
+    finally:
+        proc.stdin.close()
+        await asyncio.wait_for(proc.wait(), WITHIN)

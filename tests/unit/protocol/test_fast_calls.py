@@ -537,3 +537,23 @@ async def test_any_other_ping_goes_to_the_sdk(msg: dict[str, Any], era: str | No
     line = wire.route(msg)
     await _settle()
     assert wire.forwarded == [line] and wire.sent == []
+
+
+async def test_a_call_cancelled_before_it_ran_lets_go_of_its_id_and_its_slot() -> None:
+    """A `notifications/cancelled` routed in the same loop turn as its call (one read of stdin
+    holding both lines) cancels the call's task before its first step, so `_run` never ran: the
+    call stayed counted as running and its id in flight for good; 64 such calls held every later
+    line (`stdio_out.HOLD_AT`), the server answering nothing more."""
+    freed: list[Any] = []
+    ended: list[int] = []
+    wire = _Wire(_Dispatcher())
+    wire.fast.bind(wire.forwarded.append, wire.fast._send, None, freed.append)
+    wire.fast.ended = lambda: ended.append(1)
+    wire.fast.initialized(VERSION, "")
+    for rid in range(1, 71):
+        wire.route(_call(rid=rid, name="read_note", arguments={}))
+        wire.route({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": rid}})
+    await _settle()
+    assert wire.fast.running() == 0 and not wire.fast._asked
+    assert sorted(freed) == list(range(1, 71)) and len(ended) == 70
+    assert wire.sent == [] and wire.forwarded == []  # owed nothing, and the cancels stayed here
