@@ -132,15 +132,6 @@ def vault_path(rel_dir: str, name: str) -> str:
     return unicodedata.normalize("NFC", f"{rel_dir}/{name}" if rel_dir else name)
 
 
-def files_of(view: View) -> dict[str, tuple[int, int]]:
-    """Every file of `view`: vault path -> (mtime ns, size)."""
-    out: dict[str, tuple[int, int]] = {}
-    for rel_dir, (joined, mtimes, sizes) in view.items():
-        if joined:
-            out.update(zip(_paths(rel_dir, joined), zip(mtimes, sizes, strict=True), strict=True))
-    return out
-
-
 def _paths(rel_dir: str, joined: str) -> list[str]:
     return [vault_path(rel_dir, name) for name in joined.split("/")] if joined else []
 
@@ -198,11 +189,11 @@ def mtime_of(ns: int) -> float:
 
 def rows_of(
     conn: Any, vault_id: str, paths: Iterable[str] | None, pause: Callable[[], None] | None = None
-) -> dict[str, tuple[float, int, str]]:
-    """The index's (mtime, size, content hash) of the notes of `paths` (None: of every note);
-    `pause` is called between two pages of rows."""
-    sql = "SELECT path, mtime, size, etag FROM notes WHERE vault_id = ?"
-    out: dict[str, tuple[float, int, str]] = {}
+) -> dict[str, tuple[float, int, int]]:
+    """The index's (mtime, size, whether it holds a content hash) of the notes of `paths` (None: of
+    every note); `pause` is called between two pages of rows."""
+    sql = "SELECT path, mtime, size, etag != '' FROM notes WHERE vault_id = ?"
+    out: dict[str, tuple[float, int, int]] = {}
     if paths is None:
         cursor = conn.execute(sql, (vault_id,))
         while page := cursor.fetchmany(ROWS_PAGE):
@@ -220,17 +211,16 @@ def rows_of(
 
 def differing(
     disk: dict[str, tuple[int, int]],
-    rows: dict[str, tuple[float, int, str]],
+    rows: dict[str, tuple[float, int, int]],
     known: KnownFiles,
-    among: Iterable[str] | None = None,
+    among: Iterable[str],
 ) -> list[str]:
-    """The vault paths (of `among`; None: of every file on `disk` or known, every note in `rows`)
-    whose file differs from the index: a note or canvas new, of another mtime or size than its
-    row, with no content hash (read again: `reconcile.compare`), or gone; another file new or gone
-    (the attachments links resolve to: `known`). `disk`: the files on disk (of `among` at least)."""
-    paths = (set(disk) | set(rows) | {f for f in known if not indexed(f)}) if among is None else among
+    """The vault paths of `among` whose file differs from the index: a note or canvas new, of
+    another mtime or size than its row, with no content hash (read again: `reconcile.compare`),
+    or gone; another file new or gone (the attachments links resolve to: `known`). `disk`: the
+    files of `among` on disk; `rows`: the index's rows of those notes (`rows_of`)."""
     out: list[str] = []
-    for path in paths:
+    for path in among:
         on_disk = disk.get(path)
         if indexed(path):
             row = rows.get(path)
@@ -245,6 +235,27 @@ def differing(
         elif path in known:
             out.append(path)
     return sorted(out)
+
+
+def everything(view: View, rows: dict[str, tuple[float, int, int]], known: KnownFiles) -> list[str]:
+    """`differing` for every file in `view` or known and every note in `rows` (all the index's):
+    folder by folder, with no second map of the vault's files (`rows` is emptied)."""
+    out: list[str] = []
+    others: set[str] = set()
+    taken: dict[str, tuple[float, int, int] | None] = {}  # rows of non-ASCII paths, for a name spelt twice
+    for rel_dir, (joined, mtimes, sizes) in view.items():
+        for path, mtime, size in zip(_paths(rel_dir, joined), mtimes, sizes, strict=True):
+            if indexed(path):
+                row = rows.pop(path, None) if path.isascii() else taken.setdefault(path, rows.pop(path, None))
+                if row is None or not row[2] or (row[0], row[1]) != (mtime_of(mtime), size):
+                    out.append(path)
+            elif path not in others:
+                others.add(path)
+                if path not in known:
+                    out.append(path)
+    out += rows  # notes gone from disk
+    out += [path for path in known if path not in others and not indexed(path)]
+    return sorted(set(out))
 
 
 def unlisted(root: Path, unread: list[OSError], listed: bool) -> tuple[str, ...]:
@@ -288,10 +299,9 @@ async def look(ix: IndexerState, pause: Callable[[], None] | None) -> tuple[list
     below = tuple(unicodedata.normalize("NFC", prefix) for prefix in raw)
     vault_id = ix.vault.id
     if old is None:
-        disk = await asyncio.to_thread(timed, files_of, view)
         rows = await ix.db.run_scan(partial(timed, rows_of, vault_id=vault_id, paths=None, pause=pause))
-        found = await asyncio.to_thread(timed, differing, disk, rows, ix._files)
-        del disk, rows
+        found = await asyncio.to_thread(timed, everything, view, rows, ix._files)
+        del rows
     else:
         changed = await asyncio.to_thread(timed, moved, old, view, raw)
         again = [p for p in state.differing if p not in changed]

@@ -87,7 +87,11 @@ def test_the_survey_takes_the_files_the_scan_takes(tmp_path: Path) -> None:
         bad.write("x")
     paths = VaultPaths(root)
     notes, files = scan(paths)
-    found = look.files_of(look.survey(paths))
+    found = {
+        look.vault_path(folder, name): (mtime, size)
+        for folder, (joined, mtimes, sizes) in look.survey(paths).items()
+        for name, mtime, size in zip(joined.split("/") if joined else [], mtimes, sizes, strict=True)
+    }
     assert set(found) == files and "Caf\u00e9.md" in files
     assert {p: (look.mtime_of(m), s) for p, (m, s) in found.items() if p in notes} == notes
 
