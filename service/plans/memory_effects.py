@@ -232,11 +232,16 @@ def entity_note(b: Builder, memory: MemoryNotes, tool: str, name: object) -> str
 def there(b: Builder, memory: MemoryNotes, rel: str, op: str, step_id: str) -> bool:
     """Whether the entity note `rel` a call needs is there for it after the plan's earlier steps;
     where it is not, and the caller may use `rel` for `op` (else the call answers `acl_denied`
-    first, whatever is there: the ACL check reports that) and read it (else a note there is a
-    drop box's, which the caller is not told of), the call's `note_not_found`, listed in `absent`.
+    first, whatever is there: the ACL check reports that, and the effects list no change of it) and
+    read it (else a note there is a drop box's, which the caller is not told of), the call's
+    `note_not_found`, listed in `absent`.
     True when not known: a single call's preview, a plan with a step whose files only the run
     knows (it may make the entity), or an entity note an earlier step moved (found by its name)."""
-    if memory.may is None or b.late_writes or not (memory.may(rel, op) and memory.may(rel, "read")):
+    if memory.may is not None and not memory.may(rel, op):  # the call's acl_denied, reported by the ACL check:
+        b.paths.append((rel, op))  # no file it changes
+        b.touch(rel)
+        return False
+    if memory.may is None or b.late_writes or not memory.may(rel, "read"):
         return True
     if not b.lacks(rel):  # there now, or made by an earlier step
         return True
