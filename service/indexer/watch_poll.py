@@ -7,8 +7,9 @@ failed at its set-up and was set up again every 5 s, logging a traceback each ti
 made by another program reached the index until a restart. And a network file system (NFS, SMB,
 sshfs) raises no event here for an edit made on another machine: `[index] watch_mode = "poll"`.
 
-Polling compares the vault with the index (`reconcile.drift`: the folders' scan and the index's
-rows, giving way to calls as a start's reading does) every `[index] watch_poll_s`, and hands
+Polling compares the vault with the index (`reconcile.drift`: a stat of every file, and the
+index's rows of the files changed since the previous look, `look.py`; giving way to calls as a
+start's reading does) every `[index] watch_poll_s`, and hands
 what differs to the watcher as if the OS had reported it (`Watcher.handle`): applied only where
 the file differs from the index, published with origin "external", our own writes left to their
 own update. What the index holds below a folder a look cannot list is not taken for deleted, and
