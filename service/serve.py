@@ -30,9 +30,9 @@ from service.app import VaultgateApp
 from service.errors import ConfigError
 from service.gcpause import paused
 from service.http.asgi import http_app
-from service.http.connections import connection_cap
+from service.http.connections import LINGER_SECONDS, connection_cap
 from service.http.head_limits import uvicorn_options
-from service.http.stops import Stops
+from service.http.stops import Stops, arriving, end_arriving
 from service.obs.logging import setup_logging
 from service.settings import Settings
 
@@ -117,11 +117,28 @@ class _Server(uvicorn.Server):
             await super().shutdown(sockets)
             return
         graceful = float(self.config.timeout_graceful_shutdown or 0)
-        stopping = asyncio.ensure_future(self.stops.stop(graceful - min(1.0, graceful / 2)))
+        stopping = asyncio.ensure_future(self._stop(self.stops, graceful - min(1.0, graceful / 2)))
         try:
             await super().shutdown(sockets)
         finally:
             stopping.cancel()
+
+    async def _stop(self, stops: Stops, within: float) -> None:
+        """The requests in flight end within `within` seconds, and those still arriving have that
+        less the close's linger (`LINGER_SECONDS`: the client reads the answer before the close)
+        to arrive whole; then they are answered (`stops.end_arriving`; uvicorn cancelled them with
+        an HTTP 500), and one that arrived meanwhile is stopped as the others were."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + within
+        first = asyncio.ensure_future(stops.stop(within))
+        try:
+            while arriving(self.server_state.connections) and loop.time() < end - LINGER_SECONDS:  # noqa: ASYNC110
+                await asyncio.sleep(0.1)  # tells a body arrived: looked at as uvicorn's shutdown looks
+            end_arriving(self.server_state.connections)
+            await first
+            await stops.stop(max(0.0, end - loop.time()))
+        finally:
+            first.cancel()
 
     def install_signal_handlers(self) -> None:  # the embedding loop owns signals
         return None

@@ -20,14 +20,18 @@ stop, `service.serve` calls `Stops.stop(within)`:
   `mutating` tool's call (a single write may have completed, a call acting in Obsidian may have
   run there; an all-or-nothing change is rolled back) is answered retryable false, with a hint
   to look before calling again.
-Nothing is half-written by the stop: file writes are atomic (a temporary file renamed) and
-all-or-nothing changes roll back.
+A request whose body is still arriving (a slow upload) is not in flight here yet (the request
+front reads the body): it has the same `within` seconds to arrive whole (then it is in flight
+here), after which `end_arriving` answers it 503 with the same error (id null) and closes its
+connection, where uvicorn cancelled it at the end of the period (an HTTP 500 and an "Exception
+in ASGI application" traceback). Nothing is half-written by the stop: file writes are
+atomic (a temporary file renamed) and all-or-nothing changes roll back.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import anyio
@@ -35,7 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.protocol.stopping import stopped_answer
 
-__all__ = ["REQUEST", "StopFront", "Stops"]
+__all__ = ["REQUEST", "StopFront", "Stops", "arriving", "end_arriving"]
 
 REQUEST = "vaultgate.request"  # scope key (the request front): (id, method, tool name or None)
 
@@ -134,3 +138,31 @@ class StopFront:
         if started[0] and request is not None:  # a stream: its last event answers the request
             last = b"event: message\r\ndata: " + self.stops.answer(request) + b"\r\n\r\n"
         await send({"type": "http.response.body", "body": last, "more_body": False})
+
+
+def arriving(connections: Iterable[Any]) -> list[Any]:
+    """uvicorn's protocols (`service.http.connections.Held`) whose request has its head but not
+    its whole body yet, and no answer begun: not in flight here yet (module docstring)."""
+    out = []
+    for connection in list(connections):
+        cycle, transport = getattr(connection, "cycle", None), getattr(connection, "transport", None)
+        owed = getattr(connection, "_answer_owed", None)
+        if cycle is None or transport is None or owed is None or transport.is_closing():
+            continue
+        if cycle.response_started or cycle.response_complete or cycle.scope.get("method") == "GET" or owed():
+            continue  # answered, being answered, or read whole (in flight: `Stops`)
+        out.append(connection)
+    return out
+
+
+def end_arriving(connections: Iterable[Any]) -> None:
+    """Answer each request still `arriving` 503 `server_stopping` and close its connection."""
+    body = stopped_answer(None, "", None, False, ran=False)
+    head = f"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+    answer = (head + "connection: close\r\n\r\n").encode("ascii") + body
+    for connection in arriving(connections):
+        connection._deadline.disarm()
+        connection.transport.write(answer)
+        connection.transport.close()  # (lingering: the client's close may come later)
+        connection.cycle.disconnected = True  # the request's `receive` says so now, as a close does
+        connection.cycle.message_event.set()
