@@ -25,18 +25,17 @@ or file linked in while serving, `ln -s /outside Vault/Linked`, or anything the 
 below it) is never read into the index. A link that appears where a file or folder was
 indexed is reported as that path's deletion, so the index forgets what the link now hides.
 
-The watcher outlives a failure of its own: the watch is started again (after a pause that
-grows while failures repeat, reset by the next good batch) and `resync` re-reads the vault. A
-name that is not UTF-8 ends a whole `watchfiles` watch (`watch_plan.py`): after the first such
-failure the watcher watches around such folders. A watch that fails on the OS's limit of
-watches is replaced by polling for a while (`watch_poll.py`), as with `[index] watch_mode = "poll"`.
+The watcher outlives a failure of its own: the watch is started again (after a pause that grows
+while failures repeat, reset by the next good batch) and `resync` re-reads the vault. A name that
+is not UTF-8 ends a whole `watchfiles` watch (`watch_plan.py`): after the first such failure the
+watcher watches around such folders. A watch that fails on the OS's limit of watches is replaced
+by polling for a while (`watch_poll.py`), as with `[index] watch_mode = "poll"`.
 
 Setting the watch up walks every folder (0.06-0.26 s at 100k notes) in a worker thread, and
 `established` is set once it is in place: the indexer starts it after its first reconcile and
 reads the vault once more after `established`, so an edit made at any time is either in that
 rescan or seen by the watch. The watcher is given what it uses (the vault's paths, an `apply`,
-a `publish`, a `resync`, an `ours` and a `drift` callable), not the indexer: it sits below
-`runner.py`, which builds it.
+a `publish`, a `resync`, an `ours` and a `drift` callable), not the indexer: it sits below `runner.py`, which builds it.
 """
 
 from __future__ import annotations
@@ -52,7 +51,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from service.indexer.inotify import Inotify, available
+from service.indexer.inotify import Inotify, WatchLost, available
 from service.indexer.watch_plan import WatchPlan, plan
 from service.indexer.watch_poll import RETRY_EVENTS_S, DriftFn, at_limit, poll
 from service.storage.db import locked
@@ -232,8 +231,9 @@ class Watcher:
                         exc,
                     )
                     self.split = True
-                else:
-                    log.warning("file watcher for %s failed; watching again", self.vault_id, exc_info=True)
+                else:  # a lost watch (`WatchLost`: an overflow, the root gone) is told by its reason, no traceback
+                    trace = not isinstance(exc, WatchLost)
+                    log.warning("file watcher for %s failed (%s); watching again", self.vault_id, exc, exc_info=trace)
             self.restarts += 1
             pause = RESTART_MIN_S if self._good else min(pause * 2, RESTART_MAX_S)
             with contextlib.suppress(TimeoutError):

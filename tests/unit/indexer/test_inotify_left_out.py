@@ -140,3 +140,43 @@ async def test_the_watcher_sees_edits_in_a_vault_holding_a_folder_it_cannot_watc
         assert watcher.restarts == 0
     finally:
         await watcher.stop()
+
+
+async def test_a_vault_folder_away_is_told_in_one_line_and_watched_once_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The vault's folder away (moved, unmounted) when the watch is set up: the watch held no
+    watch at all and said nothing, for good. Now each try fails with a one-line warning naming
+    the reason (no traceback: nothing failed here), and the watch is in place once it is back."""
+    monkeypatch.setattr(watch, "RESTART_MIN_S", 0.0)
+    monkeypatch.setattr(watch, "RESTART_MAX_S", 0.01)
+    root = tmp_path / "v"
+    applied: list[str] = []
+    came = asyncio.Event()
+
+    async def apply(changes: Sequence[FileChange]) -> list[FileChange]:
+        applied.extend(f"{c.kind}:{c.path}" for c in changes)
+        came.set()
+        return list(changes)
+
+    async def publish(changes: Sequence[FileChange]) -> None:
+        return None
+
+    watcher = watch.Watcher(VaultPaths(root), "v", apply, publish)
+    caplog.set_level("WARNING", logger="service.indexer.watch")
+    await watcher.start()
+    try:
+        for _ in range(int(WITHIN / 0.01)):
+            if watcher.restarts >= 2:
+                break
+            await asyncio.sleep(0.01)
+        told = [r for r in caplog.records if "failed" in r.getMessage()]
+        assert told and all(not r.exc_info and "missing" in r.getMessage() for r in told)
+        root.mkdir()
+        await asyncio.wait_for(watcher.established.wait(), WITHIN)
+        (root / "Back.md").write_text("back\n", encoding="utf-8")
+        while "modified:Back.md" not in applied:
+            await asyncio.wait_for(came.wait(), WITHIN)
+            came.clear()
+    finally:
+        await watcher.stop()
