@@ -296,11 +296,17 @@ class Held(asyncio.Protocol):
         writes its request and then only reads) or a close, which cannot be told apart. A request
         read whole is still answered, as curl's peers and most servers do, then the connection
         closes (`_answered`): uvicorn closed at once, so a ping's answer was lost and /healthz's
-        came by a race. A GET (at the MCP path an SSE stream without end) or a request not whole:
-        closed now, the client taken as gone, as before."""
+        came by a race. A GET (at the MCP path an SSE stream without end), a request not whole, or
+        an answer already streaming (a `subscriptions/listen` stream, a call's progress): closed
+        now, the client taken as gone, as before; closing its stream is how a 2026-07-28 client
+        cancels, and kept open the call ran on, and a listen stream held its URIs, until the
+        second SSE ping found the connection closed, 15-30 s later."""
         self._eof = True
         if self._lingering is not None:
             return None  # the client's close ends the lingering
+        cycle = getattr(self, "cycle", None)
+        if cycle is not None and cycle.response_started and not cycle.response_complete:
+            return None  # its answer streams: the client went away
         if self._answer_owed():
             self._half_closed = True
             return True  # the transport stays open for writing
