@@ -155,6 +155,38 @@ async def test_a_retracted_newer_fact_leaves_the_older_one_current(make_vault: C
         assert [(i["text"], i["superseded_by"]) for i in hits] == [("Lives in Boston", None)]
 
 
+async def test_two_agents_superseding_one_fact_at_once_keep_one_history(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """Alice and Bob learn at the same time that Caroline left Boston, Alice for Rome and Bob for
+    Paris: one supersession is written, the other is `conflict` naming the fact that got there
+    first, and the note says what the agent told success was told (both were told success and the
+    note kept the last one before)."""
+    async with (
+        e2e(make_vault({"Home.md": "# Home\n"}), auth=AUTH) as (url, h),
+        agent(url, "alice", mode) as alice,
+        agent(url, "bob", mode) as bob,
+    ):
+        facts = ["Lives in Boston", "Lives in Rome", "Lives in Paris"]
+        await ok(
+            alice, "create_entities", entities=[{"name": "Caroline", "entityType": "person", "observations": facts}]
+        )
+        calls = [
+            (who, {"entityName": "Caroline", "observation": facts[0], "superseded_by": place})
+            for who, place in ((alice, facts[1]), (bob, facts[2]))
+        ]
+        answers = await asyncio.gather(*(who.call_tool("supersede_observation", args) for who, args in calls))
+        told = [a.structured_content for a in answers if not a.is_error]
+        refused = [a.structured_content for a in answers if a.is_error]
+        assert len(told) == 1 and len(refused) == 1 and told[0] is not None and refused[0] is not None
+        assert refused[0]["error"]["code"] == "conflict"
+        assert refused[0]["error"]["details"]["superseded_by"] == told[0]["superseded_by"]
+        [entity] = (await ok(bob, "open_nodes", names=["Caroline"]))["entities"]
+        history = {o["text"]: o["superseded_by"] for o in entity["observations"]}
+        assert history[facts[0]] == told[0]["superseded_by"]
+        assert h.read("Memory/Caroline.md").count("superseded_by") == 1
+
+
 async def test_a_merged_entitys_name_still_reaches_the_entity_kept(make_vault: Callable[..., Path], mode: str) -> None:
     """A curator merges Ann Lees into Ann Lee (duplicates job, applied with a human's
     confirmation); Alice still opens, recalls and writes by the old name, and Trip's links to the

@@ -16,7 +16,7 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.errors import NoteNotFound, ValidationFailed, VaultgateError
+from service.errors import Conflict, NoteNotFound, ValidationFailed, VaultgateError
 from service.graph.workspace_paths import forget_deleted
 from service.memory.model import Entity, Observation, normalize_text
 from service.memory.store import EntityStore, Loaded
@@ -340,6 +340,30 @@ async def supersede_observation(ctx: ToolContext, args: SupersedeIn) -> Supersed
     return SupersedeOut(path=done.vp.rel, block_id=out["block"], superseded_by=out["by"])
 
 
+def _not_superseded_elsewhere(e: Entity, name: str, old: Observation, new: Observation) -> None:
+    """Refuse to point `old` at `new` when it is already superseded by another observation still in
+    the note: the history it has would be lost (two agents superseding one fact at once by two
+    facts: the second finds the first's). The same pointer again, or one naming no block there, is
+    no refusal."""
+    ref = old.fields.get("superseded_by", "").strip().lstrip("^").casefold()
+    if not ref or ref == (new.block_id or "").casefold():
+        return
+    that = next((o for o in e.observations if o.block_id and o.block_id.casefold() == ref), None)
+    if that is not None:
+        raise Conflict(
+            f"{name!r}'s observation {old.text[:80]!r} is already superseded by ^{that.block_id} ({that.text[:80]!r})",
+            details={
+                "field": "observation",
+                "reason": "already_superseded",
+                "entity": name,
+                "block_id": old.block_id,
+                "superseded_by": that.block_id,
+            },
+            hint=f"Supersede the newer fact (^{that.block_id}) instead to extend the history, or delete_observations "
+            "it first; open_nodes shows each observation's superseded_by.",
+        )
+
+
 def superseded_in(e: Entity, name: str, args: SupersedeIn) -> tuple[str, str]:
     """supersede_observation's change of `e` (the entity `name`), as its note is now (another call
     may have deleted one of the two since): the older observation's block id and the newer's."""
@@ -347,6 +371,7 @@ def superseded_in(e: Entity, name: str, args: SupersedeIn) -> tuple[str, str]:
     old, new = _find(e, args.observation), _find(e, args.superseded_by)
     if old is None or new is None or old is new:
         raise ValidationFailed("the two observations must be two different ones", details={"field": "superseded_by"})
+    _not_superseded_elsewhere(e, name, old, new)
     if _supersedes(e, new, old):
         raise ValidationFailed(
             "the superseding observation is itself superseded by this one: no current fact would be left",
@@ -413,7 +438,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="memory",
         title="Supersede an observation",
         description="Mark an observation of a memory entity as superseded by a newer one (valid_until, superseded_by "
-        "fields); both stay in the note, the history is kept.",
+        "fields); both stay in the note, the history is kept. An observation already superseded by another is "
+        "refused (conflict): supersede that one.",
         input_model=SupersedeIn,
         output_model=SupersedeOut,
         handler=supersede_observation,
