@@ -15,6 +15,7 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from service.errors import AclDenied
 from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, tags_of
 from service.memory.store import Loaded
 from service.tools.context import ToolContext
@@ -374,7 +375,10 @@ async def open_nodes(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
     missing: dict[str, None] = {}
     for i, raw in enumerate(args.names):
         name = entity_name(ctx, store, raw, f"names[{i}]")
-        loaded = store.load(name, "read")
+        try:  # a name whose own note the ACL closes is no entity for this caller, as an absent one
+            loaded = store.load(name, "read")
+        except AclDenied:
+            loaded = None
         (found.setdefault(loaded.vp.rel, loaded) if loaded is not None else missing.setdefault(name))
     opened = {rel.removesuffix(".md").lower() for rel in found}
     everything = list(store.entities())

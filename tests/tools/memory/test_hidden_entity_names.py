@@ -58,3 +58,17 @@ async def test_a_dry_run_vault_previews_the_callers_own_note(make_vault: Callabl
             assert "Boss" not in json.dumps(out), out
             answers.append(json.dumps(out).replace(name, "NAME"))
         assert answers[0] == answers[1]
+
+
+async def test_a_name_whose_own_note_the_acl_closes_is_missing_and_the_others_answered(
+    make_vault: Callable[..., Path],
+) -> None:
+    """open_nodes of a name whose computed note (Memory/Boss.md) the ACL closes refused the whole
+    call (acl_denied), the caller's other names unanswered (U10 s94): it is `missing`, as an absent
+    one, and the answer names no hidden note."""
+    files = {"Memory/Boss.md": BOSS, "Memory/Ann.md": "# Ann\n\n## Observations\n- Likes tea\n"}
+    async with started(make_vault(files), acl=ACL) as vg:
+        opened = await vg.ok("open_nodes", names=["Ann", "Boss", "Nobody"])
+        assert [e["path"] for e in opened["entities"]] == ["Memory/Ann.md"]
+        assert opened["missing"] == ["Boss", "Nobody"]
+        assert "investigation" not in json.dumps(opened)
