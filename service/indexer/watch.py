@@ -149,9 +149,7 @@ class Watcher:
 
     def own(self, raw: str) -> bool:
         """A file of vaultgate's own (temp files, the index, the data folder): never a change."""
-        if raw.endswith(".vgtmp"):
-            return True
-        return any(raw == folder or raw.startswith(folder + os.sep) for folder in self.ignore)
+        return raw.endswith(".vgtmp") or any(raw == folder or raw.startswith(folder + os.sep) for folder in self.ignore)
 
     def _sift(self, raw: set[tuple[int, str]]) -> set[tuple[int, str]]:
         """The events of a wait worth handling: none for a temp file of ours, none but a deletion
@@ -348,6 +346,7 @@ class Watcher:
                 came.clear()
                 if state["lost"] is not None:
                     raise state["lost"]
+                await watch.walked()  # the folders below those that came: watched before the batch lists them
                 raw = set(pending)
                 pending.clear()
                 self.last_event = time.monotonic()

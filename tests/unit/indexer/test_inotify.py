@@ -26,10 +26,18 @@ def _settled(watch_: Inotify) -> set[tuple[int, str]]:
     each path once with its last kind: a new file is created, then written (added, then
     modified), and the watcher reads every path it is told again anyway."""
     got: dict[str, int] = {}
-    while more := watch_.drain():
+    while more := _drained(watch_):
         for kind, path in sorted(more):
             got[path] = ADDED if got.get(path) == ADDED and kind == MODIFIED else kind
     return {(kind, path) for path, kind in got.items()}
+
+
+def _drained(watch_: Inotify) -> set[tuple[int, str]]:
+    """What came, then the folders below the folders that came watched, as the watcher does
+    before it lists a batch (`Inotify.walked`)."""
+    more = watch_.drain()
+    asyncio.run(watch_.walked())
+    return more
 
 
 @pytest.fixture
