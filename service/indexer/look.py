@@ -103,7 +103,11 @@ def survey(paths: VaultPaths, pause: Callable[[], None] | None = None, unread: l
                     name = entry.name
                     if name.startswith(".") or not (name.isascii() or is_utf8_name(name)):
                         continue
-                    if entry.is_dir(follow_symlinks=False):
+                    try:
+                        folder = entry.is_dir(follow_symlinks=False)  # an lstat where the type is unknown
+                    except OSError:
+                        continue  # gone meanwhile
+                    if folder:
                         if rel_dir or not paths.is_hidden(name):
                             stack.append(f"{rel_dir}/{name}" if rel_dir else name)
                         continue

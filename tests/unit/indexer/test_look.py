@@ -96,6 +96,43 @@ def test_the_survey_takes_the_files_the_scan_takes(tmp_path: Path) -> None:
     assert {p: (look.mtime_of(m), s) for p, (m, s) in found.items() if p in notes} == notes
 
 
+def test_an_entry_gone_while_its_folder_is_listed_is_left_out_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the file system does not give an entry's type with its name, `is_dir` stats it: an
+    entry gone meanwhile is left out, not its whole folder taken for one that cannot be listed."""
+    root = _vault(tmp_path / "v")
+    real_scandir = os.scandir
+
+    class Entry:
+        def __init__(self, entry: os.DirEntry[str]) -> None:
+            self.entry, self.name = entry, entry.name
+
+        def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+            if self.name == "Same.md":
+                raise FileNotFoundError(2, "No such file or directory", self.name)
+            return self.entry.is_dir(follow_symlinks=follow_symlinks)
+
+        def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+            return self.entry.stat(follow_symlinks=follow_symlinks)
+
+    class Listing:
+        def __init__(self, path: Any) -> None:
+            self.listing = real_scandir(path)
+
+        def __enter__(self) -> Any:
+            return (Entry(entry) for entry in self.listing)
+
+        def __exit__(self, *exc: object) -> None:
+            self.listing.close()
+
+    monkeypatch.setattr(os, "scandir", Listing)
+    unread: list[OSError] = []
+    view = look.survey(VaultPaths(root), None, unread)
+    assert unread == []
+    assert sorted(view["Notes"][0].split("/")) == ["Kept.md"]
+
+
 def test_moved_names_each_file_that_changed(tmp_path: Path) -> None:
     root = _vault(tmp_path / "v")
     paths = VaultPaths(root)
