@@ -3,11 +3,12 @@ from a view of the folders kept between looks.
 
 An edit in place changes no folder's mtime, so a look stats every file: one `lstat` a file, from
 `os.scandir`'s entries (no path joined or filtered twice in Python). What a look keeps of a
-folder is its files' names in one string and their mtimes (ns) and sizes in two arrays, ~45
-bytes a file, so an unchanged folder is three comparisons made in C. Only the files whose mtime
-or size changed since the previous look, new or gone, and those that differed from the index then,
-are compared with the index — their rows read by path, other files by the known files — and the
-answer is read from the index as before: the view only says where to look.
+folder is its files' names in one string and their mtimes (ns) and sizes in two arrays, ~60
+bytes a file (6 MB at 100k notes), so an unchanged folder is three comparisons made in C. Only
+the files whose mtime or size changed since the previous look, new or gone, and those that
+differed from the index then, are compared with the index — their rows read by path, other files
+by the known files — and the answer is read from the index as before: the view only says where
+to look.
 
 Why a file in neither set needs no comparison: it matched the index at the previous look and its
 mtime and size are the same now; an index row is only written with what a reading of the file
