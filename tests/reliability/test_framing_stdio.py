@@ -50,10 +50,13 @@ SENTINELS = iter(range(10**9))
 
 
 def refusals_then_alive(stdio: StdioProcess, line: bytes) -> list[dict[str, Any]]:
-    """Send `line`, then a ping: the answers that came before the ping's (which must come)."""
+    """Send `line`, then a question only the SDK answers: the answers that came before its answer
+    (which must come). Not a ping: the front answers a bare ping itself (`handshake.bare_ping`),
+    ahead of what an earlier line still waits for in the SDK, whose answer then fell into the next
+    line's count."""
     stdio.send(line)
     sentinel = f"sentinel-{next(SENTINELS)}"
-    stdio.send(json.dumps({"jsonrpc": "2.0", "id": sentinel, "method": "ping"}).encode())
+    stdio.send(json.dumps({"jsonrpc": "2.0", "id": sentinel, "method": "prompts/list"}).encode())
     return stdio.answers_before(sentinel)
 
 
