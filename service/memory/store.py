@@ -23,6 +23,7 @@ from service.memory.lookup import MAX_NOTES, EntityNames
 from service.memory.model import Entity, file_name, inbox_key, linked_stem, parse, render
 from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
+from service.vault import notelocks
 from service.vault.casing import CaseTwin, fold
 from service.vault.commit import Action, Undo
 from service.vault.decoding import UTF8
@@ -116,8 +117,7 @@ class EntityStore:
         self.files = files
         self.folder = folder.strip().strip("/")
         self._resolve = resolve
-        # The capture inbox (`[memory] inbox`) sits in the memory folder by default, but it is a
-        # list of captures, not an entity: never listed, loaded or written as one.
+        # The capture inbox (`[memory] inbox`), in the memory folder by default, is never an entity
         self._inbox = inbox_key(inbox)
 
     def is_inbox(self, rel: str) -> bool:
@@ -231,8 +231,7 @@ class EntityStore:
             for rel, entry in self.files.walk(folder, recursive=False)
             if rel.endswith(".md") and not self.is_inbox(rel)
         }
-        # Compared in any letter case ('STEPH ANGO' is close to 'Steph Ango'; as written, 3 of
-        # its 10 letters match), a name in other case only first.
+        # Compared in any letter case ('STEPH ANGO' is close to 'Steph Ango'), other case only first
         folded: dict[str, list[str]] = {}
         for stem in sorted(stems):
             folded.setdefault(fold(stem), []).append(stem)
@@ -334,7 +333,9 @@ class EntityStore:
                 result = await self.files.write(
                     vp, text, expected_etag=current.etag, must_exist=True, encoding=current.encoding
                 )
-            except Conflict:
+            except Conflict as exc:
+                if notelocks.busy(exc):  # another process holds the note past the bounded wait
+                    raise
                 continue  # a person (or another process) saved the note in between: read it again
             if before is not None:
                 before.append(current.text)

@@ -201,8 +201,7 @@ class VaultFiles:
             refuse_read_only(dest, vp.rel)
         else:
             self.check_new(vp, file=True)
-        # Compared again right before the rename: an editor's save landing while the new bytes
-        # were written and fsynced is a `conflict`, never replaced by a version not read.
+        # Compared again right before the rename: an editor's save meanwhile is a `conflict`, never lost.
         check = None if expected is None else partial(self.check_etag, vp, expected)
         etag = etag_of(data)
         return existed, etag, self._write_sync(vp, key, dest, data, etag, create_only, check, prior)
@@ -257,6 +256,8 @@ class VaultFiles:
                         reread.replace_if_unchanged, self.paths.root, key, new, read, note.etag
                     )
                 except Conflict as exc:
+                    if notelocks.busy(exc):  # another process holds the note past the bounded wait
+                        raise
                     if expected_etag is not None:
                         raise reread.changed(vp.rel, exc.details.get("current_etag"), expected_etag) from None
                     continue  # another program saved it meanwhile: apply the change to that

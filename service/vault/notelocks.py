@@ -156,9 +156,19 @@ def _acquire(fd: int, rel: str, until: tuple[float, float]) -> None:
         pause = min(pause * 2, 0.02)
 
 
+BUSY = "locked by another process"  # details.reason of the conflict after the bounded wait
+
+
+def busy(exc: Conflict) -> bool:
+    """Whether `exc` is the bounded wait for another process's lock running out: the note is that
+    process's for now, so a write that re-reads and retries on a conflict answers it at once
+    instead of waiting out the bound again for each try."""
+    return exc.details.get("reason") == BUSY
+
+
 def _busy(rel: str, wait: float) -> Conflict:
     return Conflict(
         f"{rel!r} is being written by another vaultgate process on this vault",
-        details={"path": rel, "reason": "locked by another process", "waited_seconds": wait},
+        details={"path": rel, "reason": BUSY, "waited_seconds": wait},
         hint="Nothing was written: read the note again and retry.",
     )
