@@ -241,7 +241,7 @@ def cmd_stdio(args: argparse.Namespace) -> int:
         if front is None:
             front = StdioFront(settings.cache_dir(), startup_key(sys.argv[1:], os.environ))
             front.start()
-            front.wait_first_answers(timeout=0.5)
+            front.wait_first_answers()
         front.check_settings(settings.model_dump_json())
         from service.protocol.shipped_tools_list import list_settings
 
@@ -399,7 +399,7 @@ def _early_front() -> StdioFront | None:
 
     front = early_front(sys.argv[1:], os.environ)
     if front is not None:
-        front.wait_first_answers(timeout=0.5)
+        front.wait_first_answers()
     return front
 
 

@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # the front imports only what answering needs (json, os, thre
 CACHED_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
 REPLAY_ID = "vaultgate-front-initialize"  # the id of the `initialize` replayed to the SDK
 MAX_ANSWERS = 64  # distinct clients (client info, protocol version) remembered per key
+FIRST_ANSWERS_S = 0.5  # how long a start waits for its first answers before loading the server anyway
 MAX_KEY = 16 * 1024  # an answer to larger params is not stored (a client's are ~1 KB; each start reads the store)
 __all__ = ["StdioFront", "early_front", "startup_key"]
 
@@ -134,11 +135,10 @@ class StdioFront:
         """Every line the client wrote so far was read (`StdinLines.idle`)."""
         return self.lines is None or self.lines.idle()
 
-    def wait_first_answers(self, timeout: float) -> bool:
-        """Block until the client has its tool list from the store, or asked what only the SDK answers, or
-        `timeout` passed (loading the server meanwhile would slow the reader; see above); then while reads
-        are answered here (`ReadGate.wait_quiet`)."""
-        return self._first_answers.wait(timeout) and self.reads.wait_quiet()
+    def wait_first_answers(self, timeout: float | None = None) -> bool:
+        """Block until the client has its tool list from the store, or asked what only the SDK answers, or `timeout`
+        (FIRST_ANSWERS_S) passed (loading meanwhile slows the reader); then while reads are answered here."""
+        return self._first_answers.wait(FIRST_ANSWERS_S if timeout is None else timeout) and self.reads.wait_quiet()
 
     def _on_eof(self) -> None:
         if self.outbox.later(self._on_eof):

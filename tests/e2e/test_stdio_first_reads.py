@@ -14,6 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.e2e.stdio_spawn import BOUNDS_CODE
+
+# A start waits FIRST_ANSWERS_S (0.5 s) for its first answers before it loads the server anyway; on a
+# loaded machine the reader could take longer and the server load first. What is under test is that
+# the reads are answered before the load when the reader gets there, so the wait here is long.
+WAIT = json.dumps({"service.protocol.stdio_front.FIRST_ANSWERS_S": 60.0})
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
 
 
@@ -38,7 +44,7 @@ def _session(root: Path, lines: list[bytes], wanted: set[int], log: Path) -> dic
     with (
         log.open("wb") as err,
         subprocess.Popen(
-            [sys.executable, "-X", "importtime", "-m", "service", "stdio", str(root)],
+            [sys.executable, "-X", "importtime", "-c", BOUNDS_CODE, WAIT, "stdio", str(root)],
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
