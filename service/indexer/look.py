@@ -43,6 +43,7 @@ from service.indexer.scan import PAUSE_EVERY, indexed
 from service.indexer.state import IndexerState
 from service.vault.decoding import is_utf8_name
 from service.vault.paths import VaultPaths
+from service.vault.root_link import walkable
 from service.vault.temps import SUFFIX
 
 T = TypeVar("T")
@@ -82,6 +83,7 @@ def survey(paths: VaultPaths, pause: Callable[[], None] | None = None, unread: l
     """Every folder of the vault with its files' names, mtimes and sizes; the folders that could not
     be listed are added to `unread` (their error, named by their path) and left out, the root's
     raised. Blocks on the file system: run it in a worker thread."""
+    walkable(paths.root)  # a vault folder replaced by a link: never walked
     root = str(paths.root)
     view: View = {}
     stack = [""]

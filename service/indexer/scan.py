@@ -26,6 +26,7 @@ from service.indexer.reading import read_note_checked
 from service.vault import case_renames
 from service.vault.decoding import UTF8, is_utf8_name
 from service.vault.paths import VaultPaths
+from service.vault.root_link import walkable
 from service.vault.spelling import on_disk
 from service.vault.temps import SUFFIX, sweep
 
@@ -52,6 +53,7 @@ def scan(
     notes: dict[str, tuple[float, int]] = {}
     files: set[str] = set()
     root = paths.root
+    walkable(root)  # a vault folder replaced by a link is never walked (`service.vault.root_link`)
     countdown = PAUSE_EVERY
     for dirpath, dirnames, filenames in os.walk(root, onerror=None if unread is None else unread.append):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")

@@ -15,6 +15,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from service.vault import temps
+from service.vault.root_link import open_vault_folder
 
 NAME_MAX = 255  # bytes of a name, UTF-8: ext4, APFS; NTFS counts UTF-16 units, never more
 
@@ -68,4 +69,4 @@ def drop_case_record(root: Path, name: str) -> None:
 
 def _vault_folder(root: Path) -> int:
     """The vault folder itself, opened (as `dirfd.folder(root, "")` opens it)."""
-    return os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    return open_vault_folder(root)

@@ -40,6 +40,7 @@ from service.vault import openat2, spelling
 from service.vault.case_records import case_record, drop_case_record, temp_name
 from service.vault.decoding import decode_start
 from service.vault.etags import etag_of_stream
+from service.vault.root_link import open_vault_folder
 
 R = TypeVar("R")
 
@@ -108,8 +109,7 @@ def _open_missing(opened: Folder, name: str, here: str, create: bool, new_name: 
 def folder(root: Path, rel: str, *, create: bool = False, new_name: NewName | None = None) -> Iterator[Folder]:
     """The folder `rel` (vault-relative, '' for the root) opened without following any link below
     the root; with `create`, missing folders are made on the way (`new_name` is asked first)."""
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
-    opened = Folder(fd, "")
+    opened = Folder(open_vault_folder(root), "")  # never through a link the vault folder became
     try:
         for name in rel.split("/") if rel else ():
             here = opened.child(name)

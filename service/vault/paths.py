@@ -44,6 +44,7 @@ from urllib.parse import quote, unquote
 from service.errors import AclDenied, PathInvalid
 from service.vault import openat2
 from service.vault.invisible import shows_nothing
+from service.vault.root_link import refuse_linked
 from service.vault.spelling import on_disk
 
 # A drive (`C:`) or a URL scheme (`https:`, `obsidian:`); a word and ': ' starts a title of a note at
@@ -376,6 +377,7 @@ class VaultPaths:
         that refuses a link in any component (ancestors of the root included: the root is real)."""
         text = str(target)
         if text == self._root_text:
+            refuse_linked(text)  # the whole vault: its folder is no link it became (`root_link`)
             return True
         if not text.startswith(self._root_prefix):
             return False
@@ -386,6 +388,7 @@ class VaultPaths:
                 return True
             except OSError:
                 pass  # a link, or a part missing: the walk below says which
+        refuse_linked(self._root_text)
         current = self._root_text
         for name in text[len(self._root_prefix) :].split(os.sep):
             current = f"{current}{os.sep}{name}"
