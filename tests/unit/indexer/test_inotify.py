@@ -21,6 +21,28 @@ pytestmark = pytest.mark.skipif(not inotify.available(), reason="inotify is Linu
 WITHIN = 10.0
 
 
+class Applied:
+    """A `Watcher`'s `apply` and `publish` for tests: what reached `apply`, as `kind:path`, and
+    `seen(entry)` waiting (bounded) until it did."""
+
+    def __init__(self) -> None:
+        self.applied: list[str] = []
+        self.came = asyncio.Event()
+
+    async def apply(self, changes: Sequence[FileChange]) -> list[FileChange]:
+        self.applied.extend(f"{c.kind}:{c.path}" for c in changes)
+        self.came.set()
+        return list(changes)
+
+    async def publish(self, changes: Sequence[FileChange]) -> None:
+        return None
+
+    async def seen(self, entry: str) -> None:
+        while entry not in self.applied:
+            await asyncio.wait_for(self.came.wait(), WITHIN)
+            self.came.clear()
+
+
 def _settled(watch_: Inotify) -> set[tuple[int, str]]:
     """Everything reported until a look finds nothing new (the kernel queues events at once),
     each path once with its last kind: a new file is created, then written (added, then
@@ -147,29 +169,18 @@ async def test_the_watcher_reports_edits_and_starts_again_after_a_lost_watch(
     the vault re-read (`resync`), and edits after it are seen by the new watch."""
     assert watch.INOTIFY
     monkeypatch.setattr(watch, "RESTART_MIN_S", 0.0)
-    applied: list[str] = []
-    came = asyncio.Event()
+    got = Applied()
     resyncs: list[int] = []
-
-    async def apply(changes: Sequence[FileChange]) -> list[FileChange]:
-        applied.extend(f"{c.kind}:{c.path}" for c in changes)
-        came.set()
-        return list(changes)
-
-    async def publish(changes: Sequence[FileChange]) -> None:
-        return None
 
     async def resync() -> None:
         resyncs.append(1)
 
     async def edited(name: str) -> None:
-        came.clear()
+        got.came.clear()
         (tmp_path / name).write_text(f"{name}\n", encoding="utf-8")
-        while f"modified:{name}" not in applied:
-            await asyncio.wait_for(came.wait(), WITHIN)
-            came.clear()
+        await got.seen(f"modified:{name}")
 
-    watcher = watch.Watcher(VaultPaths(tmp_path), "v", apply, publish, resync=resync)
+    watcher = watch.Watcher(VaultPaths(tmp_path), "v", got.apply, got.publish, resync=resync)
     await watcher.start()
     try:
         await asyncio.wait_for(watcher.established.wait(), WITHIN)

@@ -11,7 +11,6 @@ import asyncio
 import ctypes
 import errno
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +18,8 @@ import pytest
 
 from service.indexer import inotify, watch
 from service.indexer.inotify import ADDED, MODIFIED, Inotify, WatchLost
-from service.vault.events import FileChange
 from service.vault.paths import VaultPaths
+from tests.unit.indexer.test_inotify import Applied
 
 pytestmark = pytest.mark.skipif(not inotify.available(), reason="inotify is Linux's")
 WITHIN = 10.0
@@ -119,25 +118,13 @@ def test_a_missing_or_symlinked_root_is_refused_not_walked(tmp_path: Path) -> No
 async def test_the_watcher_sees_edits_in_a_vault_holding_a_folder_it_cannot_watch(tmp_path: Path) -> None:
     """Through `Watcher`: the too-deep folder no longer keeps the vault from being watched."""
     too_deep(tmp_path)
-    applied: list[str] = []
-    came = asyncio.Event()
-
-    async def apply(changes: Sequence[FileChange]) -> list[FileChange]:
-        applied.extend(f"{c.kind}:{c.path}" for c in changes)
-        came.set()
-        return list(changes)
-
-    async def publish(changes: Sequence[FileChange]) -> None:
-        return None
-
-    watcher = watch.Watcher(VaultPaths(tmp_path), "v", apply, publish)
+    got = Applied()
+    watcher = watch.Watcher(VaultPaths(tmp_path), "v", got.apply, got.publish)
     await watcher.start()
     try:
         await asyncio.wait_for(watcher.established.wait(), WITHIN)
         (tmp_path / "Edited.md").write_text("edited\n", encoding="utf-8")
-        while "modified:Edited.md" not in applied:
-            await asyncio.wait_for(came.wait(), WITHIN)
-            came.clear()
+        await got.seen("modified:Edited.md")
         assert watcher.restarts == 0
     finally:
         await watcher.stop()
@@ -152,18 +139,8 @@ async def test_a_vault_folder_away_is_told_in_one_line_and_watched_once_back(
     monkeypatch.setattr(watch, "RESTART_MIN_S", 0.0)
     monkeypatch.setattr(watch, "RESTART_MAX_S", 0.01)
     root = tmp_path / "v"
-    applied: list[str] = []
-    came = asyncio.Event()
-
-    async def apply(changes: Sequence[FileChange]) -> list[FileChange]:
-        applied.extend(f"{c.kind}:{c.path}" for c in changes)
-        came.set()
-        return list(changes)
-
-    async def publish(changes: Sequence[FileChange]) -> None:
-        return None
-
-    watcher = watch.Watcher(VaultPaths(root), "v", apply, publish)
+    got = Applied()
+    watcher = watch.Watcher(VaultPaths(root), "v", got.apply, got.publish)
     caplog.set_level("WARNING", logger="service.indexer.watch")
     await watcher.start()
     try:
@@ -176,9 +153,7 @@ async def test_a_vault_folder_away_is_told_in_one_line_and_watched_once_back(
         root.mkdir()
         await asyncio.wait_for(watcher.established.wait(), WITHIN)
         (root / "Back.md").write_text("back\n", encoding="utf-8")
-        while "modified:Back.md" not in applied:
-            await asyncio.wait_for(came.wait(), WITHIN)
-            came.clear()
+        await got.seen("modified:Back.md")
     finally:
         await watcher.stop()
 
