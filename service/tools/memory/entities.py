@@ -35,11 +35,11 @@ from service.tools.memory.writing import (
     WRITE,
     all_or_nothing,
     entity_store,
-    no_open_comment,
     observation_category,
     observation_tags,
     observation_texts,
     provenance,
+    relation_type,
 )
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.sensitive import guard_of
@@ -326,7 +326,7 @@ async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateR
         source = entity_name(ctx, store, rel.from_, f"relations[{i}].from")
         target = entity_name(ctx, store, rel.to, f"relations[{i}].to")
         not_to_itself(source, target, i)
-        no_open_comment(rel.relationType, f"relations[{i}].relationType")
+        relation_type(rel.relationType, f"relations[{i}].relationType")
         store.must_exist(source, "write")
         link = await relation_link(ctx, store, rel.to, f"relations[{i}].to")
         planned.append(

@@ -30,6 +30,7 @@ from service.tools.memory.writing import (
     observation_tags,
     observation_text,
     provenance,
+    relation_type,
     with_tags,
 )
 from service.vault.offloop import sized
@@ -126,6 +127,7 @@ def entities_there(tool: str) -> Any:
             for i, relation in enumerate(args.relations if tool == "create_relations" else ()):
                 source = entity_name(ctx, store, relation.from_, f"relations[{i}].from")
                 not_to_itself(source, entity_name(ctx, store, relation.to, f"relations[{i}].to"), i)
+                relation_type(relation.relationType, f"relations[{i}].relationType")
                 store.must_exist(source, "write")
                 with contextlib.suppress(AmbiguousNote):  # which note: the call's own answer
                     await relation_link(ctx, store, relation.to, f"relations[{i}].to")  # neither entity nor note

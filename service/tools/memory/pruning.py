@@ -25,7 +25,7 @@ from service.tools.context import ToolContext
 from service.tools.memory.entities import RelationOut
 from service.tools.memory.names import entity_name, relation_link, target_key
 from service.tools.memory.prechecks import entities_there, none_missing
-from service.tools.memory.writing import WRITE, all_or_nothing, entity_store
+from service.tools.memory.writing import WRITE, all_or_nothing, entity_store, valid_until
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
 from service.vault.commit import Action, Undo
@@ -367,6 +367,7 @@ def _not_superseded_elsewhere(e: Entity, name: str, old: Observation, new: Obser
 def superseded_in(e: Entity, name: str, args: SupersedeIn) -> tuple[str, str]:
     """supersede_observation's change of `e` (the entity `name`), as its note is now (another call
     may have deleted one of the two since): the older observation's block id and the newer's."""
+    until = valid_until(args.valid_until)  # the call's, a plan's and a dry-run preview's check
     _both_there(e, name, args)
     old, new = _find(e, args.observation), _find(e, args.superseded_by)
     if old is None or new is None or old is new:
@@ -382,8 +383,8 @@ def superseded_in(e: Entity, name: str, args: SupersedeIn) -> tuple[str, str]:
     new.render()  # gives it its block id when it has none
     old.raw = None  # written in the memory form from now on (its text kept)
     old.fields["superseded_by"] = f"^{new.block_id}"
-    if args.valid_until:
-        old.fields["valid_until"] = args.valid_until.strip()[:40].replace("]", ")")
+    if until:
+        old.fields["valid_until"] = until
     old.render()
     return old.block_id, new.block_id
 

@@ -89,7 +89,7 @@ def observation_category(category: str | None, field: str) -> str | None:
     if category is None:
         return None
     no_controls(category, field)
-    if not category.strip() or any(c in category for c in "[]:\n"):
+    if not category.strip() or any(c in category for c in "[]:\n\r"):  # a CR ends the line as LF does
         raise ValidationFailed(
             f"{field} {category[:60]!r} cannot be a category",
             details={"field": field, "reason": "invalid_category"},
@@ -145,6 +145,23 @@ def _field_value(value: str, field: str, limit: int, *, links: bool) -> str:
             hint=("A source may hold whole [[wikilinks]]; other" if links else "A date holds no") + " square brackets.",
         )
     return clean
+
+
+def valid_until(value: str | None, field: str = "valid_until") -> str | None:
+    """supersede_observation's `valid_until` as written in its inline field, checked as a `date`
+    is (one line, no control character, no unpaired `%%`) but taking whole wikilinks as a `source`
+    does (`[[2020-01-01]]`, a daily note): anything else would end the field or the line early, or
+    open a comment hiding the rest of the note. None when none is given."""
+    if not value:
+        return None
+    return _field_value(value, field, 40, links=True) or None
+
+
+def relation_type(value: str, field: str) -> str:
+    """A relation type as create_relations writes it (`- type [[Target]]`): its input model keeps
+    it one line without brackets; a control character or an unpaired `%%` is refused too."""
+    no_controls(value, field)
+    return value
 
 
 def provenance(ctx: ToolContext, source: str | None = None, date: str | None = None, field: str = "") -> dict[str, str]:
