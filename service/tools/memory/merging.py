@@ -14,7 +14,9 @@ hand), is not copied again. A block id the kept note already uses for another ob
 (any letter case, as Obsidian compares them) refuses the merge (`validation_error`, reason
 `block_id_taken`, the ids listed), nothing written: a copy under another id would leave every
 `[[Merged#^id]]`, once repointed, on the kept note's own, other fact — a link quietly landing on
-the wrong statement. A person renames one of the two blocks (and its links) first.
+the wrong statement. A person renames one of the two blocks (and its links) first. A line holding
+an unpaired `%%` (hand-written) refuses it too (`comment_marker`): it would open a comment hiding
+the rest of the kept note.
 Touches: the kept entity's note (one write; the merged one is read).
 """
 
@@ -26,6 +28,7 @@ from dataclasses import replace
 from pydantic import Field
 
 from service.errors import ValidationFailed
+from service.markdown.fences import mask_inline_code
 from service.memory.model import Entity, Observation
 from service.memory.store import EntityStore, Loaded
 from service.tools.context import ToolContext
@@ -86,6 +89,7 @@ def carried(kept: Entity, lines: list[Observation]) -> tuple[list[Observation], 
             held.add(_line(obs))
             if obs.block_id:
                 by_id[obs.block_id.lower()] = obs
+    _no_comment_opened(lines)
     if taken:
         raise ValidationFailed(
             f"the kept entity's note uses {len(taken)} of the merged entity's block ids for other observations",
@@ -94,6 +98,20 @@ def carried(kept: Entity, lines: list[Observation]) -> tuple[list[Observation], 
             "rename the block in one of the two notes (and the links to it), then merge again.",
         )
     return out, there
+
+
+def _no_comment_opened(lines: list[Observation]) -> None:
+    """`comment_marker` when a line to copy holds an unpaired `%%` outside inline code (as the note
+    reader takes it): copied as written, it would open a comment hiding every later line of the
+    kept note (its relations too) from Obsidian and from the memory tools."""
+    opening = [o.block_id or _line(o)[:80] for o in lines if mask_inline_code(_line(o)).count("%%") % 2]
+    if opening:
+        raise ValidationFailed(
+            f"{len(opening)} of the merged entity's lines hold an unpaired '%%', which would open a comment "
+            "hiding the rest of the kept note",
+            details={"field": "mergedName", "reason": "comment_marker", "block_ids": opening[:50]},
+            hint="Pair or remove the '%%' in the merged entity's note, then merge again.",
+        )
 
 
 def _pair(ctx: ToolContext, args: MergeObservationsIn) -> tuple[EntityStore, str, Loaded]:
