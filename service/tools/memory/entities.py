@@ -19,7 +19,7 @@ from service.errors import AclDenied
 from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, tags_of
 from service.memory.store import Loaded
 from service.tools.context import ToolContext
-from service.tools.memory.names import entity_name, relate, relation_link, target_key, target_name, target_names
+from service.tools.memory.names import Looked, entity_name, relate, target_key, target_name, target_names
 from service.tools.memory.prechecks import (
     entities_there,
     new_entities,
@@ -321,14 +321,15 @@ class CreateRelationsOut(ToolOutput):
 
 async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateRelationsOut:
     store = entity_store(ctx)
+    looked = Looked(ctx, store)  # one entity named in many relations is looked up once
     planned: list[tuple[str, Relation, RelationOut]] = []
     for i, rel in enumerate(args.relations):
-        source = entity_name(ctx, store, rel.from_, f"relations[{i}].from")
-        target = entity_name(ctx, store, rel.to, f"relations[{i}].to")
+        source = looked.name(rel.from_, f"relations[{i}].from")
+        target = looked.name(rel.to, f"relations[{i}].to")
         not_to_itself(source, target, i)
         relation_type(rel.relationType, f"relations[{i}].relationType")
-        store.must_exist(source, "write")
-        link = await relation_link(ctx, store, rel.to, f"relations[{i}].to")
+        looked.must_exist(source, "write")
+        link = await looked.link(rel.to, f"relations[{i}].to")
         planned.append(
             (
                 source,
@@ -338,8 +339,9 @@ async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateR
         )
     made: dict[int, bool] = {}  # planned relation -> created (False: it existed)
     groups: dict[str, list[int]] = {}
+    notes = {source: store.path_of(source, "write").rel for source, _, _ in planned}  # each entity's once
     for i, (source, _, _) in enumerate(planned):
-        groups.setdefault(store.path_of(source, "write").rel, []).append(i)
+        groups.setdefault(notes[source], []).append(i)
 
     def change(entity: Entity, members: list[int]) -> bool:
         for i in members:

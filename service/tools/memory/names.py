@@ -15,7 +15,7 @@ create_entities asks for the name as written (it refuses a case twin).
 
 from __future__ import annotations
 
-from service.errors import AmbiguousNote, ValidationFailed
+from service.errors import AmbiguousNote, ValidationFailed, VaultgateError
 from service.memory.model import Entity, Relation, linked_stem, parse
 from service.memory.store import EntityStore, Loaded, check_name
 from service.tools.context import ToolContext
@@ -46,12 +46,13 @@ def entity_name(ctx: ToolContext, store: EntityStore, raw: str, field: str) -> s
     return check_name(stem, field)
 
 
-async def relation_link(ctx: ToolContext, store: EntityStore, target: str, field: str) -> str:
-    """The link text of a relation's target: an entity's note, else a note of the vault by name
-    (`ambiguous_note` when several fit; `validation_error` when none does)."""
-    found = store.load(entity_name(ctx, store, target, field), "read")
-    if found is not None:
-        return found.vp.rel.removesuffix(".md")
+async def relation_link(ctx: ToolContext, store: EntityStore, target: str, field: str, name: str = "") -> str:
+    """The link text of a relation's target (`name`: its `entity_name`, when known): an entity's
+    note, found by its path (never read: a hub's note may be megabytes), else a note of the vault
+    by name (`ambiguous_note` when several fit; `validation_error` when none does)."""
+    vp = store.path_of(name or entity_name(ctx, store, target, field), "read")
+    if not store.is_inbox(vp.rel) and store.files.has_note(vp):
+        return vp.rel.removesuffix(".md")
     try:
         note = await ctx.find_note(target, "read")
     except AmbiguousNote as exc:  # a note, but which one: answered as the note tools answer it
@@ -64,6 +65,43 @@ async def relation_link(ctx: ToolContext, store: EntityStore, target: str, field
             hint="create_entities makes the entity first.",
         ) from exc
     return note.vp.rel.removesuffix(".md")
+
+
+class Looked:
+    """The entity names and relation links one call looks up, each argument as given once: a call
+    may name one entity in each of its 1,000 relations, and a lookup may read its note (a
+    `[[wikilink]]` is read for the entity's name). A refusal is raised each time (never kept)."""
+
+    def __init__(self, ctx: ToolContext, store: EntityStore) -> None:
+        self._ctx, self._store = ctx, store
+        self._names: dict[str, str] = {}
+        self._links: dict[str, str] = {}
+        self._there: set[tuple[str, str]] = set()
+        self._none: set[str] = set()
+
+    def name(self, raw: str, field: str) -> str:
+        if raw not in self._names:
+            self._names[raw] = entity_name(self._ctx, self._store, raw, field)
+        return self._names[raw]
+
+    def must_exist(self, name: str, op: str) -> None:
+        if (name, op) not in self._there:
+            self._store.must_exist(name, op)
+            self._there.add((name, op))
+
+    async def link(self, raw: str, field: str) -> str:
+        if raw not in self._links:
+            self._links[raw] = await relation_link(self._ctx, self._store, raw, field, self.name(raw, field))
+        return self._links[raw]
+
+    async def link_or_none(self, raw: str, field: str) -> str | None:
+        """`link`, or None (kept) when the target is no entity or note (gone since) or not one to read."""
+        if raw not in self._links and raw not in self._none:
+            try:
+                await self.link(raw, field)
+            except VaultgateError:
+                self._none.add(raw)
+        return self._links.get(raw)
 
 
 def target_key(target: str, folder: str) -> str:

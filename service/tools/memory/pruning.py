@@ -11,19 +11,18 @@ notes, and `.obsidian/workspace*.json` when they list a deleted note.
 
 from __future__ import annotations
 
-import contextlib
 from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.errors import Conflict, NoteNotFound, ValidationFailed, VaultgateError
+from service.errors import Conflict, NoteNotFound, ValidationFailed
 from service.graph.workspace_paths import forget_deleted
 from service.memory.model import Entity, Observation, normalize_text
 from service.memory.store import EntityStore, Loaded
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.memory.entities import RelationOut
-from service.tools.memory.names import entity_name, relation_link, target_key
+from service.tools.memory.names import Looked, entity_name, target_key
 from service.tools.memory.prechecks import entities_there, none_missing
 from service.tools.memory.writing import WRITE, all_or_nothing, entity_store, valid_until
 from service.tools.models import ToolInput, ToolOutput
@@ -214,8 +213,9 @@ def mend_history(e: Entity, before: list[Observation]) -> list[Observation]:
 def _by_note(store: EntityStore, names: list[str]) -> list[list[int]]:
     """The positions of `names`, grouped by entity note (one write per note), in first-seen order."""
     groups: dict[str, list[int]] = {}
+    notes = {name: store.path_of(name, "write").rel for name in dict.fromkeys(names)}  # each entity's once
     for i, name in enumerate(names):
-        groups.setdefault(store.path_of(name, "write").rel, []).append(i)
+        groups.setdefault(notes[name], []).append(i)
     return list(groups.values())
 
 
@@ -237,14 +237,13 @@ class DeleteRelationsOut(ToolOutput):
 
 async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteRelationsOut:
     store = entity_store(ctx)
-    sources = [entity_name(ctx, store, rel.from_, f"relations[{i}].from") for i, rel in enumerate(args.relations)]
+    looked = Looked(ctx, store)  # one entity named in many relations is looked up once
+    sources = [looked.name(rel.from_, f"relations[{i}].from") for i, rel in enumerate(args.relations)]
     links = []
     for i, (source, rel) in enumerate(zip(sources, args.relations, strict=True)):
-        store.must_exist(source, "write")
-        with contextlib.suppress(VaultgateError):  # a target gone since: the relation's text is compared
-            links.append((await relation_link(ctx, store, rel.to, f"relations[{i}].to")).lower())
-            continue
-        links.append(rel.to.strip().lower())
+        looked.must_exist(source, "write")
+        link = await looked.link_or_none(rel.to, f"relations[{i}].to")  # None: gone since, its text compared
+        links.append((link or rel.to.strip()).lower())
     removed: dict[int, int] = {}
 
     def change(e: Entity, members: list[int]) -> bool:
