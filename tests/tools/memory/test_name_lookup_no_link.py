@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from service.memory.store import EntityStore
+from service.memory import lookup
 from tests.conftest import started
 
 
@@ -24,18 +24,17 @@ async def test_a_memory_folder_swapped_for_a_link_before_a_note_is_read_is_not_r
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "Renamed.md").write_text("---\nname: Zed\n---\n# Zed\n", encoding="utf-8")
-    checked = EntityStore._not_an_entity_in_folder
+    read_head = lookup._head
 
-    def swapped_after_the_check(self: EntityStore, file: str) -> bool:
-        skip = checked(self, file)
-        if not skip and not (root / "Memory").is_symlink():  # the swap lands just before the note is read
+    def swapped_before_the_read(fd: int, name: str) -> str:
+        if not (root / "Memory").is_symlink():  # the swap lands just before the note is read
             os.rename(root / "Memory", tmp_path / "Memory.kept")
             os.symlink(outside, root / "Memory")
-        return skip
+        return read_head(fd, name)
 
     async with started(root, index={"watch": False}) as vg:
         with monkeypatch.context() as patched:
-            patched.setattr(EntityStore, "_not_an_entity_in_folder", swapped_after_the_check)
+            patched.setattr(lookup, "_head", swapped_before_the_read)
             answer = await vg.call("open_nodes", names=["Zed"])
         assert (root / "Memory").is_symlink()  # the lookup did read after the swap
         known = vg.app.services.memory_writes.names._known
