@@ -11,6 +11,7 @@ Touches: the memory folder's notes only.
 
 from __future__ import annotations
 
+import asyncio
 from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -330,13 +331,8 @@ async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateR
         relation_type(rel.relationType, f"relations[{i}].relationType")
         looked.must_exist(source, "write")
         link = await looked.link(rel.to, f"relations[{i}].to")
-        planned.append(
-            (
-                source,
-                Relation(rel.relationType, link),
-                RelationOut(**{"from": source, "to": target, "relationType": rel.relationType}),
-            )
-        )
+        out = RelationOut(**{"from": source, "to": target, "relationType": rel.relationType})
+        planned.append((source, Relation(rel.relationType, link), out))
     made: dict[int, bool] = {}  # planned relation -> created (False: it existed)
     groups: dict[str, list[int]] = {}
     notes = {source: store.path_of(source, "write").rel for source, _, _ in planned}  # each entity's once
@@ -372,6 +368,10 @@ class OpenNodesOut(ToolOutput):
 
 
 async def open_nodes(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
+    return await asyncio.to_thread(_opened, ctx, args)  # it reads every entity note: off the event loop
+
+
+def _opened(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
     store = entity_store(ctx)
     found: dict[str, Loaded] = {}  # each entity once, however many names reach it (as the MCP memory server)
     missing: dict[str, None] = {}

@@ -13,6 +13,7 @@ Touches: the memory folder's notes only.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 from typing import Any
@@ -76,8 +77,13 @@ def not_a_date(field: str, value: str, forms: str) -> ValidationFailed:
 
 
 async def read_memory_graph(ctx: ToolContext, args: ReadGraphIn) -> ReadGraphOut:
+    """Read in a worker thread: every entity note is read (a page is chosen among them all)."""
     if args.updated_since is not None and not _ISO.fullmatch(args.updated_since.strip()):
         raise not_a_date("updated_since", args.updated_since, "an ISO date or time: 2026-11-28, 2026-11-28T07:50:00Z")
+    return await asyncio.to_thread(_graph_page, ctx, args)
+
+
+def _graph_page(ctx: ToolContext, args: ReadGraphIn) -> ReadGraphOut:
     store = entity_store(ctx)
     state = {"t": args.entity_type, "u": args.updated_since}
     offset = decode_cursor(args.cursor, **state)
