@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from pydantic import AliasChoices, Field
+from pydantic_core import to_json
 
 from service.errors import AlreadyExists, ValidationFailed
 from service.memory.model import Entity, Observation, normalize_text, tags_of
@@ -28,6 +29,7 @@ from service.tools.context import ToolContext
 from service.tools.memory.entities import EntityOut, RelationOut, add_to, entity_out, superseded
 from service.tools.memory.names import entity_name, target_name, target_names
 from service.tools.memory.prechecks import entities_there
+from service.tools.memory.report import RESERVE
 from service.tools.memory.writing import WRITE, entity_store, observation_text, provenance
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.sensitive import guard_of
@@ -62,6 +64,14 @@ class ReadGraphOut(ToolOutput):
     relations: list[RelationOut] = Field(description="Relations from the entities of this page.")
     total: int = Field(description="Entities matching the filters.")
     next_cursor: str | None = Field(description="Cursor for the next page, None at the end.")
+    truncated: bool = Field(
+        default=False, description="Observations were left out to fit the response limit (observations_left_out)."
+    )
+    observations_left_out: list[str] = Field(
+        default_factory=list,
+        description="Entities of this page listed without their observations, the biggest, so the page fits the "
+        "response limit (search_memory finds their observations).",
+    )
 
 
 _ISO = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2}(?:[T ][0-9:.]*(?:Z|[+-]\d{2}:?\d{2})?)?)?)?")
@@ -108,12 +118,29 @@ def _graph_page(ctx: ToolContext, args: ReadGraphIn) -> ReadGraphOut:
         for r in e.entity.relations
     ]
     more = offset + len(page) < len(chosen)
-    return ReadGraphOut(
+    out = ReadGraphOut(
         entities=[entity_out(ctx, e, found=True) for e in page],
         relations=relations,
         total=len(chosen),
         next_cursor=encode_cursor(offset + args.limit, **state) if more else None,
     )
+    return _fitted(out, ctx.services.settings.governor.max_response_bytes)
+
+
+def _fitted(out: ReadGraphOut, limit: int) -> ReadGraphOut:
+    """`out` within the response limit (`report.RESERVE`, sent twice: as JSON and as text): the
+    observations of its biggest entities left out, biggest first, until it fits. A page over the
+    limit is `overflow` without a cursor, and one entity of 20,000 observations was over it alone."""
+    budget = max(limit - RESERVE, 0) // 2
+    size = len(out.model_dump_json(exclude_none=True).encode())
+    for entity in sorted(out.entities, key=lambda e: len(e.observations), reverse=True):
+        if size <= budget or not entity.observations:
+            break
+        size -= len(to_json([o.model_dump(exclude_none=True) for o in entity.observations])) - 2
+        entity.observations = []
+        out.observations_left_out.append(entity.name)
+    out.truncated = bool(out.observations_left_out)
+    return out
 
 
 # -- search_memory -----------------------------------------------------------------------------
