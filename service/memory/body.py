@@ -51,7 +51,11 @@ def content_column(start: str) -> int:
 
 def following(start: str) -> str:
     """The start of the item after one starting with `start`, in the same list: the same bullet,
-    or the next number with the same delimiter; the same indent and spacing."""
+    or the next number with the same delimiter; the same indent and spacing — but one space after
+    a marker that five or more columns follow (the item's text would be code: `content_column`)."""
+    marker = start.rstrip(" \t")
+    if columns(start) - columns(marker) > 4:
+        start = marker + " "
     m = _ORDERED.fullmatch(start)
     if m:
         return f"{m.group(1)}{int(m.group(2)) + 1}{m.group(3)}{m.group(4) or ' '}"

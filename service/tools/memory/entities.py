@@ -328,11 +328,11 @@ async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateR
         source = looked.name(rel.from_, f"relations[{i}].from")
         target = looked.name(rel.to, f"relations[{i}].to")
         not_to_itself(source, target, i)
-        relation_type(rel.relationType, f"relations[{i}].relationType")
+        kind = relation_type(rel.relationType, f"relations[{i}].relationType")  # without the spaces before it
         looked.must_exist(source, "write")
         link = await looked.link(rel.to, f"relations[{i}].to")
-        out = RelationOut(**{"from": source, "to": target, "relationType": rel.relationType})
-        planned.append((source, Relation(rel.relationType, link), out))
+        out = RelationOut(**{"from": source, "to": target, "relationType": kind})
+        planned.append((source, Relation(kind, link), out))
     made: dict[int, bool] = {}  # planned relation -> created (False: it existed)
     groups: dict[str, list[int]] = {}
     notes = {source: store.path_of(source, "write").rel for source, _, _ in planned}  # each entity's once

@@ -104,7 +104,7 @@ def related_text(ctx: ToolContext, args: CreateRelationsIn, links: dict[str, str
         return None
     changed = False
     for item, link in own:
-        changed = relate(entity, Relation(item.relationType, link), store.folder) or changed
+        changed = relate(entity, Relation(item.relationType.strip(), link), store.folder) or changed
     if not changed:
         return text
     entity.updated = now_iso()

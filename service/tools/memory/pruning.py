@@ -267,10 +267,8 @@ async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteR
 def drop_relations(e: Entity, rel: OldRelation, link: str, folder: str) -> int:
     """Remove the relations of `e` of `rel`'s type to its target, as linked (`link`: the link text
     `relation_link` found for it, else the target as written) or as written: how many went."""
-    meant = {target_key(link, folder), target_key(rel.to, folder)}
-    keep = [
-        r for r in e.relations if not (r.relation_type == rel.relationType and target_key(r.target, folder) in meant)
-    ]
+    meant, kind = {target_key(link, folder), target_key(rel.to, folder)}, rel.relationType.strip()  # as created
+    keep = [r for r in e.relations if not (r.relation_type == kind and target_key(r.target, folder) in meant)]
     removed = len(e.relations) - len(keep)
     e.relations = keep
     return removed

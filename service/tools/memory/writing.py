@@ -159,9 +159,11 @@ def valid_until(value: str | None, field: str = "valid_until") -> str | None:
 
 def relation_type(value: str, field: str) -> str:
     """A relation type as create_relations writes it (`- type [[Target]]`): its input model keeps
-    it one line without brackets; a control character or an unpaired `%%` is refused too."""
+    it one line without brackets; a control character or an unpaired `%%` is refused too. Spaces
+    before it are dropped: written after the list marker, they read back as no part of the type
+    (and as the marker's, which a new item of the list continues: five make the item code)."""
     no_controls(value, field)
-    return value
+    return value.strip()
 
 
 def provenance(ctx: ToolContext, source: str | None = None, date: str | None = None, field: str = "") -> dict[str, str]:
