@@ -28,7 +28,7 @@ from service.memory.when import span_of
 from service.tools.context import ToolContext
 from service.tools.memory.entities import EntityOut, RelationOut, add_to, entity_out, superseded
 from service.tools.memory.names import entity_name, target_name, target_names
-from service.tools.memory.prechecks import entities_there
+from service.tools.memory.prechecks import entities_there, visible
 from service.tools.memory.report import RESERVE
 from service.tools.memory.writing import WRITE, entity_store, observation_text, provenance
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
@@ -281,6 +281,7 @@ async def memory_store(ctx: ToolContext, args: MemoryStoreIn) -> MemoryStoreOut:
     value = observation_text(args.value, "value")
     fields = provenance(ctx, args.source)
     if store.load(key, "write") is None:  # made with its fact in one write: never an empty entity left
+        visible(store, key, "key")
         made = Entity(key, "memory")
         first = add_to(made, [value], None, fields)[0]
         try:

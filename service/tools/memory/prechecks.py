@@ -33,6 +33,7 @@ from service.tools.memory.writing import (
     relation_type,
     with_tags,
 )
+from service.vault.invisible import shows_nothing
 from service.vault.offloop import sized
 
 
@@ -43,7 +44,7 @@ def arguments(ctx: ToolContext, tool: str, args: Any) -> None:
     capture_text`, `experiences.experience_text` (their tools' own `static_check`)."""
     store = entity_store(ctx)
     if tool == "memory_store":
-        entity_name(ctx, store, args.key, "key")
+        visible(store, entity_name(ctx, store, args.key, "key"), "key")
         observation_text(args.value, "value")
         provenance(ctx, args.source)
     elif tool == "create_entities":
@@ -162,13 +163,36 @@ def new_entities(ctx: ToolContext, store: EntityStore, items: list[Any]) -> list
         no_open_comment(name, f"entities[{i}].name")  # its note's `# title`
         kind = entity_type(item.entityType, f"entities[{i}].entityType")
         texts = [observation_text(t, f"entities[{i}].observations") for t in item.observations]
-        store.path_of(name, "write", any_case=False)  # a case twin of an entity is refused, not taken for it
+        visible(store, name, f"entities[{i}].name")  # a case twin of an entity is refused, not taken for it
         # one name in NFC and NFD is one note (the vault names files in NFC): one entity, the first spelling
         first, entity = planned.setdefault(unicodedata.normalize("NFC", name), (i, Entity(name, kind)))
         one_type(items, first, i)
         known = {o.text for o in entity.observations}
         entity.observations += [Observation(t, None, "", dict(fields)) for t in dict.fromkeys(texts) if t not in known]
     return [entity for _, entity in planned.values()]
+
+
+def visible(store: EntityStore, name: str, field: str) -> None:
+    """A new entity whose name holds characters that show nothing or reorder the text (`shows_nothing`:
+    a zero-width space, a soft hyphen, a BOM, a bidi override) is refused when, without them, it is
+    the name of an entity the caller has (`looks_like`, naming it): `Ann\u200b` beside Ann would be
+    listed, titled and linked as a second "Ann". Another such name is made (text copied from the web
+    holds soft hyphens: its file name escapes them), and an entity so named already is found. Finds
+    the name's note as a write does (a case twin: refused)."""
+    vp = store.path_of(name, "write", any_case=False)
+    if not shows_nothing(name) or store.files.has_note(vp):
+        return
+    shown = "".join(c for c in name if not shows_nothing(c)).strip()
+    try:
+        there = store.path_of(shown, "read") if shown and shown != name else None
+    except AclDenied:  # a note the caller may not read is no entity of that name
+        there = None
+    if there is not None and store.files.has_note(there):
+        raise ValidationFailed(
+            f"{field} {name[:60]!r} shows as the entity {shown!r}: it holds characters that show nothing",
+            details={"field": field, "reason": "looks_like", "entity": shown, "path": there.rel},
+            hint="Use the entity's own name, or a name that differs in what it shows.",
+        )
 
 
 def entity_type(raw: str, field: str) -> str:
