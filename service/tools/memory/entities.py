@@ -322,20 +322,20 @@ class CreateRelationsOut(ToolOutput):
 
 async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateRelationsOut:
     store = entity_store(ctx)
-    looked = Looked(ctx, store)  # one entity named in many relations is looked up once
     planned: list[tuple[str, Relation, RelationOut]] = []
-    for i, rel in enumerate(args.relations):
-        source = looked.name(rel.from_, f"relations[{i}].from")
-        target = looked.name(rel.to, f"relations[{i}].to")
-        not_to_itself(source, target, i)
-        kind = relation_type(rel.relationType, f"relations[{i}].relationType")  # without the spaces before it
-        looked.must_exist(source, "write")
-        link = await looked.link(rel.to, f"relations[{i}].to")
-        out = RelationOut(**{"from": source, "to": target, "relationType": kind})
-        planned.append((source, Relation(kind, link), out))
+    with Looked(ctx, store) as looked:  # one entity named in many relations is looked up once
+        for i, rel in enumerate(args.relations):
+            source = looked.name(rel.from_, f"relations[{i}].from")
+            target = looked.name(rel.to, f"relations[{i}].to")
+            not_to_itself(source, target, i)
+            kind = relation_type(rel.relationType, f"relations[{i}].relationType")  # without the spaces before it
+            looked.must_exist(source, "write")
+            link = await looked.link(rel.to, f"relations[{i}].to")
+            out = RelationOut(**{"from": source, "to": target, "relationType": kind})
+            planned.append((source, Relation(kind, link), out))
     made: dict[int, bool] = {}  # planned relation -> created (False: it existed)
     groups: dict[str, list[int]] = {}
-    notes = {source: store.path_of(source, "write").rel for source, _, _ in planned}  # each entity's once
+    notes = {source: store.path_of(source, "write").rel for source in dict.fromkeys(s for s, _, _ in planned)}
     for i, (source, _, _) in enumerate(planned):
         groups.setdefault(notes[source], []).append(i)
 
@@ -373,15 +373,15 @@ async def open_nodes(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
 
 def _opened(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
     store = entity_store(ctx)
-    found: dict[str, Loaded] = {}  # each entity once, however many names reach it (as the MCP memory server)
-    missing: dict[str, None] = {}
-    for i, raw in enumerate(args.names):
-        name = entity_name(ctx, store, raw, f"names[{i}]")
-        try:  # a name whose own note the ACL closes is no entity for this caller, as an absent one
-            loaded = store.load(name, "read")
-        except AclDenied:
-            loaded = None
-        (found.setdefault(loaded.vp.rel, loaded) if loaded is not None else missing.setdefault(name))
+    found, missing = dict[str, Loaded](), dict[str, None]()  # each entity once, however many names reach it
+    with Looked(ctx, store) as looked:  # the names no file name spells: the memory folder listed once
+        for i, raw in enumerate(args.names):
+            name = looked.name(raw, f"names[{i}]")
+            try:  # a name whose own note the ACL closes is no entity for this caller, as an absent one
+                loaded = store.load(name, "read")
+            except AclDenied:
+                loaded = None
+            (found.setdefault(loaded.vp.rel, loaded) if loaded is not None else missing.setdefault(name))
     opened = {rel.removesuffix(".md").lower() for rel in found}
     everything = list(store.entities())
     names = target_names(everything)

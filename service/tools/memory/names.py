@@ -15,7 +15,10 @@ create_entities asks for the name as written (it refuses a case twin).
 
 from __future__ import annotations
 
+import contextlib
+
 from service.errors import AmbiguousNote, ValidationFailed, VaultgateError
+from service.memory.lookup import one_listing
 from service.memory.model import Entity, Relation, linked_stem, parse
 from service.memory.store import EntityStore, Loaded, check_name
 from service.tools.context import ToolContext
@@ -70,7 +73,8 @@ async def relation_link(ctx: ToolContext, store: EntityStore, target: str, field
 class Looked:
     """The entity names and relation links one call looks up, each argument as given once: a call
     may name one entity in each of its 1,000 relations, and a lookup may read its note (a
-    `[[wikilink]]` is read for the entity's name). A refusal is raised each time (never kept)."""
+    `[[wikilink]]` is read for the entity's name). A refusal is raised each time (never kept).
+    Entered (`with`), the lookups inside share one listing of the memory folder (`lookup.one_listing`)."""
 
     def __init__(self, ctx: ToolContext, store: EntityStore) -> None:
         self._ctx, self._store = ctx, store
@@ -78,6 +82,14 @@ class Looked:
         self._links: dict[str, str] = {}
         self._there: set[tuple[str, str]] = set()
         self._none: set[str] = set()
+        self._listing = contextlib.ExitStack()
+
+    def __enter__(self) -> Looked:
+        self._listing.enter_context(one_listing())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._listing.close()
 
     def name(self, raw: str, field: str) -> str:
         if raw not in self._names:

@@ -123,16 +123,16 @@ def entities_there(tool: str) -> Any:
             if tool == "add_observations":  # each batch's entity, then its texts, as the call checks them
                 observations_checked(ctx, store, args)
             arguments(ctx, tool, args)
-            looked = Looked(ctx, store)  # as the call looks them up: each once
-            for raw, field, op in _needed(tool, args):
-                looked.must_exist(looked.name(raw, field), op)
-            for i, relation in enumerate(args.relations if tool == "create_relations" else ()):
-                source = looked.name(relation.from_, f"relations[{i}].from")
-                not_to_itself(source, looked.name(relation.to, f"relations[{i}].to"), i)
-                relation_type(relation.relationType, f"relations[{i}].relationType")
-                looked.must_exist(source, "write")
-                with contextlib.suppress(AmbiguousNote):  # which note: the call's own answer
-                    await looked.link(relation.to, f"relations[{i}].to")  # neither entity nor note
+            with Looked(ctx, store) as looked:  # as the call looks them up: each once
+                for raw, field, op in _needed(tool, args):
+                    looked.must_exist(looked.name(raw, field), op)
+                for i, relation in enumerate(args.relations if tool == "create_relations" else ()):
+                    source = looked.name(relation.from_, f"relations[{i}].from")
+                    not_to_itself(source, looked.name(relation.to, f"relations[{i}].to"), i)
+                    relation_type(relation.relationType, f"relations[{i}].relationType")
+                    looked.must_exist(source, "write")
+                    with contextlib.suppress(AmbiguousNote):  # which note: the call's own answer
+                        await looked.link(relation.to, f"relations[{i}].to")  # neither entity nor note
             if tool == "delete_entities" and args.missing_ok is False:
                 names = [entity_name(ctx, store, raw, f"entityNames[{i}]") for i, raw in enumerate(args.entityNames)]
                 none_missing(store, [n for n in names if store.load(n, "delete") is None])

@@ -237,13 +237,13 @@ class DeleteRelationsOut(ToolOutput):
 
 async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteRelationsOut:
     store = entity_store(ctx)
-    looked = Looked(ctx, store)  # one entity named in many relations is looked up once
-    sources = [looked.name(rel.from_, f"relations[{i}].from") for i, rel in enumerate(args.relations)]
     links = []
-    for i, (source, rel) in enumerate(zip(sources, args.relations, strict=True)):
-        looked.must_exist(source, "write")
-        link = await looked.link_or_none(rel.to, f"relations[{i}].to")  # None: gone since, its text compared
-        links.append((link or rel.to.strip()).lower())
+    with Looked(ctx, store) as looked:  # one entity named in many relations is looked up once
+        sources = [looked.name(rel.from_, f"relations[{i}].from") for i, rel in enumerate(args.relations)]
+        for i, (source, rel) in enumerate(zip(sources, args.relations, strict=True)):
+            looked.must_exist(source, "write")
+            link = await looked.link_or_none(rel.to, f"relations[{i}].to")  # None: gone since, its text compared
+            links.append((link or rel.to.strip()).lower())
     removed: dict[int, int] = {}
 
     def change(e: Entity, members: list[int]) -> bool:
