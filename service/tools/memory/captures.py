@@ -29,7 +29,7 @@ from service.memory.model import not_left_open
 from service.obs.sessions import caller_hash
 from service.tools.context import ToolContext
 from service.tools.memory.filing import file_observation, filing_refusal, still_filed
-from service.tools.memory.prechecks import entities_there, no_target
+from service.tools.memory.prechecks import entities_there, filing_args
 from service.tools.memory.writing import no_open_comment
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.notes.write_out import LINKS_NOW_HERE, LinkNowHere, listed_taken, taken_links
@@ -347,8 +347,7 @@ async def capture_refusal(ctx: ToolContext, args: ProcessCaptureIn) -> None:
 
 
 async def process_capture(ctx: ToolContext, args: ProcessCaptureIn) -> ProcessCaptureOut:
-    if args.action != "discard" and not (args.target or "").strip():
-        raise no_target(args.action)
+    filing_args(args)  # no target, a heading that would open a comment (its static check's too)
     queue = _queue(ctx)
     cap = await queue.get(ctx.vault.id, args.capture_id)
     inbox = ctx.resolve_note(cap.inbox if cap is not None else ctx.services.settings.memory.inbox, "write")

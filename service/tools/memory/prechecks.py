@@ -25,6 +25,7 @@ from service.tools.memory.names import Looked, entity_name
 from service.tools.memory.writing import (
     MAX_ITEMS,
     entity_store,
+    no_controls,
     no_open_comment,
     observation_category,
     observation_tags,
@@ -49,8 +50,18 @@ def arguments(ctx: ToolContext, tool: str, args: Any) -> None:
         provenance(ctx, args.source)
     elif tool == "create_entities":
         new_entities(ctx, store, args.entities)  # the call's own check of every item, so the two cannot drift
-    elif tool == "process_capture" and args.action != "discard" and not (args.target or "").strip():
+    elif tool == "process_capture":
+        filing_args(args)
+
+
+def filing_args(args: Any) -> None:
+    """process_capture's refusals of its arguments alone: a filing with no target; a heading holding
+    a control character or an unpaired `%%` (a `## heading` the note lacks is written at its end,
+    where a `%%` would open a comment hiding the filed text and all appended after it)."""
+    if args.action != "discard" and not (args.target or "").strip():
         raise no_target(args.action)
+    if args.heading is not None and args.action in ("note", "new_note"):
+        no_controls(args.heading, "heading")
 
 
 def no_target(action: str) -> ValidationFailed:
