@@ -50,6 +50,7 @@ from service.memory.words import bm25, first_names, names_in, postings, units_of
 from service.settings import MemorySettings
 from service.storage.db import Database
 from service.vault.files import VaultFiles
+from service.vault.offloop import sized
 from service.vault.paths import VaultPath
 from service.vault.vault import Vault
 
@@ -176,20 +177,24 @@ class Recall:
     # -- keeping up with the folder ---------------------------------------------------------
 
     async def refresh(self) -> None:
-        """Read again the entity notes that changed on disk since the last query."""
+        """Read again the entity notes that changed on disk since the last query: listed on the
+        event loop, read and parsed in a worker thread past `OFF_LOOP_CHARS` (a 10.7 MB note held
+        the loop 20 s at each change), then applied on the loop, where searches read `notes`."""
         async with self._refresh_lock:
-            changed = self._scan()
+            seen, due = self._scan()
+            read = await sized(sum(key[1] for _, key in due), lambda: [(r, self._load(r, key)) for r, key in due])
+            changed = self._apply(seen, read)
             if changed:
                 self.generation += 1
                 await self._vectors_for(changed)
 
-    def _scan(self) -> list[NoteEntry]:
+    def _scan(self) -> tuple[set[str], list[tuple[str, Key]]]:
+        """The folder's entity notes now, and those whose stat changed since they were read."""
         try:
             folder = self.resolve(self.folder)
         except Exception:  # noqa: BLE001 - no memory folder (or an unusable one): no memory
             folder = None
-        seen: set[str] = set()
-        changed: list[NoteEntry] = []
+        seen, due = set[str](), list[tuple[str, Key]]()
         if folder is not None and folder.abs.is_dir():
             for rel, dirent in self.files.walk(folder, recursive=False):
                 if not rel.endswith(".md") or rel.casefold() == self.inbox:
@@ -201,21 +206,21 @@ class Recall:
                 except OSError:
                     continue
                 seen.add(rel)
-                old = self.notes.get(rel)
-                if old is not None and old.key == key:
-                    continue
-                entry = self._load(rel, key)
-                if entry is None:
-                    self.notes.pop(rel, None)
-                    seen.discard(rel)
-                    if old is not None:
-                        changed.append(old)  # gone: counts as a change
-                    continue
+                if (old := self.notes.get(rel)) is None or old.key != key:
+                    due.append((rel, key))
+        return seen, due
+
+    def _apply(self, seen: set[str], read: list[tuple[str, NoteEntry | None]]) -> list[NoteEntry]:
+        """`read` (the changed notes read again; None: gone, or no entity) in `notes`; what changed."""
+        changed: list[NoteEntry] = []
+        for rel, entry in read:
+            if entry is None:
+                seen.discard(rel)
+                changed += [old] if (old := self.notes.pop(rel, None)) is not None else []  # gone: a change
+            else:
                 self.notes[rel] = entry
                 changed.append(entry)
-        for rel in [r for r in self.notes if r not in seen]:
-            changed.append(self.notes.pop(rel))
-        return changed
+        return changed + [self.notes.pop(rel) for rel in [r for r in self.notes if r not in seen]]
 
     def _load(self, rel: str, key: Key) -> NoteEntry | None:
         try:
@@ -224,9 +229,7 @@ class Recall:
         except Exception:  # noqa: BLE001 - vanished, unreadable or not a note: not memory
             return None
         entity = parse(note.content, rel.rsplit("/", 1)[-1].removesuffix(".md"))  # frontmatter broken: file name
-        if not entity.name:
-            return None
-        return _entry(rel, vp, key, note.etag, entity)
+        return _entry(rel, vp, key, note.etag, entity) if entity.name else None
 
     # -- vectors ------------------------------------------------------------------------------
 
@@ -245,9 +248,7 @@ class Recall:
         if embedder is None:
             return
         wanted: dict[str, str] = {}
-        for entry in changed:
-            if self.notes.get(entry.rel) is not entry:
-                continue
+        for entry in (e for e in changed if self.notes.get(e.rel) is e):  # not one replaced or gone since
             for h, obs in zip(entry.hashes, entry.entity.observations, strict=True):
                 if h not in self.vectors:
                     wanted[h] = vector_text(entry.entity, obs)
