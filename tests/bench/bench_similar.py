@@ -11,7 +11,7 @@ import random
 import time
 
 from service.memory.model import Entity, Observation
-from service.tools.memory.entities import add_to
+from service.tools.memory.adding import add_to
 
 
 def texts(seed: int, n: int) -> list[str]:

@@ -23,3 +23,11 @@ async def test_the_graph_pages_past_a_big_entity_over_http(make_vault: Callable[
         assert (first["truncated"], first["observations_left_out"]) == (True, ["AAA"])
         rest = await ok(c, "read_memory_graph", limit=1, cursor=first["next_cursor"])
         assert [(e["name"], len(e["observations"])) for e in rest["entities"]] == [("Bob", 2)], rest
+
+
+async def test_open_nodes_answers_with_a_big_entity_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    files = {"Memory/AAA.md": entity("AAA", 20_000), "Memory/Bob.md": entity("Bob", 2)}
+    async with e2e(make_vault(files)) as (url, _), Client(url, mode=mode) as c:
+        opened = await ok(c, "open_nodes", names=["AAA", "Bob"])
+        assert [(e["name"], len(e["observations"])) for e in opened["entities"]] == [("AAA", 0), ("Bob", 2)]
+        assert (opened["truncated"], opened["observations_left_out"]) == (True, ["AAA"])

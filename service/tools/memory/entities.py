@@ -17,9 +17,10 @@ from functools import partial
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import AclDenied
-from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, tags_of
+from service.memory.model import Entity, Observation, Relation, new_block_id, tags_of
 from service.memory.store import Loaded
 from service.tools.context import ToolContext
+from service.tools.memory.adding import SimilarOut, add_to
 from service.tools.memory.names import Looked, entity_name, relate, target_key, target_name, target_names
 from service.tools.memory.prechecks import (
     entities_there,
@@ -28,9 +29,7 @@ from service.tools.memory.prechecks import (
     observations_counted,
     observed,
 )
-from service.tools.memory.repeats import dated_attributes, holds_again
-from service.tools.memory.report import fitted
-from service.tools.memory.similar import Similar
+from service.tools.memory.report import fitted, left_out
 from service.tools.memory.writing import (
     MAX_ITEMS,
     WRITE,
@@ -183,12 +182,6 @@ class AddObservationsIn(ToolInput):
     observations: list[ObservationBatch] = Field(min_length=1, max_length=100, description="Per entity.")
 
 
-class SimilarOut(ToolOutput):
-    text: str = Field(description="The observation added.")
-    existing: str = Field(description="The observation it had that says nearly the same.")
-    existing_block_id: str = Field(description="That one's block id.")
-
-
 class AddedOut(ToolOutput):
     entityName: str = Field(description="The entity.")  # noqa: N815
     addedObservations: list[str] = Field(description="Observations added.")  # noqa: N815
@@ -212,39 +205,6 @@ class AddObservationsOut(ToolOutput):
         description="Over the response limit: the echoed texts (then the block ids) "
         "were left out; entityName and the counts are complete.",
     )
-
-
-def add_to(
-    entity: Entity, texts: list[str], category: str | None, fields: dict[str, str], ids: list[str] | None = None
-) -> tuple[list[Observation], list[str], list[SimilarOut]]:
-    """Add the texts that are not already observations of `entity` (after normalisation; see
-    `holds_again` for a fact stated again after a change); the added ones that say nearly the same
-    as one it had are reported with it. `ids`: the block ids to give them (one per text, made in the
-    order the call listed them), else new ones."""
-    day = (fields.get("date") or "").strip()
-    asked = {normalize_text(t) for t in texts}  # only an observation stating one of them is looked at again
-    repeats = [o for o in entity.observations if normalize_text(o.text) in asked]
-    stated = dated_attributes(entity) if repeats and day else []  # read once, not once a repeat
-    have = {normalize_text(o.text) for o in repeats if not holds_again(o, day, stated)}
-    added: list[Observation] = []
-    skipped: list[str] = []
-    similar: list[SimilarOut] = []
-    index = Similar(entity.observations, texts)  # `service.tools.memory.similar`
-    for n, text in enumerate(texts):
-        key = normalize_text(text)
-        if key in have:
-            skipped.append(text)
-            continue
-        near = index.best(n)
-        have.add(key)
-        obs = Observation(text, category, ids[n] if ids else "", dict(fields))
-        obs.render()  # gives it its block id when it has none
-        index.added(n, obs)
-        if near is not None:
-            similar.append(SimilarOut(text=text, existing=near.text, existing_block_id=near.block_id))
-        entity.observations.append(obs)
-        added.append(obs)
-    return added, skipped, similar
 
 
 async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObservationsOut:
@@ -365,6 +325,14 @@ class OpenNodesOut(ToolOutput):
     entities: list[EntityOut] = Field(description="The entities found, with their observations.")
     relations: list[RelationOut] = Field(description="Relations from or to them.")
     missing: list[str] = Field(description="Names that are no entity (or that you may not read).")
+    truncated: bool = Field(
+        default=False, description="Observations were left out to fit the response limit (observations_left_out)."
+    )
+    observations_left_out: list[str] = Field(
+        default_factory=list,
+        description="Entities listed without their observations, the biggest, so the answer fits the response "
+        "limit (search_memory finds their observations).",
+    )
 
 
 async def open_nodes(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
@@ -392,7 +360,10 @@ def _opened(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
             if stem in opened or target_key(r.target, store.folder) in opened:
                 to = target_name(r.target, names, store.folder)
                 relations.append(RelationOut(**{"from": loaded.entity.name, "to": to, "relationType": r.relation_type}))
-    return OpenNodesOut(entities=[entity_out(ctx, f) for f in found.values()], relations=relations, missing=[*missing])
+    out = OpenNodesOut(entities=[entity_out(ctx, f) for f in found.values()], relations=relations, missing=[*missing])
+    out.observations_left_out = left_out(out, out.entities, ctx.services.settings.governor.max_response_bytes)
+    out.truncated = bool(out.observations_left_out)
+    return out
 
 
 TOOLS: tuple[ToolSpec, ...] = (

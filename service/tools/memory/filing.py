@@ -41,7 +41,7 @@ async def file_observation(ctx: ToolContext, entity: str, text: str, *, source: 
     """Add `text` as one observation of `entity` (which must exist) with `source` as its
     provenance; the entity note's path and the observation's block id come back."""
     from service.memory.model import Entity
-    from service.tools.memory.entities import add_to
+    from service.tools.memory.adding import add_to
     from service.tools.memory.names import entity_name
     from service.tools.memory.writing import entity_store, observation_category, observation_text, provenance
 

@@ -19,17 +19,17 @@ import re
 from typing import Any
 
 from pydantic import AliasChoices, Field
-from pydantic_core import to_json
 
 from service.errors import AlreadyExists, ValidationFailed
 from service.memory.model import Entity, Observation, normalize_text, tags_of
 from service.memory.recall import Recall
 from service.memory.when import span_of
 from service.tools.context import ToolContext
-from service.tools.memory.entities import EntityOut, RelationOut, add_to, entity_out, superseded
+from service.tools.memory.adding import add_to
+from service.tools.memory.entities import EntityOut, RelationOut, entity_out, superseded
 from service.tools.memory.names import entity_name, target_name, target_names
 from service.tools.memory.prechecks import entities_there, visible
-from service.tools.memory.report import RESERVE
+from service.tools.memory.report import left_out
 from service.tools.memory.writing import WRITE, entity_store, observation_text, provenance
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.sensitive import guard_of
@@ -124,21 +124,7 @@ def _graph_page(ctx: ToolContext, args: ReadGraphIn) -> ReadGraphOut:
         total=len(chosen),
         next_cursor=encode_cursor(offset + args.limit, **state) if more else None,
     )
-    return _fitted(out, ctx.services.settings.governor.max_response_bytes)
-
-
-def _fitted(out: ReadGraphOut, limit: int) -> ReadGraphOut:
-    """`out` within the response limit (`report.RESERVE`, sent twice: as JSON and as text): the
-    observations of its biggest entities left out, biggest first, until it fits. A page over the
-    limit is `overflow` without a cursor, and one entity of 20,000 observations was over it alone."""
-    budget = max(limit - RESERVE, 0) // 2
-    size = len(out.model_dump_json(exclude_none=True).encode())
-    for entity in sorted(out.entities, key=lambda e: len(e.observations), reverse=True):
-        if size <= budget or not entity.observations:
-            break
-        size -= len(to_json([o.model_dump(exclude_none=True) for o in entity.observations])) - 2
-        entity.observations = []
-        out.observations_left_out.append(entity.name)
+    out.observations_left_out = left_out(out, out.entities, ctx.services.settings.governor.max_response_bytes)
     out.truncated = bool(out.observations_left_out)
     return out
 

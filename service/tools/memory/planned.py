@@ -3,7 +3,7 @@
 write there,
 made by the tools' own functions on the note's text — the entity `parse` reads, the names the
 tools take (`names.entity_name`, `EntityStore.path_of`), the checks and tags of an observation's
-text, its provenance (`writing.provenance`), `entities.add_to`, and `render` with the note's
+text, its provenance (`writing.provenance`), `adding.add_to`, and `render` with the note's
 `updated` set as the store's write sets it; a relation added as `names.relate` adds it, to the link
 the check found for its target as `names.relation_link` finds it (`service.plans.texts.LINKS`). A
 later move then counts the links those notes hold (an observation, its `source` or a relation
@@ -22,8 +22,9 @@ from service.memory.captures import mark_item
 from service.memory.model import Entity, Relation, new_block_id, parse, render
 from service.memory.store import EntityStore, now_iso
 from service.tools.context import ToolContext
+from service.tools.memory.adding import add_to
 from service.tools.memory.captures import ProcessCaptureIn
-from service.tools.memory.entities import AddObservationsIn, CreateEntitiesIn, CreateRelationsIn, NewRelation, add_to
+from service.tools.memory.entities import AddObservationsIn, CreateEntitiesIn, CreateRelationsIn, NewRelation
 from service.tools.memory.graph import MemoryStoreIn
 from service.tools.memory.merging import MergeObservationsIn, carried
 from service.tools.memory.names import entity_name, relate

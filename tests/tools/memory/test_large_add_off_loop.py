@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from service.memory import store
-from service.tools.memory import entities, writing
+from service.tools.memory import adding, writing
 from tests.conftest import Harness
 
 STEPS = ("checked", "parsed", "similar")
@@ -48,7 +48,7 @@ async def test_a_large_add_runs_its_checks_off_the_loop(vg: Harness, monkeypatch
         release[step].wait(10)
         events.append((step, "end"))
 
-    real_check, real_parse, real_similar = writing.no_controls, store.parse, entities.Similar
+    real_check, real_parse, real_similar = writing.no_controls, store.parse, adding.Similar
 
     def no_controls(text: str, field: str) -> None:  # the first check of each observation's text
         gate("checked")
@@ -65,7 +65,7 @@ async def test_a_large_add_runs_its_checks_off_the_loop(vg: Harness, monkeypatch
 
     monkeypatch.setattr(writing, "no_controls", no_controls)
     monkeypatch.setattr(store, "parse", parse)
-    monkeypatch.setattr(entities, "Similar", similar)
+    monkeypatch.setattr(adding, "Similar", similar)
 
     async def other_client() -> None:
         for step in STEPS:

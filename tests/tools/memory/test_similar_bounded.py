@@ -15,7 +15,7 @@ from mcp import Client
 
 from service.memory.model import Entity, Observation
 from service.memory.words import word_set
-from service.tools.memory import entities, similar
+from service.tools.memory import adding, similar
 from tests.conftest import Harness, e2e
 from tests.e2e.calls import error, ok
 
@@ -60,7 +60,7 @@ def test_the_index_gives_the_verdicts_of_every_pair_compared(seed: int) -> None:
     texts = _generated(rng, 250)
     entity = Entity("E", "t", [Observation(t, None, f"m-{i}", {}) for i, t in enumerate(dict.fromkeys(had))])
     reference = list(entity.observations)
-    added, skipped, near = entities.add_to(entity, texts, None, {})
+    added, skipped, near = adding.add_to(entity, texts, None, {})
     expected: list[tuple[str, str, str]] = []
     seen = {o.text for o in reference}
     for text in texts:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from service.memory.model import Entity, Observation
-from service.tools.memory import entities, repeats
+from service.tools.memory import adding, repeats
 
 
 def test_an_unrelated_text_reads_no_attribute(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -22,9 +22,9 @@ def test_an_unrelated_text_reads_no_attribute(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(repeats, "attribute", counted)
     dated = [Observation("Works at Acme", f"m-{i:012d}", "", {"date": f"2023-01-{i % 28 + 1:02d}"}) for i in range(500)]
     entity = Entity("Ann", "person", observations=dated)
-    added, skipped, _ = entities.add_to(entity, ["Went to the gym"], None, {"date": "2024-01-05"})
+    added, skipped, _ = adding.add_to(entity, ["Went to the gym"], None, {"date": "2024-01-05"})
     assert [o.text for o in added] == ["Went to the gym"] and skipped == []
     assert calls == []
-    added, skipped, _ = entities.add_to(entity, ["Works at Acme"], None, {"date": "2024-01-05"})
+    added, skipped, _ = adding.add_to(entity, ["Works at Acme"], None, {"date": "2024-01-05"})
     assert added == [] and skipped == ["Works at Acme"]  # a repeat, not a fact that holds again
     assert len(calls) <= 2 * len(dated) + 2  # each read once for the add, not each against all
