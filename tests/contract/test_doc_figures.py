@@ -1,4 +1,4 @@
-"""The figures the README and docs/policies.md give for `tools/list` follow the registry: tool
+"""The figures the README, docs/policies.md and docs/configuration.md give for `tools/list` follow the registry: tool
 counts and sizes are measured here as tests/toollist_size.py measures them (KB = 1,000 bytes,
 tokens ~ bytes / 4) and must agree with the prose within `TOLERANCE`. When this fails after
 tools were added, write the figures the failure prints. The RFC 9728 `resource_documentation`
@@ -18,6 +18,7 @@ from tests.toollist_size import measure
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 POLICIES = (REPO / "docs" / "policies.md").read_text(encoding="utf-8")
+CONFIGURATION = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
 TOLERANCE = 0.05  # a figure rounded to whole KB, or a tool or two added since the prose was written
 REPOSITORY = "https://github.com/vaultgate/vaultgate/blob/main/"
 
@@ -66,6 +67,21 @@ def test_policies_give_the_flat_and_lean_lists_as_measured() -> None:
     assert everyday == len(LEAN) and tools == lean["tools"], _prose(lean)
     assert _near(kb * 1000, lean["model_bytes"], slack=500), _prose(lean)
     assert _near(tokens_k * 1000, lean["model_tokens_est"], slack=500), _prose(lean)
+
+
+def test_the_configuration_page_gives_the_lean_and_flat_lists_as_measured() -> None:
+    """Its `tool_facade.mode` paragraph said 21 KB (~5k tokens) against 110 KB for flat while
+    the lists measured 29 and 148 KB: no test read that page."""
+    flat, lean = measure(listed("flat")), measure(listed("lean"))
+    kb, tokens_k, flat_kb, flat_tokens_k = _figures(
+        r"its list costs about (\d+) KB \(~(\d+)k tokens\) of context"
+        r" instead of ~(\d+) KB \(~(\d+)k tokens\) for `flat`",
+        CONFIGURATION,
+    )
+    assert _near(kb * 1000, lean["model_bytes"], slack=500), _prose(lean)
+    assert _near(tokens_k * 1000, lean["model_tokens_est"], slack=500), _prose(lean)
+    assert _near(flat_kb * 1000, flat["model_bytes"], slack=500), _prose(flat)
+    assert _near(flat_tokens_k * 1000, flat["model_tokens_est"], slack=500), _prose(flat)
 
 
 def _anchors(markdown: str) -> set[str]:
