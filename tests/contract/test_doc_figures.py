@@ -84,6 +84,15 @@ def test_the_configuration_page_gives_the_lean_and_flat_lists_as_measured() -> N
     assert _near(flat_tokens_k * 1000, flat["model_tokens_est"], slack=500), _prose(flat)
 
 
+def test_the_tools_guide_names_the_lean_tools() -> None:
+    """Its "Which tools tools/list shows" paragraph left out search_memory and add_observations,
+    which joined `LEAN` after it was written (docs/tools.md, generated, had them)."""
+    text = (REPO / "docs" / "tools-guide.md").read_text(encoding="utf-8").replace("\n", " ")
+    found = re.search(r"By default \(`tool_facade.mode = \"lean\"`\) the everyday tools — (.*?) — and", text)
+    assert found is not None, "the paragraph naming the lean tools is gone"
+    assert sorted(re.findall(r"`(\w+)`", found.group(1))) == sorted(LEAN)
+
+
 def _anchors(markdown: str) -> set[str]:
     """GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens."""
     out = set()
