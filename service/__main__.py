@@ -357,9 +357,10 @@ def cmd_healthcheck(args: argparse.Namespace) -> int:
     import urllib.request
 
     from service.settings import HttpSettings
+    from service.settings.loader import http_only
 
     if args.target is not None or os.environ.get(CONFIG_ENV, "").strip():
-        http = _load(args.target).http
+        http = http_only(_target(args.target))
     else:
         port = os.environ.get("VAULTGATE_HTTP__PORT", "").strip()
         http = HttpSettings(
