@@ -310,7 +310,7 @@ def cmd_version(args: argparse.Namespace) -> int:
 
 
 def cmd_confirm(args: argparse.Namespace) -> int:
-    settings = _load(args.target)
+    settings = _load(args.target, auth={"mode": "none"}, http={"host": "127.0.0.1"})  # serves nothing: no secret
     import asyncio
 
     from service.policy.confirm_cli import mint_for
