@@ -68,3 +68,25 @@ async def test_confirm_for_a_jwt_server_needs_no_secret_in_the_shell(
             assert approved.returncode == 0, approved.stderr
             done = await client.call_tool("delete_note", {**args, "elicit_token": approved.stdout.split()[-1]})
             assert done.structured_content is not None and done.structured_content["deleted"] is True
+
+
+async def test_confirm_follows_the_data_folder_the_server_was_given(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """docs/deployment.md's systemd line: the unit names its data folder in the environment
+    (`VAULTGATE_STORAGE__DATA_DIR`), so the human's confirm names it too; without it the
+    command says which folder it looked in."""
+    vault = make_vault({"Inbox/old.md": "old\n"})
+    unit = {"VAULTGATE_STORAGE__DATA_DIR": str(tmp_path / "lib")}
+    args = {"path": "Inbox/old.md", "permanent": True}
+    with serve(str(vault), "--port", "0", env=unit) as (_, url):
+        async with Client(url) as client:
+            asked = await client.call_tool("delete_note", args)
+            assert asked.structured_content is not None
+            args_hash = asked.structured_content["error"]["details"]["args_hash"]
+            bare = run("confirm", args_hash, str(vault))
+            assert bare.returncode == 1 and os.environ["XDG_DATA_HOME"] in bare.stderr, bare.stderr
+            approved = run("confirm", args_hash, str(vault), env=unit)
+            assert approved.returncode == 0, approved.stderr
+            done = await client.call_tool("delete_note", {**args, "elicit_token": approved.stdout.split()[-1]})
+            assert done.structured_content is not None and done.structured_content["deleted"] is True
