@@ -97,14 +97,15 @@ def _build(target: Path | str | None, overrides: dict[str, Any]) -> tuple[Settin
     return settings, _finish(settings)
 
 
-def http_only(target: Path) -> HttpSettings:
-    """`[http] host` and `port` of a config file (a vault folder has none), under the
+def http_only(target: Path | None) -> HttpSettings:
+    """`[http] host` and `port` of a config file (a vault folder or no target has none), under the
     `VAULTGATE_HTTP__*` variables: a `jwt` configuration checked in a shell without its secret
     (which /healthz does not need) is no invalid configuration here."""
-    raw = {} if target.is_dir() else _check_toml(target)
+    raw = {} if target is None or target.is_dir() else _check_toml(target)
     try:
         return HttpSettings(
-            host=_section({}, raw, "http", "host", "127.0.0.1"), port=_section({}, raw, "http", "port", 8765)
+            host=str(_section({}, raw, "http", "host", "127.0.0.1")).strip() or "127.0.0.1",
+            port=_section({}, raw, "http", "port", 8765),
         )
     except ValidationError as exc:
         raise _problems([f"http.{line}" for line in _describe(exc)]) from None
