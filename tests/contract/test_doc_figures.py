@@ -6,10 +6,12 @@ link names a page that exists."""
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 from typing import Any
 
+from service.__main__ import _parser
 from service.http.routes import RESOURCE_DOCUMENTATION
 from service.policy.visibility import LEAN
 from tests.contract.test_toollist_budget import listed
@@ -121,3 +123,17 @@ def test_links_with_an_anchor_name_a_heading_of_their_page() -> None:
             if linked.is_file() and target[1] not in _anchors(linked.read_text(encoding="utf-8")):
                 broken.append(f"{page.relative_to(REPO)}: {target[0]}#{target[1]}")
     assert not broken, broken
+
+
+def test_the_configuration_page_lists_every_command_of_the_cli() -> None:
+    """Its command-line table left out `vaultgate healthcheck` and `vaultgate docs plan-schema`."""
+    text = CONFIGURATION.split("## Configuration", 1)[0]
+    commands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    missing = []
+    for name, sub in commands.choices.items():
+        words = [name]
+        for action in sub._actions:  # `config show`, `token mint`, `docs tools`: each its own row
+            if isinstance(action, argparse._SubParsersAction) or action.dest == "page":
+                words = [f"{name} {word}" for word in action.choices or ()]
+        missing += [word for word in words if f"`vaultgate {word}" not in text]
+    assert not missing, missing
