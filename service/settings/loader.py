@@ -9,7 +9,8 @@ folders, bridge cert files and explicit cache, data and spool folders they name.
 written) and returns every problem of every stage in one list, saying which checks could not run.
 Relative paths in a config file are resolved against its folder. A file given as the target that
 is not TOML (`vaultgate serve some/note.md`) is "not a folder", not a TOML error.
-`config_warnings` lists what works but should not be done.
+`config_warnings` lists what works but should not be done. `http_only` reads the `[http]` host
+and port alone, for `vaultgate healthcheck`, which needs neither the auth secret nor the vaults.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pydantic import ValidationError
 
 from service.errors import ConfigError
 from service.settings.checks import creatable, folder_problems
+from service.settings.http import HttpSettings
 from service.settings.root import CONFIG_FILE, Settings
 
 NOTE_SUFFIXES = (".md", ".markdown", ".canvas", ".base")  # vault files, never a config file
@@ -93,6 +95,20 @@ def _build(target: Path | str | None, overrides: dict[str, Any]) -> tuple[Settin
     finally:
         CONFIG_FILE.reset(token)
     return settings, _finish(settings)
+
+
+def http_only(target: Path | None) -> HttpSettings:
+    """`[http] host` and `port` of a config file (a vault folder or no target has none), under the
+    `VAULTGATE_HTTP__*` variables: a `jwt` configuration checked in a shell without its secret
+    (which /healthz does not need) is no invalid configuration here."""
+    raw = {} if target is None or target.is_dir() else _check_toml(target)
+    try:
+        return HttpSettings(
+            host=str(_section({}, raw, "http", "host", "127.0.0.1")).strip() or "127.0.0.1",
+            port=_section({}, raw, "http", "port", 8765),
+        )
+    except ValidationError as exc:
+        raise _problems([f"http.{line}" for line in _describe(exc)]) from None
 
 
 def config_warnings(settings: Settings) -> list[str]:
