@@ -23,7 +23,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from service.bridges.rest_api import COMPANION, COMPANION_PREFIX, Answer, LocalRestApi, loads
+from service.bridges.answers import clip, loads
+from service.bridges.rest_api import COMPANION, COMPANION_PREFIX, Answer, LocalRestApi
 from service.errors import NoteNotFound, PluginIncompatible, PluginMissing, ValidationFailed, VaultgateError
 
 SPACE = ("path", "name", "type")  # what routes.ts's describeSpace writes of each space
@@ -45,8 +46,8 @@ class Companion:
 
     def _error(self, resp: Answer, route: str) -> VaultgateError:
         body = _body(resp)
-        code, message = body.get("error"), str(body.get("message", ""))
-        plugin = body.get("plugin") if isinstance(body.get("plugin"), str) else None
+        code, message = body.get("error"), clip(str(body.get("message", "")))
+        plugin = clip(body["plugin"]) if isinstance(body.get("plugin"), str) else None
         details: dict[str, Any] = {"route": route, "status": resp.status_code, "plugin_message": message}
         if isinstance(body.get("errorCode"), int):
             details["error_code"] = body["errorCode"]
