@@ -9,7 +9,9 @@ client) against the HTTPS stand-in (A5, session 95). Each was found over this pa
   an error message of 30 MB in a 30 MB answer;
 - an answer of a million values (3 MB of `{},`; 64 MiB is 21 million objects, 3 GB and five
   minutes of the event loop in one run) was parsed whole before anything looked at it;
-- a `stat` whose time is an integer past float's range was an `internal_error`.
+- a `stat` whose time is an integer past float's range was an `internal_error`;
+- a companion answering execute_template with an existing note's path (the template's, another
+  note's) had that note journaled as made by the plan: undo_last_plan deleted it.
 """
 
 from __future__ import annotations
@@ -31,7 +33,12 @@ from tests.e2e.calls import error, ok
 from tests.e2e.test_bridge_confirm_e2e import ENV, answering, bridged_vault
 from tests.tools.bridges.standin import KEY, NOTE_JSON, Obsidian, make_cert, serving
 
-FILES = {"Private/Secret.md": "secret\n", "Projects/Plan.md": "# Plan\n", "Index.md": "# Index\n"}
+FILES = {
+    "Private/Secret.md": "secret\n",
+    "Projects/Plan.md": "# Plan\n",
+    "Index.md": "# Index\n",
+    "Templates/Meeting.md": "# Meeting\n",
+}
 DENY_PRIVATE = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
 
 
@@ -44,6 +51,10 @@ class Hostile(Obsidian):
     status: int = 200
     headers: dict[str, str] | None = None
     reset_after_run: bool = False
+    made: str | None = None  # the path Templater's route answers, whatever it made
+
+    def templater_path(self, body: dict[str, Any]) -> str:
+        return self.made if self.made is not None else super().templater_path(body)
 
     async def get_active(self, request: Request) -> Response:
         if (refused := await self._seen(request)) is not None:
@@ -160,3 +171,21 @@ async def test_a_stat_past_floats_range_is_no_internal_error(make_vault: Callabl
     async with _served(make_vault, tmp_path, obsidian) as (client, _):
         shown = await ok(client, "get_active_note")
         assert shown["path"] == "Index.md" and shown["stat"] is None, shown
+
+
+async def test_an_existing_note_the_companion_names_as_made_survives_the_undo(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    obsidian = Hostile(made="Index.md")  # a broken companion: not the note Templater made
+    async with _served(make_vault, tmp_path, obsidian) as (client, root):
+        make = {"template": "Templates/Meeting.md", "folder": "Projects", "filename": "Kickoff"}
+        steps = [
+            {"id": "s0", "tool": "execute_template", "args": make},
+            {"id": "s1", "tool": "create_note", "args": {"path": "Projects/Agenda.md", "content": "# Agenda\n"}},
+        ]
+        run = await ok(client, "execute_plan", plan={"goal": "a meeting note", "steps": steps})
+        assert run["status"] == "done", run
+        await ok(client, "undo_last_plan")
+        assert not (root / "Projects/Agenda.md").exists()  # the plan's own note is undone
+        assert (root / "Index.md").read_text(encoding="utf-8") == "# Index\n"
+    assert [c["template"] for c in obsidian.created] == ["Templates/Meeting.md"]
