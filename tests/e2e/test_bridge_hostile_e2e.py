@@ -10,6 +10,8 @@ client) against the HTTPS stand-in (A5, session 95). Each was found over this pa
 - an answer of a million values (3 MB of `{},`; 64 MiB is 21 million objects, 3 GB and five
   minutes of the event loop in one run) was parsed whole before anything looked at it;
 - a `stat` whose time is an integer past float's range was an `internal_error`;
+- a probe answer of megabytes (a version string, routes, plugins) was kept whole in the report
+  every server_health answer carries: server_health was an `overflow` from then on;
 - a companion answering execute_template with an existing note's path (the template's, another
   note's) had that note journaled as made by the plan: undo_last_plan deleted it.
 """
@@ -52,6 +54,23 @@ class Hostile(Obsidian):
     headers: dict[str, str] | None = None
     reset_after_run: bool = False
     made: str | None = None  # the path Templater's route answers, whatever it made
+    sprawling: bool = False  # a probe of megabytes: a version of 2 MB, 1,000 routes and plugins
+
+    async def root(self, request: Request) -> Response:
+        if not self.sprawling:
+            return await super().root(request)
+        await self._seen(request)
+        versions = {"obsidian": "1.8.10", "self": "3." * 1_000_000}
+        return JSONResponse({"status": "OK", "versions": versions, "authenticated": True})
+
+    async def probe(self, request: Request) -> Response:
+        if not self.sprawling:
+            return await super().probe(request)
+        if (refused := await self._seen(request)) is not None:
+            return refused
+        plugins = {f"plugin-{i}": {"installed": True, "version": "1"} for i in range(1_000)}
+        routes = [f"get /vaultgate/v1/route-{i}/" for i in range(1_000)]
+        return JSONResponse({"companion": {"version": "0.1.0"}, "plugins": plugins, "routes": routes})
 
     def templater_path(self, body: dict[str, Any]) -> str:
         return self.made if self.made is not None else super().templater_path(body)
@@ -189,3 +208,15 @@ async def test_an_existing_note_the_companion_names_as_made_survives_the_undo(
         assert not (root / "Projects/Agenda.md").exists()  # the plan's own note is undone
         assert (root / "Index.md").read_text(encoding="utf-8") == "# Index\n"
     assert [c["template"] for c in obsidian.created] == ["Templates/Meeting.md"]
+
+
+async def test_a_sprawling_probe_answer_leaves_server_health_readable(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    obsidian = Hostile(sprawling=True)
+    async with _served(make_vault, tmp_path, obsidian) as (client, _):
+        [report] = (await ok(client, "server_health", probe_bridges=True))["bridges"]
+        assert report["state"] == "ready" and report["companion"] is True, str(report)[:300]
+        assert len(report["plugin_version"]) <= 501 and report["obsidian_version"] == "1.8.10"
+        assert len(report["companion_routes"]) == 100 and len(report["community_plugins"]) == 100
+        assert (await ok(client, "server_health"))["bridges"][0]["state"] == "ready"
