@@ -50,6 +50,7 @@ MAX_BODY = 64 * 1024 * 1024  # an answer larger than this is refused before it i
 # (`waitForFileCache(file, 5000)`, src/vaultOperations.ts), which never comes for a file Obsidian
 # keeps none of (a canvas, a PDF, an image): `GET /active/` gets it on top of `timeout_s`.
 METADATA_WAIT_S = 5.0
+MAY_HAVE_RUN_HINT = "It may have run in Obsidian, in part: look there before sending it again."
 # an answer the client cannot read: another program on the port, or a plugin of another version
 BAD_ANSWER_HINT = "Check that [vaults.bridge] url is the Local REST API plugin's and that the plugin is up to date."
 
@@ -252,7 +253,7 @@ class LocalRestApi:
             f"the connection to the Local REST API broke during {method} {path} ({type(exc).__name__}): "
             "the request may have reached Obsidian and run",
             details=self._details("connection_lost", route=path, may_have_run=True),
-            hint="Look in Obsidian whether it ran before sending it again.",
+            hint=MAY_HAVE_RUN_HINT,
         )
 
     def failure(self, resp: Answer, route: str) -> VaultgateError:

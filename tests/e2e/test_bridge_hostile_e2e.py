@@ -10,6 +10,8 @@ client) against the HTTPS stand-in (A5, session 95). Each was found over this pa
 - an answer of a million values (3 MB of `{},`; 64 MiB is 21 million objects, 3 GB and five
   minutes of the event loop in one run) was parsed whole before anything looked at it;
 - a `stat` whose time is an integer past float's range was an `internal_error`;
+- a QuickAdd choice (or a template) that ran, answered with a 5xx, was `plugin_unreachable`,
+  retryable: a retry ran it again;
 - a probe answer of megabytes (a version string, routes, plugins) was kept whole in the report
   every server_health answer carries: server_health was an `overflow` from then on;
 - a companion answering execute_template with an existing note's path (the template's, another
@@ -54,7 +56,14 @@ class Hostile(Obsidian):
     headers: dict[str, str] | None = None
     reset_after_run: bool = False
     made: str | None = None  # the path Templater's route answers, whatever it made
+    failing_after_run: bool = False  # quickadd/execute runs the choice, then the plugin answers 502
     sprawling: bool = False  # a probe of megabytes: a version of 2 MB, 1,000 routes and plugins
+
+    async def companion_route(self, request: Request) -> Response:
+        answer = await super().companion_route(request)
+        if self.failing_after_run and request.url.path.endswith("/quickadd/execute/") and self.quickadd_runs:
+            return Response(b"Bad Gateway", status_code=502)
+        return answer
 
     async def root(self, request: Request) -> Response:
         if not self.sprawling:
@@ -220,3 +229,14 @@ async def test_a_sprawling_probe_answer_leaves_server_health_readable(
         assert len(report["plugin_version"]) <= 501 and report["obsidian_version"] == "1.8.10"
         assert len(report["companion_routes"]) == 100 and len(report["community_plugins"]) == 100
         assert (await ok(client, "server_health"))["bridges"][0]["state"] == "ready"
+
+
+async def test_an_acting_companion_route_that_fails_with_a_5xx_is_not_retryable(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    obsidian = Hostile(failing_after_run=True)
+    async with _served(make_vault, tmp_path, obsidian) as (client, _):
+        failed = await error(client, "trigger_quickadd", choice="Log")
+        assert failed["code"] == "plugin_unreachable" and failed["retryable"] is False, failed
+        assert failed["details"]["may_have_run"] is True and failed["details"]["status"] == 502, failed
+    assert [run["choice"] for run in obsidian.quickadd_runs] == ["Log"]
