@@ -46,6 +46,9 @@ NOTE_JSON = "application/vnd.olrapi.note+json"
 COMPANION = "vaultgate-companion"
 COMPANION_PREFIX = "/vaultgate/v1"
 MAX_BODY = 64 * 1024 * 1024  # an answer larger than this is refused before it is parsed
+# requests in flight per bridge, each buffering up to MAX_BODY (some 220 MB at its peak for a
+# 60 MB note): more wait for a slot within their bound. Obsidian runs the plugin on one thread.
+MAX_IN_FLIGHT = 4
 # The plugin's NoteJson first waits this long for Obsidian's metadata of the file
 # (`waitForFileCache(file, 5000)`, src/vaultOperations.ts), which never comes for a file Obsidian
 # keeps none of (a canvas, a PDF, an image): `GET /active/` gets it on top of `timeout_s`.
@@ -121,6 +124,7 @@ class LocalRestApi:
             Pinned(host, port, settings.cert_fingerprint, settings.timeout_s) if settings.cert_fingerprint else None
         )
         self._file_ctx: ssl.SSLContext | None = None
+        self._slots = anyio.Semaphore(MAX_IN_FLIGHT)
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -172,11 +176,14 @@ class LocalRestApi:
         if authenticated:
             headers["Authorization"] = f"Bearer {self._key()}"
         bound = self.settings.timeout_s + slack_s
+        sent = False  # a time-out waiting for a slot sent nothing
         try:
             with anyio.fail_after(bound):
-                return await self._exchange(method, path, headers, params, json_body, bound, acts)
+                async with self._slots:
+                    sent = True
+                    return await self._exchange(method, path, headers, params, json_body, bound, acts)
         except TimeoutError as exc:
-            raise self._timed_out(method, path, bound, acts) from exc
+            raise self._timed_out(method, path, bound, acts and sent) from exc
 
     def _timed_out(self, method: str, path: str, bound: float, acts: bool) -> PluginUnreachable:
         message = f"Obsidian did not answer {method} {path} within {bound} s"

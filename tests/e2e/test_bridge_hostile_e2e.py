@@ -12,6 +12,8 @@ client) against the HTTPS stand-in (A5, session 95). Each was found over this pa
 - a `stat` whose time is an integer past float's range was an `internal_error`;
 - a QuickAdd choice (or a template) that ran, answered with a 5xx, was `plugin_unreachable`,
   retryable: a retry ran it again;
+- every call asking Obsidian had its own request in flight, each buffering up to 64 MiB (some
+  220 MB at its peak for a 60 MB note: 6 agents at once, 1.2 GB); now at most 4 per bridge;
 - a probe answer of megabytes (a version string, routes, plugins) was kept whole in the report
   every server_health answer carries: server_health was an `overflow` from then on;
 - a companion answering execute_template with an existing note's path (the template's, another
@@ -20,6 +22,7 @@ client) against the HTTPS stand-in (A5, session 95). Each was found over this pa
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -56,6 +59,9 @@ class Hostile(Obsidian):
     headers: dict[str, str] | None = None
     reset_after_run: bool = False
     made: str | None = None  # the path Templater's route answers, whatever it made
+    slow_s: float = 0.0  # how long each GET /active/ takes
+    in_flight: int = 0
+    most_in_flight: int = 0
     failing_after_run: bool = False  # quickadd/execute runs the choice, then the plugin answers 502
     sprawling: bool = False  # a probe of megabytes: a version of 2 MB, 1,000 routes and plugins
 
@@ -87,8 +93,17 @@ class Hostile(Obsidian):
     async def get_active(self, request: Request) -> Response:
         if (refused := await self._seen(request)) is not None:
             return refused
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(self.slow_s)
+            return await self._active(request)
+        finally:
+            self.in_flight -= 1
+
+    async def _active(self, request: Request) -> Response:
         if self.answer is None:
-            return await super().get_active(request)
+            return await super().get_active(request)  # records the request a second time
         if isinstance(self.answer, bytes):
             return Response(self.answer, status_code=self.status, media_type=NOTE_JSON, headers=self.headers)
         if callable(self.answer):
@@ -240,3 +255,13 @@ async def test_an_acting_companion_route_that_fails_with_a_5xx_is_not_retryable(
         assert failed["code"] == "plugin_unreachable" and failed["retryable"] is False, failed
         assert failed["details"]["may_have_run"] is True and failed["details"]["status"] == 502, failed
     assert [run["choice"] for run in obsidian.quickadd_runs] == ["Log"]
+
+
+async def test_calls_at_once_keep_at_most_four_requests_in_flight(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    obsidian = Hostile(answer=note("Index.md", "# Index\n"), slow_s=0.3)
+    async with _served(make_vault, tmp_path, obsidian) as (client, _):
+        answers = await asyncio.gather(*(ok(client, "get_active_note") for _ in range(10)))
+        assert all(a["path"] == "Index.md" for a in answers)
+    assert obsidian.most_in_flight == 4, obsidian.most_in_flight
