@@ -18,6 +18,7 @@ from service.json_depth import finite
 MAX_DEPTH = 64  # nested arrays/objects an answer may hold (a note's frontmatter included)
 MAX_MESSAGE = 500  # characters of a plugin's error message kept in an error
 SCRUBBED = b"[api key]"  # what stands for the API key where an answer holds it
+MIN_SCRUBBED = 12  # characters of a key below which it is not looked for
 # values (commas, arrays, objects) an answer may hold: ~70 MB of Python objects at most, where
 # Obsidian's largest real lists (make.md's spaces, the command palette) hold some 100,000
 MAX_VALUES = 1_000_000
@@ -60,9 +61,11 @@ def loads(content: bytes) -> Any:
 def scrubbed(content: bytes, headers: Mapping[str, str]) -> bytes:
     """An answer without the API key it was asked with: a program on the port that echoes the
     request (a proxy's error page, a 400 naming the header) would otherwise put it in an error or
-    a result, where the agent could read it and call the plugin around vaultgate's checks."""
+    a result, where the agent could read it and call the plugin around vaultgate's checks. The
+    plugin's keys are 64 hex digits; one shorter than `MIN_SCRUBBED` is left (it would be found
+    in ordinary text, which it would garble)."""
     key = headers.get("Authorization", "").removeprefix("Bearer ").encode()
-    return content.replace(key, SCRUBBED) if key and key in content else content
+    return content.replace(key, SCRUBBED) if len(key) >= MIN_SCRUBBED and key in content else content
 
 
 def clip(message: str) -> str:

@@ -265,3 +265,14 @@ async def test_calls_at_once_keep_at_most_four_requests_in_flight(
         answers = await asyncio.gather(*(ok(client, "get_active_note") for _ in range(10)))
         assert all(a["path"] == "Index.md" for a in answers)
     assert obsidian.most_in_flight == 4, obsidian.most_in_flight
+
+
+async def test_a_short_key_is_not_scrubbed_out_of_a_notes_text(
+    make_vault: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key of a few characters (the plugin makes 64 hex digits; a person may set another) would be
+    found in ordinary text: it is not looked for, so the note's text stays as it is."""
+    monkeypatch.setenv(ENV, "k1")
+    obsidian = Hostile(key="k1", answer=note("Index.md", "k1 and k1\n"))
+    async with _served(make_vault, tmp_path, obsidian) as (client, _):
+        assert (await ok(client, "get_active_note"))["content"] == "k1 and k1\n"
