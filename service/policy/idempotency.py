@@ -7,8 +7,9 @@ key) becomes the owner; the others see the owner's row and learn whether it is s
 other arguments (`idempotency_key_mismatch`). A claim names the server process that took it
 (`owner`, `service.storage.owners`): one left `in_flight` by a process that is gone (killed: its
 owner lock is no longer held) is taken over at once, so a client retrying after a restart is not
-told "still running" about a call nothing runs; a claim without a known owner is taken over once
-older than `reclaim_seconds`. Completed keys live `ttl_seconds`.
+told "still running" about a call nothing runs; any other claim (a live server's, or one taken
+before claims named their owner) is taken over once older than `reclaim_seconds`, as before.
+Completed keys live `ttl_seconds`.
 """
 
 from __future__ import annotations
