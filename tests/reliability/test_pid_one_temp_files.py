@@ -65,12 +65,13 @@ def _as_pid_one(argv: list[str], **popen: object) -> Iterator[subprocess.Popen[s
 
 def _kill(proc: subprocess.Popen[str]) -> None:
     """SIGKILL `unshare` and wait until its child, the namespace's PID 1, is gone too."""
+    if proc.poll() is not None:
+        return  # killed and waited for already (its pid may be another process's by now)
     try:
         child: int | None = int(Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()[0])
     except (OSError, IndexError, ValueError):
-        child = None  # unshare already gone, or its child not started yet
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGKILL)
+        child = None  # its child not started yet
+    proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     for _ in range(600):
         if child is None or not Path(f"/proc/{child}").exists():
