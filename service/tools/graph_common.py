@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -30,32 +30,59 @@ from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.vault.commit import Steps
 
+if TYPE_CHECKING:
+    from service.indexer.runner import VaultIndexer
+
 # How long a link or tag rewrite waits for the first index of a vault (10k notes take ~7 s).
 INDEX_WAIT_S = 30.0
 
 
 async def complete_index(ctx: ToolContext, within: float | None = None) -> None:
-    """Return once the vault's first index is complete, waiting for it (bounded).
+    """Return once the vault's first index is complete and holds every write acknowledged so far,
+    waiting for them (bounded).
 
     Rewrites find the notes to change through the index (who links to a note, who carries a
     tag): planned on a partial index, a move would leave links in notes not indexed yet
-    pointing at nothing. Past the bound, or when the index failed: `index_unavailable`
+    pointing at nothing. Planned before the index update of a move another caller just made (its
+    write acknowledged, its update queued: read-your-writes waits only for the caller's own), a
+    rename looked for a linking note under the path it had just left and left its link to the old
+    name, broken (K2 s95). Past the bound, or when the index failed: `index_unavailable`
     (retryable)."""
     from service.indexer.runner import indexer_of
 
     indexer = indexer_of(ctx.vault)
-    if indexer is None or indexer.ready:
+    if indexer is None:
+        return
+    if indexer.ready:
+        await _queued_applied(indexer, INDEX_WAIT_S if within is None else within)
         return
     if indexer.state != "failed":
         with contextlib.suppress(TimeoutError):
             await indexer.wait_ready(INDEX_WAIT_S if within is None else within)
         if indexer.ready:
+            await _queued_applied(indexer, INDEX_WAIT_S if within is None else within)
             return
     raise IndexUnavailable(
         f"the index of vault {ctx.vault.id!r} is not complete yet ({indexer.state})",
         details={"vault": ctx.vault.id, "state": indexer.state, "backlog": indexer.backlog},
         hint="Links and tags are found through the index; retry when index_status reports ready.",
     )
+
+
+async def _queued_applied(indexer: VaultIndexer, within: float) -> None:
+    """Wait until the index updates queued so far (every caller's) are applied; past `within`,
+    `index_unavailable` (retryable)."""
+    seq = indexer.queued_seq
+    if seq <= indexer.applied_seq:
+        return
+    try:
+        await asyncio.wait_for(indexer.caught_up(seq), within)
+    except TimeoutError:
+        raise IndexUnavailable(
+            f"the index update of an earlier write is still queued after {within:.0f} s ({indexer.name})",
+            details={"vault": indexer.vault_id, "queued_seq": seq},
+            hint="The writes are on disk; retry the call when index_status reports no backlog.",
+        ) from None
 
 
 class NoteItem(BaseModel):
