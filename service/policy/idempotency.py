@@ -6,10 +6,13 @@ key) becomes the owner; the others see the owner's row and learn whether it is s
 (`idempotency_in_flight`), finished (replay its stored result), or belongs to another tool or
 other arguments (`idempotency_key_mismatch`). A claim names the server process that took it
 (`owner`, `service.storage.owners`): one left `in_flight` by a process that is gone (killed: its
-owner lock is no longer held) is taken over at once, so a client retrying after a restart is not
-told "still running" about a call nothing runs; any other claim (a live server's, or one taken
-before claims named their owner) is taken over once older than `reclaim_seconds`, as before.
-Completed keys live `ttl_seconds`.
+owner lock is no longer held) is not "still running": its outcome is `interrupted`, stored as the
+key's result (`INTERRUPTED`), so this retry and every later one with the key hear it at once and
+nothing runs again. The killed call may have made a change before it died (a single note's write
+is not rolled back at the start; an all-or-nothing call is), and a key is a promise that its call
+changes the vault at most once: run again, an append was appended twice. Any other claim (a live
+server's, or one taken before claims named their owner) is taken over once older than
+`reclaim_seconds`, as before. Completed keys live `ttl_seconds`.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from typing import Any, Literal
 from service.storage import owners
 from service.storage.db import Database
 
-Outcome = Literal["owner", "replay", "in_flight", "mismatch"]
+Outcome = Literal["owner", "replay", "in_flight", "mismatch", "interrupted"]
+INTERRUPTED = "interrupted"  # the stored result's key of a call whose process died while it ran
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +86,18 @@ class IdempotencyStore:
             if row[0] != tool or row[1] != args_hash:
                 return Claim("mismatch", tool=row[0])
             if row[2] == "done":
-                return Claim("replay", stored=json.loads(row[3]))
-            if self._gone(row[5]) or now - float(row[4]) > self.reclaim:
+                stored = json.loads(row[3])
+                if INTERRUPTED in stored:
+                    return Claim("interrupted", claimed_at=float(stored[INTERRUPTED]))
+                return Claim("replay", stored=stored)
+            if self._gone(row[5]):  # its process died while it ran: that is its outcome, for good
+                conn.execute(
+                    "UPDATE idempotency_keys SET status = 'done', result = ?, completed_at = ?, expires_at = ?"
+                    " WHERE caller = ? AND vault_id = ? AND key = ?",
+                    (json.dumps({INTERRUPTED: float(row[4])}), now, now + self.ttl, caller, vault_id, key),
+                )
+                return Claim("interrupted", claimed_at=float(row[4]))
+            if now - float(row[4]) > self.reclaim:
                 conn.execute(
                     "UPDATE idempotency_keys SET claimed_at = ?, expires_at = ?, owner = ? WHERE caller = ?"
                     " AND vault_id = ? AND key = ?",

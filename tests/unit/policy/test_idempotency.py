@@ -100,12 +100,13 @@ def test_the_issue_names_are_accepted_as_config_aliases(monkeypatch) -> None:  #
     assert IdempotencySettings(ttl_seconds=600).ttl_seconds == 600  # the short names still work
 
 
-async def test_a_live_servers_claim_stays_in_flight_and_a_dead_ones_is_taken_over_at_once(
+async def test_a_live_servers_claim_stays_in_flight_and_a_dead_ones_is_interrupted_at_once(
     make_vault: Callable[..., Path],
 ) -> None:
     """Two servers on one data folder (two owners: `flock` locks belong to an open file): the other
     server's claim is `in_flight` while it lives, whatever the clock; once its owner lock is free (a
-    killed process, K2 s95) the claim is taken over by the next call, not `reclaim_seconds` later."""
+    killed process, K2 s95) the next call with the key hears `interrupted` at once, not
+    `reclaim_seconds` later, and so does every later one: the key's call is never run twice."""
     from service.policy.idempotency import IdempotencyStore
     from service.storage.owners import Owner
 
@@ -119,5 +120,7 @@ async def test_a_live_servers_claim_stays_in_flight_and_a_dead_ones_is_taken_ove
         assert (await store.claim("test", "main", "k", "append_note", "h")).outcome == "in_flight"
         assert other.owner is not None
         other.owner.release()  # the process is gone: the kernel dropped its lock
-        assert (await store.claim("test", "main", "k", "append_note", "h")).outcome == "owner"
-        assert (await other.claim("test", "main", "k", "append_note", "h")).outcome == "in_flight"  # now ours
+        first = await store.claim("test", "main", "k", "append_note", "h")
+        assert first.outcome == "interrupted" and first.claimed_at is not None
+        assert (await store.claim("test", "main", "k", "append_note", "h")).outcome == "interrupted"
+        assert (await store.claim("test", "main", "k2", "append_note", "h")).outcome == "owner"  # a new key runs
