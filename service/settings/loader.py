@@ -113,8 +113,9 @@ def http_only(target: Path | None) -> HttpSettings:
 
 def config_warnings(settings: Settings) -> list[str]:
     """Things that work but should not be done: a JWT secret written into the config file (it
-    ends up in backups and version control) instead of the environment."""
-    out: list[str] = []
+    ends up in backups and version control) instead of the environment; two vaults bridged to the
+    same Local REST API address (`_shared_bridges`)."""
+    out: list[str] = _shared_bridges(settings)
     if settings.config_file is not None:
         try:
             data = tomllib.loads(settings.config_file.read_text(encoding="utf-8"))
@@ -127,6 +128,21 @@ def config_warnings(settings: Settings) -> list[str]:
                 "(backups, version control); set VAULTGATE_AUTH__JWT_SECRET in the environment instead"
             )
     return out
+
+
+def _shared_bridges(settings: Settings) -> list[str]:
+    """Vaults whose bridges name one address: one Obsidian plugin answers there, for whichever vault
+    that Obsidian has open, so a token for one of them reaches the other's open note and commands."""
+    by_url: dict[str, list[str]] = {}
+    for vault in settings.vaults:
+        if vault.bridge is not None:
+            by_url.setdefault(vault.bridge.url.rstrip("/").lower(), []).append(vault.id)
+    return [
+        f"vaults {', '.join(map(repr, ids))} have one bridge url {url}: the plugin there serves whichever of them "
+        "Obsidian has open, to tokens of each; give each vault its own Local REST API port"
+        for url, ids in by_url.items()
+        if len(ids) > 1
+    ]
 
 
 def _not_a_folder(path: Path) -> str:
