@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Collection, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -21,6 +21,7 @@ from service.errors import ECHO_DETAIL_CHARS, IndexUnavailable, cut_middle
 from service.graph.linkpath import base_name, strip_md
 from service.graph.moves import FileEdit, MovePlan, apply_plan, refuse_read_only_edits
 from service.graph.rewrite import LineChange, LineChanges
+from service.indexer.fresh import applied_up_to
 from service.markdown import line_ends
 from service.markdown.line_diff import changed_runs
 from service.markdown.parse import note_title
@@ -29,9 +30,6 @@ from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.vault.commit import Steps
-
-if TYPE_CHECKING:
-    from service.indexer.runner import VaultIndexer
 
 # How long a link or tag rewrite waits for the first index of a vault (10k notes take ~7 s).
 INDEX_WAIT_S = 30.0
@@ -54,13 +52,13 @@ async def complete_index(ctx: ToolContext, within: float | None = None) -> None:
     if indexer is None:
         return
     if indexer.ready:
-        await _queued_applied(indexer, INDEX_WAIT_S if within is None else within)
+        await applied_up_to(indexer, indexer.queued_seq, INDEX_WAIT_S if within is None else within)
         return
     if indexer.state != "failed":
         with contextlib.suppress(TimeoutError):
             await indexer.wait_ready(INDEX_WAIT_S if within is None else within)
         if indexer.ready:
-            await _queued_applied(indexer, INDEX_WAIT_S if within is None else within)
+            await applied_up_to(indexer, indexer.queued_seq, INDEX_WAIT_S if within is None else within)
             return
     raise IndexUnavailable(
         f"the index of vault {ctx.vault.id!r} is not complete yet ({indexer.state})",
@@ -69,20 +67,6 @@ async def complete_index(ctx: ToolContext, within: float | None = None) -> None:
     )
 
 
-async def _queued_applied(indexer: VaultIndexer, within: float) -> None:
-    """Wait until the index updates queued so far (every caller's) are applied; past `within`,
-    `index_unavailable` (retryable)."""
-    seq = indexer.queued_seq
-    if seq <= indexer.applied_seq:
-        return
-    try:
-        await asyncio.wait_for(indexer.caught_up(seq), within)
-    except TimeoutError:
-        raise IndexUnavailable(
-            f"the index update of an earlier write is still queued after {within:.0f} s ({indexer.name})",
-            details={"vault": indexer.vault_id, "queued_seq": seq},
-            hint="The writes are on disk; retry the call when index_status reports no backlog.",
-        ) from None
 
 
 class NoteItem(BaseModel):
