@@ -231,7 +231,8 @@ def cmd_stdio(args: argparse.Namespace) -> int:
     # garbage made meanwhile stays (~1,000 objects); `service.collector` freezes what comes later.
     with paused():
         facade = {"tool_facade": {"mode": args.tool_facade}} if args.tool_facade else {}
-        settings = _for_transport(_startable(args.target, **facade), preload_vectors=False)
+        local = {"auth": {"mode": "none"}, "http": {"host": "127.0.0.1"}}  # no HTTP here: a jwt secret is not needed
+        settings = _for_transport(_startable(args.target, **local, **facade), preload_vectors=False)
         from service.protocol.stdio_front import StdioFront, startup_key
 
         # The first questions are answered from the answers stored by an earlier start while the
@@ -310,7 +311,7 @@ def cmd_version(args: argparse.Namespace) -> int:
 
 
 def cmd_confirm(args: argparse.Namespace) -> int:
-    settings = _load(args.target)
+    settings = _load(args.target, auth={"mode": "none"}, http={"host": "127.0.0.1"})  # serves nothing: no secret
     import asyncio
 
     from service.policy.confirm_cli import mint_for
@@ -356,16 +357,10 @@ def cmd_healthcheck(args: argparse.Namespace) -> int:
     """GET /healthz on the configured port: from a config file, else the VAULTGATE_HTTP__* variables."""
     import urllib.request
 
-    from service.settings import HttpSettings
+    from service.settings.loader import http_only
 
-    if args.target is not None or os.environ.get(CONFIG_ENV, "").strip():
-        http = _load(args.target).http
-    else:
-        port = os.environ.get("VAULTGATE_HTTP__PORT", "").strip()
-        http = HttpSettings(
-            host=os.environ.get("VAULTGATE_HTTP__HOST", "").strip() or "127.0.0.1",
-            port=int(port) if port.isdigit() else 8765,
-        )
+    configured = args.target is not None or os.environ.get(CONFIG_ENV, "").strip()
+    http = http_only(_target(args.target) if configured else None)
     host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(http.host, http.host)
     url = f"http://{f'[{host}]' if ':' in host else host}:{http.port}/healthz"
     try:

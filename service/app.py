@@ -108,10 +108,12 @@ class VaultgateApp:
         self.audit = AuditSink(self.state, settings.audit, settings.events, spool_dir, self.metrics)
         self.tracing = Tracing(settings.otel)
         self.sessions = SessionTraces(self.state, self.metrics, {v.id: v.paths.root for v in self.vaults.values()})
+        self.plans = PlanRuns(self.state, self.vaults, settings.plans)
         self.idempotency = IdempotencyStore(
             self.state,
             ttl_seconds=settings.idempotency.ttl_seconds,
             reclaim_seconds=settings.idempotency.reclaim_seconds,
+            owner=self.plans.journal.owner,  # a claim names this process: a killed one's is taken over
         )
         self.confirmations = Confirmations(self.state, settings.confirmation.elicit_ttl_seconds)
         self.throttle = TokenBuckets(settings.throttle)
@@ -120,7 +122,6 @@ class VaultgateApp:
         self.index_jobs.on_change = self.client_logs.job_changed
         self.activity = Activity()  # calls running: background work that can wait gives way to them
         self.semantic = SemanticEngine(settings.embeddings, self.db, partial(guard_for, settings), self.activity)
-        self.plans = PlanRuns(self.state, self.vaults, settings.plans)
         self.experiences = ExperienceStore(data_dir)  # its own file and migration chain
         self.recall = MemoryRecall(self.db, settings.memory, self.semantic.embedder_if_on)
         self.services = Services(

@@ -260,6 +260,14 @@ class IdempotencyInFlight(StateConflict):
     http_status = 409
 
 
+class IdempotencyInterrupted(StateConflict):
+    """The server running the first call with this key stopped (killed, crashed) before it ended:
+    it may have changed the vault. Not retryable with the same key (service.policy.idempotency)."""
+
+    code = "idempotency_interrupted"
+    http_status = 409
+
+
 class IdempotencyKeyMismatch(StateConflict):
     code = "idempotency_key_mismatch"
     http_status = 409

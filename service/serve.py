@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import gc
 import importlib.util
 import logging
@@ -274,4 +275,23 @@ async def serve_http(settings: Settings) -> None:
     await task
     if not server.started:
         http = settings.http
+        if _port_taken(http.host, http.port):
+            raise ConfigError(
+                f"the HTTP server did not start: port {http.port} on {http.host} is in use (another vaultgate?):"
+                " stop that server, or pass --port N (--port 0 picks a free one)"
+            )
         raise ConfigError(f"the HTTP server did not start on {http.host}:{http.port} (see the log above)")
+
+
+def _port_taken(host: str, port: int) -> bool:
+    """Whether another socket holds `host:port` now, told by binding it as uvicorn does."""
+    if port == 0:
+        return False
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            return error.errno == errno.EADDRINUSE
+    return False

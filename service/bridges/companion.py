@@ -13,8 +13,10 @@ The companion's errors are the plugin's `{message, errorCode}` plus `error` (its
 `plugin`: `plugin_missing` (the community plugin is not enabled) → `plugin_missing` with
 `details.plugin`; `plugin_incompatible` → `plugin_incompatible`; `template_not_found` →
 `note_not_found`; `choice_not_found` and `bad_request` → `validation_error`; `plugin_failed` (the
-plugin threw) → `plugin_incompatible` with `details.reason: plugin_failed`. A route that is not
-there at all (the plugin's own 404, without `error`) means the companion is not installed:
+plugin threw) → `plugin_incompatible` with `details.reason: plugin_failed`. Any other failure of a
+route that acts (templater/create, quickadd/execute) that would be retryable (a 5xx) is
+`MayHaveRun`: the route may have run the template or the choice before it failed. A route that is
+not there at all (the plugin's own 404, without `error`) means the companion is not installed:
 `plugin_missing` with `details.plugin: vaultgate-companion`.
 """
 
@@ -23,7 +25,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from service.bridges.rest_api import COMPANION, COMPANION_PREFIX, Answer, LocalRestApi, loads
+from service.bridges.answers import clip, loads
+from service.bridges.rest_api import COMPANION, COMPANION_PREFIX, MAY_HAVE_RUN_HINT, Answer, LocalRestApi, MayHaveRun
 from service.errors import NoteNotFound, PluginIncompatible, PluginMissing, ValidationFailed, VaultgateError
 
 SPACE = ("path", "name", "type")  # what routes.ts's describeSpace writes of each space
@@ -45,8 +48,8 @@ class Companion:
 
     def _error(self, resp: Answer, route: str) -> VaultgateError:
         body = _body(resp)
-        code, message = body.get("error"), str(body.get("message", ""))
-        plugin = body.get("plugin") if isinstance(body.get("plugin"), str) else None
+        code, message = body.get("error"), clip(str(body.get("message", "")))
+        plugin = clip(body["plugin"]) if isinstance(body.get("plugin"), str) else None
         details: dict[str, Any] = {"route": route, "status": resp.status_code, "plugin_message": message}
         if isinstance(body.get("errorCode"), int):
             details["error_code"] = body["errorCode"]
@@ -72,7 +75,12 @@ class Companion:
         route = COMPANION_PREFIX + path
         resp = await self.client.send(method, route, json_body=body, acts=acts)
         if resp.status_code >= 300:
-            raise self._error(resp, route)
+            error = self._error(resp, route)
+            if acts and error.retryable:  # a 5xx once it ran (a template's script, a macro): not again
+                raise MayHaveRun(
+                    error.message, details=error.details | {"may_have_run": True}, hint=MAY_HAVE_RUN_HINT
+                ) from None
+            raise error
         found = self.client.read_json(resp, route)
         if not isinstance(found, dict):
             raise PluginIncompatible(

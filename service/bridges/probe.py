@@ -13,10 +13,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from service.bridges.answers import clip
 from service.bridges.rest_api import LocalRestApi
 from service.errors import VaultgateError
 
 BridgeStateName = Literal["not_probed", "ready", "unreachable", "incompatible", "unauthorized"]
+# routes and plugins kept of the companion's probe (it registers some 10 routes and watches 3
+# plugins): a report is in every server_health answer, which a probe of megabytes would overflow
+MOST_LISTED = 100
 
 
 class CommunityPlugin(BaseModel):
@@ -80,14 +84,14 @@ def _plugins(body: dict[str, Any]) -> list[CommunityPlugin]:
     if not isinstance(found, dict):
         return []
     out = []
-    for pid, info in sorted(found.items()):
+    for pid, info in sorted(found.items())[:MOST_LISTED]:
         info = info if isinstance(info, dict) else {}
         version = info.get("version")
         out.append(
             CommunityPlugin(
-                id=str(pid),
+                id=clip(str(pid)),
                 installed=bool(info.get("installed")),
-                version=version if isinstance(version, str) else None,
+                version=clip(version) if isinstance(version, str) else None,
             )
         )
     return out
@@ -105,8 +109,8 @@ async def probe(vault: str, client: LocalRestApi) -> BridgeReport:
     plugin_version = versions.get("self") or (manifest or {}).get("version")
     report = report.model_copy(
         update={
-            "plugin_version": str(plugin_version) if plugin_version is not None else None,
-            "obsidian_version": str(versions["obsidian"]) if versions.get("obsidian") is not None else None,
+            "plugin_version": clip(str(plugin_version)) if plugin_version is not None else None,
+            "obsidian_version": clip(str(versions["obsidian"])) if versions.get("obsidian") is not None else None,
             "authenticated": info.get("authenticated") is True,
         }
     )
@@ -136,8 +140,8 @@ async def probe(vault: str, client: LocalRestApi) -> BridgeReport:
         update={
             "state": "ready",
             "companion": True,
-            "companion_version": str(version) if version is not None else None,
-            "companion_routes": [str(r) for r in routes] if isinstance(routes, list) else [],
+            "companion_version": clip(str(version)) if version is not None else None,
+            "companion_routes": [clip(str(r)) for r in routes[:MOST_LISTED]] if isinstance(routes, list) else [],
             "community_plugins": _plugins(companion),
         }
     )

@@ -13,21 +13,21 @@ coddingtonbear/obsidian-local-rest-api) and its behaviour:
 | `companion_probe` | `GET /vaultgate/v1/probe/` (the companion) | {companion, plugins, routes}; 404: none |
 
 NoteJson is `application/vnd.olrapi.note+json`; the companion is deploy/obsidian-plugin. Errors come
-as `{message, errorCode}`. Each path segment is percent-encoded once. Every request
-carries `Authorization: Bearer <key>`, the key read from the environment at the call; the key is
-never put in an error, a result or a log line. A request is bounded by `timeout_s` (connect
-included, the answer read to its end) and uses its own connection (nothing to close at shutdown); no proxy from the
-environment is used. Failures raise the bridge errors of `service.errors`:
-`plugin_unreachable` (retryable: nothing answers, a time-out, a 5xx; a time-out of a request that
-acts in Obsidian is `MayHaveRun`, not retryable, and a command that threw, the plugin's 500 to
-`POST /commands/{id}/`, is `plugin_incompatible` with `reason: plugin_failed`), `plugin_incompatible`
-(the key is refused or missing, the certificate is not the trusted one, an answer in another
-shape, a route the plugin lacks) and `plugin_missing` (the companion routes are absent).
+as `{message, errorCode}`. Each path segment is percent-encoded once. Every request carries
+`Authorization: Bearer <key>`, the key read from the environment at the call; the key is never put
+in an error, a result or a log line (an answer echoing it has it scrubbed: `answers`). A request is
+bounded by `timeout_s` (connect included, the answer read to its end) and uses its own connection
+(nothing to close at shutdown); no proxy from the environment is used. Failures raise the bridge
+errors of `service.errors`: `plugin_unreachable` (retryable: nothing answers, a time-out, a 5xx; a
+time-out or a broken connection of a request that acts in Obsidian is `MayHaveRun`, not retryable,
+and a command that threw, the plugin's 500 to `POST /commands/{id}/`, is `plugin_incompatible` with
+`reason: plugin_failed`), `plugin_incompatible` (the key is refused or missing, the certificate is
+not the trusted one, an answer in another shape, a route the plugin lacks) and `plugin_missing` (the
+companion routes are absent).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import ssl
 from collections.abc import Mapping
@@ -37,20 +37,23 @@ from urllib.parse import quote, unquote, urlsplit
 
 import anyio
 
+from service.bridges.answers import MAX_VALUES, TooManyValues, clip, loads, many_values, scrubbed
 from service.bridges.tls import PLUGIN, UNREACHABLE_HINT, Pinned, file_context
 from service.errors import PluginIncompatible, PluginUnreachable, ValidationFailed, VaultgateError
-from service.json_depth import finite
 from service.settings import BridgeSettings
 
 NOTE_JSON = "application/vnd.olrapi.note+json"
 COMPANION = "vaultgate-companion"
 COMPANION_PREFIX = "/vaultgate/v1"
 MAX_BODY = 64 * 1024 * 1024  # an answer larger than this is refused before it is parsed
-MAX_DEPTH = 64  # nested arrays/objects an answer may hold (a note's frontmatter included)
+# requests in flight per bridge, each buffering up to MAX_BODY (some 220 MB at its peak for a
+# 60 MB note): more wait for a slot within their bound. Obsidian runs the plugin on one thread.
+MAX_IN_FLIGHT = 4
 # The plugin's NoteJson first waits this long for Obsidian's metadata of the file
 # (`waitForFileCache(file, 5000)`, src/vaultOperations.ts), which never comes for a file Obsidian
 # keeps none of (a canvas, a PDF, an image): `GET /active/` gets it on top of `timeout_s`.
 METADATA_WAIT_S = 5.0
+MAY_HAVE_RUN_HINT = "It may have run in Obsidian, in part: look there before sending it again."
 # an answer the client cannot read: another program on the port, or a plugin of another version
 BAD_ANSWER_HINT = "Check that [vaults.bridge] url is the Local REST API plugin's and that the plugin is up to date."
 
@@ -93,26 +96,7 @@ class Answer:
 
     status_code: int
     content: bytes
-
-
-def loads(content: bytes) -> Any:
-    """A plugin's JSON answer; ValueError for anything else, an answer nested deeper than
-    `MAX_DEPTH` included (json.loads raises RecursionError at ~1,000 levels, and a deep value
-    that parses fails later, when the tool's answer is serialized)."""
-    try:
-        value = json.loads(content, parse_float=finite, parse_constant=finite)  # no NaN nor infinity
-    except RecursionError:
-        raise ValueError("nested too deep") from None
-    if content.count(b"[") + content.count(b"{") <= MAX_DEPTH:  # cannot nest deeper: no walk
-        return value
-    stack = [(value, 1)] if isinstance(value, dict | list) else []
-    while stack:  # containers only: a large flat answer's scalars are never put on it
-        item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise ValueError(f"nested deeper than {MAX_DEPTH}")
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((v, depth + 1) for v in children if isinstance(v, dict | list))
-    return value
+    location: str = ""  # the `Content-Location` it names (the active file's path, plugin 3.x)
 
 
 def _plugin_error(resp: Answer) -> tuple[str, int | None]:
@@ -123,7 +107,7 @@ def _plugin_error(resp: Answer) -> tuple[str, int | None]:
         body = None
     if isinstance(body, dict) and isinstance(body.get("message"), str):
         code = body.get("errorCode")
-        return body["message"], code if isinstance(code, int) else None
+        return clip(body["message"]), code if isinstance(code, int) else None
     return resp.content[:200].decode("utf-8", "replace"), None
 
 
@@ -140,6 +124,7 @@ class LocalRestApi:
             Pinned(host, port, settings.cert_fingerprint, settings.timeout_s) if settings.cert_fingerprint else None
         )
         self._file_ctx: ssl.SSLContext | None = None
+        self._slots = anyio.Semaphore(MAX_IN_FLIGHT)
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -191,11 +176,14 @@ class LocalRestApi:
         if authenticated:
             headers["Authorization"] = f"Bearer {self._key()}"
         bound = self.settings.timeout_s + slack_s
+        sent = False  # a time-out waiting for a slot sent nothing
         try:
             with anyio.fail_after(bound):
-                return await self._exchange(method, path, headers, params, json_body, bound, acts)
+                async with self._slots:
+                    sent = True
+                    return await self._exchange(method, path, headers, params, json_body, bound, acts)
         except TimeoutError as exc:
-            raise self._timed_out(method, path, bound, acts) from exc
+            raise self._timed_out(method, path, bound, acts and sent) from exc
 
     def _timed_out(self, method: str, path: str, bound: float, acts: bool) -> PluginUnreachable:
         message = f"Obsidian did not answer {method} {path} within {bound} s"
@@ -233,19 +221,21 @@ class LocalRestApi:
                     client.stream(method, self.base_url + path, headers=headers, params=params, json=json_body) as resp,
                 ):
                     body = bytearray()
+                    where = scrubbed(unquote(resp.headers.get("content-location", "")).encode(), headers).decode()
                     async for chunk in resp.aiter_bytes():
                         body += chunk
                         if len(body) > MAX_BODY:  # the file it is about, when the plugin names it
-                            where = unquote(resp.headers.get("content-location", ""))
                             raise PluginIncompatible(
                                 f"the plugin's answer to {method} {path} passed {MAX_BODY} bytes",
                                 details=self._details("answer_too_large", route=path)
                                 | ({"content_location": where} if where else {}),
                             )
-                    return Answer(resp.status_code, bytes(body))
+                    return Answer(resp.status_code, scrubbed(bytes(body), headers), where)
             except httpx2.TimeoutException as exc:  # a connect that timed out sent nothing
                 raise self._timed_out(method, path, bound, acts and not isinstance(exc, httpx2.ConnectTimeout)) from exc
             except httpx2.HTTPError as exc:
+                if acts and not isinstance(exc, httpx2.ConnectError | httpx2.UnsupportedProtocol):
+                    raise self._cut(method, path, exc) from None  # connected: the request may have gone
                 if _verify_failed(exc):
                     if self._pinned is not None and attempt == 1:
                         self._pinned.forget()  # the certificate changed since it was pinned: check it again
@@ -262,6 +252,16 @@ class LocalRestApi:
                     hint=UNREACHABLE_HINT,
                 ) from None
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _cut(self, method: str, path: str, exc: BaseException) -> MayHaveRun:
+        """A request that acts in Obsidian whose connection failed after it was made (reset, closed
+        mid-answer): like a time-out, the plugin may have run it, so it is not retryable."""
+        return MayHaveRun(
+            f"the connection to the Local REST API broke during {method} {path} ({type(exc).__name__}): "
+            "the request may have reached Obsidian and run",
+            details=self._details("connection_lost", route=path, may_have_run=True),
+            hint=MAY_HAVE_RUN_HINT,
+        )
 
     def failure(self, resp: Answer, route: str) -> VaultgateError:
         """The error for an answer no caller handled."""
@@ -298,6 +298,12 @@ class LocalRestApi:
             raise self.failure(resp, route)
         try:
             return loads(resp.content)
+        except TooManyValues as exc:
+            raise PluginIncompatible(
+                f"the answer to {route} holds {exc}",
+                details=self._details("answer_too_large", route=route, limit=MAX_VALUES),
+                hint=BAD_ANSWER_HINT,
+            ) from None
         except ValueError as exc:
             raise PluginIncompatible(
                 f"the answer to {route} is not JSON ({exc})"[:300],
@@ -338,6 +344,8 @@ class LocalRestApi:
             return {"path": where, "content": None, "frontmatter": {}, "tags": [], "stat": None}
         if resp.status_code == 404:
             return None
+        if resp.status_code < 300 and resp.location and many_values(resp.content):  # a CSV note's commas
+            return {"path": resp.location, "content": None, "frontmatter": {}, "tags": [], "stat": None}
         body = self.read_json(resp, "/active/")
         if (
             not isinstance(body, dict)

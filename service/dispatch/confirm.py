@@ -295,6 +295,7 @@ class Confirm:
         return ElicitRequired(
             "this change needs a human's confirmation",
             details=details,
-            hint=f"Ask the human to run `vaultgate confirm {call.args_hash} <vault>` and retry the same call "
-            "with elicit_token set to the token it prints.",
+            hint=f"Ask the human to run `vaultgate confirm {call.args_hash} <vault folder or config>` (the"
+            " folder or config file the server was started with) and retry the same call with elicit_token"
+            " set to the token it prints.",
         )

@@ -3,7 +3,8 @@
 The claim is taken before the handler runs (`service.policy.idempotency`): the owner runs the
 call and stores its result; a repeat of a finished call replays that result without running
 anything (`notes["replayed"]`); a repeat while it still runs is `idempotency_in_flight`
-(retryable); the same key with another tool or other arguments is `idempotency_key_mismatch`.
+(retryable); a repeat after the process running it died is `idempotency_interrupted` (it may have
+made its change: never run twice); the same key with another tool or other arguments is `idempotency_key_mismatch`.
 A call that fails releases its claim: writes are atomic, so a failure changed nothing and a
 retry with the same key may run.
 
@@ -22,7 +23,7 @@ import hashlib
 import anyio
 
 from service.dispatch.context import CallContext, Next, ToolResult
-from service.errors import IdempotencyInFlight, IdempotencyKeyMismatch
+from service.errors import IdempotencyInFlight, IdempotencyInterrupted, IdempotencyKeyMismatch
 from service.policy.idempotency import IdempotencyStore
 from service.types import Principal
 
@@ -56,6 +57,14 @@ class Idempotency:
                 "a call with this idempotency_key is still running",
                 details={"idempotency_key": key, "retry_after_seconds": 1},
                 hint="Retry the same call shortly; it will replay the result once the first call finishes.",
+            )
+        if claim.outcome == "interrupted":
+            raise IdempotencyInterrupted(
+                "the server stopped while the first call with this idempotency_key ran: it may have made its change",
+                details={"idempotency_key": key, "may_have_run": True, "claimed_at": claim.claimed_at},
+                hint="Check the vault before sending it again (read_note; an all-or-nothing call, such as "
+                "bulk_create_notes, move_note, rename_note or a plan's step, was rolled back at the restart), "
+                "then call again with a new idempotency_key if the change is still needed.",
             )
         if claim.outcome == "mismatch":
             raise IdempotencyKeyMismatch(

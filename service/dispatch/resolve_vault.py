@@ -20,6 +20,15 @@ class ResolveVault:
         assert call.args is not None
         wanted = call.args.vault or call.principal.vault or self.default_id
         vault = self.vaults.get(wanted)
+        if vault is None and call.args.vault is None and call.principal.vault is not None:
+            # The token's own binding names no vault served here: every call of it fails alike,
+            # list_vaults too, so the usual hint (call list_vaults) would send the agent in a circle.
+            raise VaultNotFound(
+                f"this token is bound to vault {wanted!r}, which this server does not serve",
+                details={"vault": wanted, "bound_vault": wanted},
+                hint="Use a token minted with --vault set to a vault id this server serves"
+                " (`vaultgate config show` lists them; 'main' for a vault served from its folder), or without --vault.",
+            )
         if vault is None:
             raise VaultNotFound(f"no vault with id {wanted!r}", details={"vault": wanted})
         bound = bound_vault(call.principal, len(self.vaults), self.default_id)

@@ -95,7 +95,12 @@ async def settle(indexer: Applied, within: float = SETTLE_S) -> None:
     """Wait until `indexer` holds every update the current caller's writes queued (at once when
     there is no current mark or nothing is owed)."""
     mark = current.get()
-    seq = mark.seqs.get(indexer.vault_id, 0) if mark is not None else 0
+    await applied_up_to(indexer, mark.seqs.get(indexer.vault_id, 0) if mark is not None else 0, within)
+
+
+async def applied_up_to(indexer: Applied, seq: int, within: float) -> None:
+    """Wait until `indexer` has applied its updates up to `seq` (at once when it has); past
+    `within`, `index_unavailable` (retryable): the writes are on disk, their index update queued."""
     if seq <= indexer.applied_seq:
         return
     try:
@@ -103,6 +108,6 @@ async def settle(indexer: Applied, within: float = SETTLE_S) -> None:
     except TimeoutError:
         raise IndexUnavailable(
             f"the index update of an earlier write is still queued after {within:.0f} s ({indexer.name})",
-            details={"queued_seq": seq},
-            hint="Your write is on disk; retry the call when index_status reports no backlog.",
+            details={"vault": indexer.vault_id, "queued_seq": seq},
+            hint="The writes are on disk; retry the call when index_status reports no backlog.",
         ) from None

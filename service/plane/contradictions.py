@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from service.memory.history import History
 from service.memory.model import Observation
 from service.memory.recall import NoteEntry
 from service.plane.duplicates import PAST, PERFECT, facts
@@ -189,8 +190,9 @@ class Contradictions:
 
     def within(self, entry: NoteEntry) -> list[Finding]:
         stated: dict[str, list[tuple[str, int, Observation, str]]] = {}
+        history = History(entry.entity.observations)
         for position, obs in enumerate(entry.entity.observations):
-            if "valid_until" in obs.fields or "superseded_by" in obs.fields:
+            if history.ended(obs):
                 continue  # already superseded
             found = _stated(obs.text)
             if found is not None and not found[2]:  # history stays true beside any later fact

@@ -42,6 +42,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from service.graph.linkpath import strip_md
+from service.memory.history import History
 from service.memory.model import Observation, file_name, normalize_text
 from service.memory.recall import NoteEntry
 from service.memory.words import words
@@ -221,12 +222,11 @@ def _relink(keep: NoteEntry, other: NoteEntry, entries: list[NoteEntry]) -> list
     return steps
 
 
-def same_time(a: Observation, b: Observation) -> bool:
-    """Whether two observations can say the same: not when one is superseded and the other current
-    ("Works at Acme" until 2023, and again from 2024 after a move: the history and the fact now)."""
-    return ("superseded_by" in a.fields or "valid_until" in a.fields) == (
-        "superseded_by" in b.fields or "valid_until" in b.fields
-    )
+def same_time(history: History, a: Observation, b: Observation) -> bool:
+    """Whether two observations of one entity can say the same: not when one is superseded and the
+    other current ("Works at Acme" until 2023, and again from 2024 after a move: the history and the
+    fact now; `history`: the entity's)."""
+    return history.ended(a) == history.ended(b)
 
 
 def _which(first: Observation, later: Observation, cited: set[str]) -> tuple[Observation, Observation] | None:
@@ -274,11 +274,12 @@ class Duplicates:
     def within(self, ctx: JobContext, entry: NoteEntry) -> list[Finding]:
         found: list[Finding] = []
         observations = entry.entity.observations
-        cited = {o.fields.get("superseded_by", "").strip().lstrip("^") for o in observations} - {""}
+        history = History(observations)
+        cited = history.cited(observations)
         first: dict[str, list[Observation]] = {}  # by text: the observations of other times kept apart
         for obs in observations:
             same = first.setdefault(normalize_text(obs.text), [])
-            at = next((n for n, o in enumerate(same) if same_time(o, obs)), None)
+            at = next((n for n, o in enumerate(same) if same_time(history, o, obs)), None)
             if at is None:
                 same.append(obs)
             elif (pair := _which(same[at], obs, cited)) is not None:
@@ -305,7 +306,7 @@ class Duplicates:
                 cosine = float(np.dot(va, vb)) if va is not None and vb is not None else 0.0
                 if cosine < MIN_COSINE or (cosine < FACTS_ONLY_COSINE and shares_only_facts(a.text, b.text)):
                     continue
-            if differs_in_fact(a.text, b.text) or one_word_swapped(bags[i], bags[j]) or not same_time(a, b):
+            if differs_in_fact(a.text, b.text) or one_word_swapped(bags[i], bags[j]) or not same_time(history, a, b):
                 continue  # same words, another number, date, name, negation or thing: not the same fact
             # one says all the other says and more ("Works at Acme" / "Works at Acme as a nurse"):
             # the shorter goes, whatever their order or dates, or the detail would be lost

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from service.memory.history import History
 from service.memory.model import parse
 from service.plane.contradictions import fact_date
 from service.plane.findings import Finding
@@ -37,7 +38,8 @@ def still_holds(found: Finding, text: str) -> bool:
     entity = parse(text)
     if entity.name != found.detail.get("entity"):
         return False
-    cited = {o.fields.get("superseded_by", "").strip().lstrip("^") for o in entity.observations}
+    history = History(entity.observations)
+    cited = history.cited(entity.observations)
     at: list[int] = []
     for role in names:
         block, said = found.detail.get(f"{role}_block_id"), found.detail.get(role)
@@ -45,9 +47,8 @@ def still_holds(found: Finding, text: str) -> bool:
         if len(places) != 1:
             return False
         obs = entity.observations[places[0]]
-        marked = "superseded_by" in obs.fields or "valid_until" in obs.fields
-        if obs.text != said or (marked and role != "newer"):  # a newer one superseded since still replaced the older
-            return False
+        if obs.text != said or (history.ended(obs) and role != "newer"):
+            return False  # a newer one superseded since still replaced the older
         at.append(places[0])
     if found.kind == "contradiction":
         older, newer = (entity.observations[i] for i in at)

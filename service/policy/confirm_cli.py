@@ -17,16 +17,29 @@ from service.settings import Settings
 from service.storage.db import Database
 from service.storage.migrate import migrate
 
+_same_path = "give the vault folder or config file that server was started with (not a vault id)"
+
 
 async def mint_for(settings: Settings, args_hash: str, *, vault_id: str | None) -> int:
-    db = Database(settings.data_dir() / "state.db", readers=1)
+    path = settings.data_dir() / "state.db"
+    if not path.is_file():
+        # No server ever ran on this target: the PATH is not the one the server was started with
+        # (a vault id, another folder, the folder instead of the config file). Nothing is created.
+        print(f"vaultgate: no server keeps its records in {path.parent}: {_same_path}", file=sys.stderr)
+        return 1
+    db = Database(path, readers=1)
     await db.open()
     try:
         await migrate(db)
-        store = Confirmations(db, settings.confirmation.elicit_ttl_seconds)
+        ttl = settings.confirmation.elicit_ttl_seconds
+        store = Confirmations(db, ttl)
         pending = await store.pending(args_hash.strip(), vault_id)
         if not pending:
-            print(f"vaultgate: no pending call {args_hash} (expired, or already confirmed?)", file=sys.stderr)
+            print(
+                f"vaultgate: no pending call {args_hash} in {path.parent}: expired (after {ttl} s),"
+                f" already confirmed, or asked of another server; {_same_path}",
+                file=sys.stderr,
+            )
             return 1
         if len(pending) > 1:
             vaults = ", ".join(r.vault_id for r in pending)

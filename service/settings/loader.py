@@ -9,7 +9,8 @@ folders, bridge cert files and explicit cache, data and spool folders they name.
 written) and returns every problem of every stage in one list, saying which checks could not run.
 Relative paths in a config file are resolved against its folder. A file given as the target that
 is not TOML (`vaultgate serve some/note.md`) is "not a folder", not a TOML error.
-`config_warnings` lists what works but should not be done.
+`config_warnings` lists what works but should not be done. `http_only` reads the `[http]` host
+and port alone, for `vaultgate healthcheck`, which needs neither the auth secret nor the vaults.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pydantic import ValidationError
 
 from service.errors import ConfigError
 from service.settings.checks import creatable, folder_problems
+from service.settings.http import HttpSettings
 from service.settings.root import CONFIG_FILE, Settings
 
 NOTE_SUFFIXES = (".md", ".markdown", ".canvas", ".base")  # vault files, never a config file
@@ -95,10 +97,25 @@ def _build(target: Path | str | None, overrides: dict[str, Any]) -> tuple[Settin
     return settings, _finish(settings)
 
 
+def http_only(target: Path | None) -> HttpSettings:
+    """`[http] host` and `port` of a config file (a vault folder or no target has none), under the
+    `VAULTGATE_HTTP__*` variables: a `jwt` configuration checked in a shell without its secret
+    (which /healthz does not need) is no invalid configuration here."""
+    raw = {} if target is None or target.is_dir() else _check_toml(target)
+    try:
+        return HttpSettings(
+            host=str(_section({}, raw, "http", "host", "127.0.0.1")).strip() or "127.0.0.1",
+            port=_section({}, raw, "http", "port", 8765),
+        )
+    except ValidationError as exc:
+        raise _problems([f"http.{line}" for line in _describe(exc)]) from None
+
+
 def config_warnings(settings: Settings) -> list[str]:
     """Things that work but should not be done: a JWT secret written into the config file (it
-    ends up in backups and version control) instead of the environment."""
-    out: list[str] = []
+    ends up in backups and version control) instead of the environment; two vaults bridged to the
+    same Local REST API address (`_shared_bridges`)."""
+    out: list[str] = _shared_bridges(settings)
     if settings.config_file is not None:
         try:
             data = tomllib.loads(settings.config_file.read_text(encoding="utf-8"))
@@ -111,6 +128,21 @@ def config_warnings(settings: Settings) -> list[str]:
                 "(backups, version control); set VAULTGATE_AUTH__JWT_SECRET in the environment instead"
             )
     return out
+
+
+def _shared_bridges(settings: Settings) -> list[str]:
+    """Vaults whose bridges name one address: one Obsidian plugin answers there, for whichever vault
+    that Obsidian has open, so a token for one of them reaches the other's open note and commands."""
+    by_url: dict[str, list[str]] = {}
+    for vault in settings.vaults:
+        if vault.bridge is not None:
+            by_url.setdefault(vault.bridge.url.rstrip("/").lower(), []).append(vault.id)
+    return [
+        f"vaults {', '.join(map(repr, ids))} have one bridge url {url}: the plugin there serves whichever of them "
+        "Obsidian has open, to tokens of each; give each vault its own Local REST API port"
+        for url, ids in by_url.items()
+        if len(ids) > 1
+    ]
 
 
 def _not_a_folder(path: Path) -> str:

@@ -21,6 +21,7 @@ from service.errors import ECHO_DETAIL_CHARS, IndexUnavailable, cut_middle
 from service.graph.linkpath import base_name, strip_md
 from service.graph.moves import FileEdit, MovePlan, apply_plan, refuse_read_only_edits
 from service.graph.rewrite import LineChange, LineChanges
+from service.indexer.fresh import applied_up_to
 from service.markdown import line_ends
 from service.markdown.line_diff import changed_runs
 from service.markdown.parse import note_title
@@ -35,27 +36,37 @@ INDEX_WAIT_S = 30.0
 
 
 async def complete_index(ctx: ToolContext, within: float | None = None) -> None:
-    """Return once the vault's first index is complete, waiting for it (bounded).
+    """Return once the vault's first index is complete and holds every write acknowledged so far,
+    waiting for them (bounded).
 
     Rewrites find the notes to change through the index (who links to a note, who carries a
     tag): planned on a partial index, a move would leave links in notes not indexed yet
-    pointing at nothing. Past the bound, or when the index failed: `index_unavailable`
+    pointing at nothing. Planned before the index update of a move another caller just made (its
+    write acknowledged, its update queued: read-your-writes waits only for the caller's own), a
+    rename looked for a linking note under the path it had just left and left its link to the old
+    name, broken (K2 s95). Past the bound, or when the index failed: `index_unavailable`
     (retryable)."""
     from service.indexer.runner import indexer_of
 
     indexer = indexer_of(ctx.vault)
-    if indexer is None or indexer.ready:
+    if indexer is None:
+        return
+    if indexer.ready:
+        await applied_up_to(indexer, indexer.queued_seq, INDEX_WAIT_S if within is None else within)
         return
     if indexer.state != "failed":
         with contextlib.suppress(TimeoutError):
             await indexer.wait_ready(INDEX_WAIT_S if within is None else within)
         if indexer.ready:
+            await applied_up_to(indexer, indexer.queued_seq, INDEX_WAIT_S if within is None else within)
             return
     raise IndexUnavailable(
         f"the index of vault {ctx.vault.id!r} is not complete yet ({indexer.state})",
         details={"vault": ctx.vault.id, "state": indexer.state, "backlog": indexer.backlog},
         hint="Links and tags are found through the index; retry when index_status reports ready.",
     )
+
+
 
 
 class NoteItem(BaseModel):

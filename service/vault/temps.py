@@ -10,7 +10,11 @@ a restart right after a crash leaves no temp file behind), after a few seconds' 
 carries no tag or another host's (a vault shared over the network) — or, when the writer cannot
 be told (no pid in the name, or the pid is alive — maybe another vaultgate on the same vault,
 maybe a reused pid), after `GRACE_SECONDS`. A temp file another live process may still be
-writing is never removed.
+writing is never removed. One that carries this process's own pid and this host's tag, written
+before it started, is an earlier process's that had the same pid and is gone: removed at once.
+That is the container case: the image runs `vaultgate` as PID 1, and a container killed (`kill
+-9`, the OOM killer) and restarted keeps its hostname and the kernel, so the next server is PID 1
+too and took such a file for a live writer's, leaving it in the vault for an hour (K2 s95).
 """
 
 from __future__ import annotations
@@ -85,6 +89,8 @@ def _left(name: str, mtime: float, now: float, started: float) -> bool:
         return False  # written since this process started: possibly ours, possibly in flight
     age = now - mtime
     pid = int(found["pid"]) if found["pid"] else None
+    if pid == os.getpid() and found["host"] == HOST:
+        return True  # an earlier process with this pid on this kernel: a container's PID 1 restarted
     if pid is not None and pid != os.getpid() and not _alive(pid):
         return found["host"] == HOST or age > DEAD_WRITER_GRACE_SECONDS
     return age > GRACE_SECONDS

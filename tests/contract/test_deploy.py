@@ -139,6 +139,17 @@ def test_compose_pins_images_gates_the_tunnel_on_health_and_protects_the_public_
     assert any(v.endswith(":/etc/cloudflared/config.yml:ro") for v in tunnel["volumes"])
 
 
+def test_only_the_default_services_require_a_variable() -> None:
+    """Compose interpolates every service before it drops those of profiles not asked for
+    (docker/compose#11977), so `${VAR:?}` in the tunnel's service stopped a plain
+    `docker compose up -d` without CLOUDFLARE_TUNNEL_TOKEN, and a locally managed tunnel."""
+    compose: dict[str, Any] = yaml.safe_load((REPO / "compose.yaml").read_text(encoding="utf-8"))
+    for name, service in compose["services"].items():
+        required = re.findall(r"\$\{(\w+):?\?", json.dumps(service))
+        assert not (service.get("profiles") and required), (name, required)
+    assert "VAULTGATE_JWT_SECRET" in json.dumps(compose["services"]["vaultgate"])  # still required there
+
+
 UNIT = REPO / "deploy" / "vaultgate.service"
 HARDENING = {
     "NoNewPrivileges": "true",

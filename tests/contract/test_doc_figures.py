@@ -1,4 +1,4 @@
-"""The figures the README and docs/policies.md give for `tools/list` follow the registry: tool
+"""The figures the README, docs/policies.md and docs/configuration.md give for `tools/list` follow the registry: tool
 counts and sizes are measured here as tests/toollist_size.py measures them (KB = 1,000 bytes,
 tokens ~ bytes / 4) and must agree with the prose within `TOLERANCE`. When this fails after
 tools were added, write the figures the failure prints. The RFC 9728 `resource_documentation`
@@ -6,10 +6,12 @@ link names a page that exists."""
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 from typing import Any
 
+from service.__main__ import _parser
 from service.http.routes import RESOURCE_DOCUMENTATION
 from service.policy.visibility import LEAN
 from tests.contract.test_toollist_budget import listed
@@ -18,6 +20,7 @@ from tests.toollist_size import measure
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 POLICIES = (REPO / "docs" / "policies.md").read_text(encoding="utf-8")
+CONFIGURATION = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
 TOLERANCE = 0.05  # a figure rounded to whole KB, or a tool or two added since the prose was written
 REPOSITORY = "https://github.com/vaultgate/vaultgate/blob/main/"
 
@@ -68,6 +71,30 @@ def test_policies_give_the_flat_and_lean_lists_as_measured() -> None:
     assert _near(tokens_k * 1000, lean["model_tokens_est"], slack=500), _prose(lean)
 
 
+def test_the_configuration_page_gives_the_lean_and_flat_lists_as_measured() -> None:
+    """Its `tool_facade.mode` paragraph said 21 KB (~5k tokens) against 110 KB for flat while
+    the lists measured 29 and 148 KB: no test read that page."""
+    flat, lean = measure(listed("flat")), measure(listed("lean"))
+    kb, tokens_k, flat_kb, flat_tokens_k = _figures(
+        r"its list costs about (\d+) KB \(~(\d+)k tokens\) of context"
+        r" instead of ~(\d+) KB \(~(\d+)k tokens\) for `flat`",
+        CONFIGURATION,
+    )
+    assert _near(kb * 1000, lean["model_bytes"], slack=500), _prose(lean)
+    assert _near(tokens_k * 1000, lean["model_tokens_est"], slack=500), _prose(lean)
+    assert _near(flat_kb * 1000, flat["model_bytes"], slack=500), _prose(flat)
+    assert _near(flat_tokens_k * 1000, flat["model_tokens_est"], slack=500), _prose(flat)
+
+
+def test_the_tools_guide_names_the_lean_tools() -> None:
+    """Its "Which tools tools/list shows" paragraph left out search_memory and add_observations,
+    which joined `LEAN` after it was written (docs/tools.md, generated, had them)."""
+    text = (REPO / "docs" / "tools-guide.md").read_text(encoding="utf-8").replace("\n", " ")
+    found = re.search(r"By default \(`tool_facade.mode = \"lean\"`\) the everyday tools — (.*?) — and", text)
+    assert found is not None, "the paragraph naming the lean tools is gone"
+    assert sorted(re.findall(r"`(\w+)`", found.group(1))) == sorted(LEAN)
+
+
 def _anchors(markdown: str) -> set[str]:
     """GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens."""
     out = set()
@@ -96,3 +123,17 @@ def test_links_with_an_anchor_name_a_heading_of_their_page() -> None:
             if linked.is_file() and target[1] not in _anchors(linked.read_text(encoding="utf-8")):
                 broken.append(f"{page.relative_to(REPO)}: {target[0]}#{target[1]}")
     assert not broken, broken
+
+
+def test_the_configuration_page_lists_every_command_of_the_cli() -> None:
+    """Its command-line table left out `vaultgate healthcheck` and `vaultgate docs plan-schema`."""
+    text = CONFIGURATION.split("## Configuration", 1)[0]
+    commands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    missing = []
+    for name, sub in commands.choices.items():
+        words = [name]
+        for action in sub._actions:  # `config show`, `token mint`, `docs tools`: each its own row
+            if isinstance(action, argparse._SubParsersAction) or action.dest == "page":
+                words = [f"{name} {word}" for word in action.choices or ()]
+        missing += [word for word in words if f"`vaultgate {word}" not in text]
+    assert not missing, missing

@@ -170,10 +170,14 @@ def test_serve_on_a_port_in_use_exits_1_readably_without_printing_a_url(make_vau
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
-        out = run("serve", str(make_vault()), "--port", str(taken.getsockname()[1]))
+        port = taken.getsockname()[1]
+        out = run("serve", str(make_vault()), "--port", str(port))
     assert out.returncode == 1
     assert "MCP endpoint:" not in out.stdout
     assert "address already in use" in out.stderr and "did not start" in out.stderr
+    # The last line says what to do, not only "see the log above".
+    last = out.stderr.strip().splitlines()[-1]
+    assert f"port {port} on 127.0.0.1 is in use" in last and "--port" in last, last
     assert "Traceback" not in out.stderr
 
 

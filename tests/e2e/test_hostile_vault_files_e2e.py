@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mcp import Client
 
+from service.errors import ValidationFailed
 from tests.conftest import e2e
 from tests.e2e.calls import error, ok
 
@@ -38,7 +39,9 @@ async def test_hostile_vault_files_answer_structured_over_http(make_vault: Calla
         listed = await ok(c, "list_notes", limit=50)
         assert [i["path"] for i in listed["items"]] == ["Deep.md", "Home.md", "Mac.md", "Meeting.md"]
         assert (await ok(c, "get_workspace"))["found"] is False
-        assert (await error(c, "read_canvas", path="Board.canvas"))["details"]["reason"] == "invalid_json"
+        broken = await error(c, "read_canvas", path="Board.canvas")
+        assert broken["details"]["reason"] == "invalid_json"
+        assert broken["hint"] != ValidationFailed.default_hint  # the file is broken, not the call's arguments
         props = await ok(c, "get_properties", path="Meeting.md")
         assert props["properties"] == {"status": "active", "due": "2023-02-29", "start": "10:30"}
         deep = await ok(c, "get_properties", path="Deep.md")

@@ -116,3 +116,21 @@ async def test_lean_is_the_default_on_stdio_too(make_vault: Callable[..., Path],
             assert measure(tools)["model_bytes"] <= DEFAULT_MODE_BUDGET_BYTES
             info = await client.call_tool("call_capability", {"name": "note_info", "arguments": {"path": "A"}})
             assert not info.is_error and structured(info)["result"]["path"] == "A.md"
+
+
+async def test_the_python_sdk_warns_of_a_tool_the_list_does_not_show_and_still_answers(
+    make_vault: Callable[..., Path], mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What docs/tools-guide.md tells a newcomer ("Which tools tools/list shows"): the SDK's
+    client logs "Tool … not listed by server" for such a call and takes its result unchecked;
+    through call_capability (a listed tool) it says nothing."""
+    async with e2e(make_vault(VAULT)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        await harness.indexed()
+        with caplog.at_level("WARNING", logger="mcp"):
+            info = await client.call_tool("note_info", {"path": "B"})
+            assert not info.is_error and structured(info)["path"] == "B.md"
+            assert any("note_info not listed by server" in r.getMessage() for r in caplog.records)
+            caplog.clear()
+            facade = await client.call_tool("call_capability", {"name": "note_info", "arguments": {"path": "B"}})
+            assert structured(facade)["result"]["path"] == "B.md"
+            assert not [r for r in caplog.records if "not listed" in r.getMessage()]

@@ -1,17 +1,17 @@
 """bridges domain, the app's window: open_in_obsidian, get_active_note.
 
 Both ask the Obsidian that has the vault open, through its Local REST API plugin
-(`service.bridges`). `open_in_obsidian` opens an existing file only: the path goes through the
-same resolution and path ACL as every note tool before anything is sent (a path outside the
-vault, or one the caller may not read, sends nothing), and a file that does not exist is
-`note_not_found` rather than a request (the plugin would create the note); so is a file whose path
-holds '#' (`validation_error`, `hash_in_path`: the plugin reads the path as link text, where '#'
-starts a heading, and would open, and create, another note). `get_active_note`
-shows the active file only when the caller may read its path (else it answers as if none were
-open, as get_workspace hides such a file); an image, audio, video or PDF in focus has no
-`content` (the plugin reads its bytes as text), nor has any other file whose bytes are no text (a
-.zip, .docx, .sqlite: `_text_of`), `kind` saying what it is; and the request waits out the
-plugin's own wait for metadata such a file (or a canvas) never gets (`rest_api.METADATA_WAIT_S`).
+(`service.bridges`). `open_in_obsidian` opens an existing file only: the path goes through the same
+resolution and path ACL as every note tool before anything is sent (a path outside the vault, or one
+the caller may not read, sends nothing), and a file that does not exist is `note_not_found` rather
+than a request (the plugin would create the note); so is a file whose path holds '#'
+(`validation_error`, `hash_in_path`: the plugin reads the path as link text, where '#' starts a
+heading, and would open, and create, another note). `get_active_note` shows the active file only
+when the caller may read its path and where a symlink on it points (else it answers as if none were
+open, as get_workspace hides such a file); an image, audio, video or PDF in focus has no `content`
+(the plugin reads its bytes as text), nor has any other file whose bytes are no text (a .zip, .docx,
+.sqlite: `_text_of`), `kind` saying what it is; and the request waits out the plugin's own wait for
+metadata such a file (or a canvas) never gets (`rest_api.METADATA_WAIT_S`).
 Touches: nothing on disk (get_active_note reads an active non-note file whose text holds U+FFFD);
 the plugin's `POST /open/{path}` and `GET /active/`.
 """
@@ -23,7 +23,7 @@ import asyncio
 from pydantic import BaseModel, Field
 
 from service.bridges.rest_api import LocalRestApi
-from service.errors import ValidationFailed, VaultgateError
+from service.errors import AclDenied, PathInvalid, ValidationFailed, VaultgateError
 from service.markdown.parse import note_title
 from service.obsidian.attachments import SNIFF, kind_of, text_of
 from service.tools.context import ToolContext
@@ -161,12 +161,27 @@ async def _text_of(ctx: ToolContext, rel: str, kind: str, content: str) -> str |
     return content if text_of(data) is not None else None
 
 
+def _readable(ctx: ToolContext, raw: object) -> str | None:
+    """The plugin's path of the active file when the caller may read it, as read_note would: the
+    path ACL on the path, and on where a symlink on the way points (Obsidian shows a linked note
+    at the link's path, with the text of the note it points to: `Projects/Link.md` to
+    `Private/Secret.md` is the secret note), so a link cannot show a note its target's rule hides."""
+    rel = visible_path(ctx, raw)  # a path the plugin gives is checked like any other
+    if rel is None:
+        return None
+    try:
+        ctx.resolve(rel, "read")
+    except (AclDenied, PathInvalid):
+        return None
+    return rel
+
+
 def _stat(raw: object) -> NoteStat | None:
     if not isinstance(raw, dict):
         return None
     try:
         return NoteStat(ctime=float(raw["ctime"]), mtime=float(raw["mtime"]), size=int(raw["size"]))
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):  # OverflowError: an integer past float's range
         return None
 
 
@@ -174,7 +189,7 @@ async def get_active_note(ctx: ToolContext, args: ActiveIn) -> ActiveOut:
     note = await client_of(ctx).active_note()
     if note is None:
         return _none()
-    rel = visible_path(ctx, note["path"])  # a path the plugin gives is checked like any other
+    rel = _readable(ctx, note["path"])
     if rel is None:
         return _none()
     frontmatter = note.get("frontmatter")

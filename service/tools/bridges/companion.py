@@ -33,7 +33,7 @@ from service.errors import ValidationFailed
 from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.bridges.app import client_of
-from service.tools.bridges.template_note import check_new_note, made_in_the_vault, template_preview
+from service.tools.bridges.template_note import check_new_note, made_in_the_vault, names_before, template_preview
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.obsidian.config import visible_path
@@ -144,12 +144,13 @@ async def execute_template_confirm(ctx: ToolContext, args: ExecuteTemplateIn) ->
 async def execute_template(ctx: ToolContext, args: ExecuteTemplateIn) -> ExecuteTemplateOut:
     template, target, folder = await _template_paths(ctx, args)
     missing = ctx.vault.files.missing_folders(target)  # what Obsidian makes for it (journaled in a plan run)
+    before = await names_before(target)
     created = await _companion(ctx).templater_create(
         template.rel, folder or VAULT_ROOT, args.filename, open_note=args.open
     )
     rel = visible_path(ctx, created.get("path")) or ""
     if rel:
-        await made_in_the_vault(ctx, rel, missing)
+        await made_in_the_vault(ctx, rel, missing, target, before)
     return ExecuteTemplateOut(
         path=rel,
         title=note_title(rel) if rel else "",

@@ -11,7 +11,8 @@ creates (`VaultPaths.check_new_name`, and no case twin of a file there): refused
 (`already_exists`) and its hint before anyone is asked or anything is sent, and by the spec's static
 check in validate_plan and a dry-run preview.
 
-The note Obsidian made is then the vault's as a note vaultgate writes is (`made_in_the_vault`): its
+The note Obsidian made (the path the companion answers, when it is one the call can have made:
+`made_by_the_call`) is then the vault's as a note vaultgate writes is (`made_in_the_vault`): its
 creation is published on the vault's change bus, so the index holds it before the caller's next
 call (a move of it by its bare name finds it), and inside a plan run it is journaled with the
 folders made for it, so undo_last_plan removes them (a plan's check names the note as Obsidian
@@ -22,6 +23,10 @@ nothing else of the vault's to put back.
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
+import re
+import unicodedata
 from pathlib import Path
 
 from service.errors import PathInvalid
@@ -34,6 +39,8 @@ from service.vault.etags import etag_of_stream
 from service.vault.events import FileChange
 from service.vault.journal import RECORDER, PriorState, record_folders
 from service.vault.paths import VaultPath
+
+log = logging.getLogger(__name__)
 
 
 def check_new_note(ctx: ToolContext, target: VaultPath) -> None:
@@ -104,8 +111,40 @@ def _journal_made(root: Path, rel: str, folders: list[Path]) -> None:
     recorder.record(PriorState("file", rel, None, etag))
 
 
-async def made_in_the_vault(ctx: ToolContext, rel: str, folders: list[Path]) -> None:
+async def names_before(target: VaultPath) -> frozenset[str]:
+    """The names in the folder of the note the call is to make, before it is made (none when the
+    folder is not there yet): what `made_by_the_call` tells the new note apart from."""
+
+    def listed() -> frozenset[str]:
+        try:
+            return frozenset(unicodedata.normalize("NFC", name) for name in os.listdir(target.abs.parent))
+        except (FileNotFoundError, NotADirectoryError):
+            return frozenset()
+
+    return await asyncio.to_thread(listed)
+
+
+def made_by_the_call(target: VaultPath, rel: str, before: frozenset[str]) -> bool:
+    """Whether `rel`, the path the companion answered, is a note the call can have made: in the
+    folder asked for, named as Obsidian names it (`target`'s name, or it with ' N'), and not there
+    before. Another path (a broken or foreign plugin answering an existing note, the template
+    itself) is not journaled as made from nothing: undo_last_plan would delete that note."""
+    folder, _, name = rel.rpartition("/")
+    if folder != target.parent_rel or name in before:
+        return False
+    stem = target.name.removesuffix(".md")
+    return name == target.name or re.fullmatch(re.escape(stem) + r" [1-9][0-9]*\.md", name) is not None
+
+
+async def made_in_the_vault(
+    ctx: ToolContext, rel: str, folders: list[Path], target: VaultPath, before: frozenset[str]
+) -> None:
     """The note `rel` Obsidian made for the call (`folders`: the folders missing before it was
-    made): journaled when a plan run records the call, and published as a note vaultgate created."""
+    made): journaled when a plan run records the call, and published as a note vaultgate created;
+    nothing when `rel` is no note the call can have made (`made_by_the_call`: the names `before`
+    it in `target`'s folder)."""
+    if not made_by_the_call(target, rel, before):
+        log.warning("execute_template: the companion answered %r, not a new note like %r", rel, target.rel)
+        return
     await asyncio.to_thread(_journal_made, ctx.vault.paths.root, rel, folders)
     await ctx.vault.bus.publish([FileChange("created", rel)])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from service.memory.history import History
 from service.memory.model import Entity, Observation, normalize_text
 from service.tools.memory.repeats import dated_attributes, holds_again
 from service.tools.memory.similar import Similar
@@ -33,7 +34,8 @@ def add_to(
     asked = {normalize_text(t) for t in texts}  # only an observation stating one of them is looked at again
     repeats = [o for o in entity.observations if normalize_text(o.text) in asked]
     stated = dated_attributes(entity) if repeats and day else []  # read once, not once a repeat
-    have = {normalize_text(o.text) for o in repeats if not holds_again(o, day, stated)}
+    history = History(entity.observations)
+    have = {normalize_text(o.text) for o in repeats if not holds_again(history, o, day, stated)}
     added: list[Observation] = []
     skipped: list[str] = []
     similar: list[SimilarOut] = []

@@ -17,6 +17,7 @@ from functools import partial
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import AclDenied
+from service.memory.history import History
 from service.memory.model import Entity, Observation, Relation, new_block_id, tags_of
 from service.memory.store import Loaded
 from service.tools.context import ToolContext
@@ -65,12 +66,6 @@ class ObservationOut(ToolOutput):
     )
 
 
-def superseded(obs: Observation) -> str | None:
-    """The block id of the observation that supersedes `obs` (None: it is current)."""
-    ref = obs.fields.get("superseded_by", "").strip().lstrip("^")
-    return ref or None
-
-
 class EntityOut(ToolOutput):
     name: str = Field(description="Entity name.")
     entityType: str = Field(description="Entity type.")  # noqa: N815 - the official server's field name
@@ -93,6 +88,7 @@ def entity_out(ctx: ToolContext, loaded: Loaded, *, found: bool = False) -> Enti
     e = loaded.entity
     guard = guard_of(ctx)
     show = guard.excerpt if found else str
+    history = History(e.observations)
     return EntityOut(
         name=e.name,
         entityType=e.entity_type,
@@ -107,8 +103,8 @@ def entity_out(ctx: ToolContext, loaded: Loaded, *, found: bool = False) -> Enti
                 date=o.fields.get("date"),
                 source=show(source) if (source := o.fields.get("source")) else None,
                 tags=tags_of(o.text),
-                valid_until=o.fields.get("valid_until"),
-                superseded_by=superseded(o),
+                valid_until=history.until(o),
+                superseded_by=history.by(o),
                 sensitive=guard.sensitive(o.text),
             )
             for o in e.observations

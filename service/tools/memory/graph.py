@@ -21,12 +21,13 @@ from typing import Any
 from pydantic import AliasChoices, Field
 
 from service.errors import AlreadyExists, ValidationFailed
+from service.memory.history import History
 from service.memory.model import Entity, Observation, normalize_text, tags_of
-from service.memory.recall import Recall
+from service.memory.recall import Hit, Recall
 from service.memory.when import span_of
 from service.tools.context import ToolContext
 from service.tools.memory.adding import add_to
-from service.tools.memory.entities import EntityOut, RelationOut, entity_out, superseded
+from service.tools.memory.entities import EntityOut, RelationOut, entity_out
 from service.tools.memory.names import entity_name, target_name, target_names
 from service.tools.memory.prechecks import entities_there, visible
 from service.tools.memory.report import left_out
@@ -218,7 +219,14 @@ async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryO
     )
     items = []
     guard = guard_of(ctx)  # found by words, not asked for by path: secrets shown as the search tools show them
-    hits = sorted(hits, key=lambda hit: superseded(hit.observation) is not None)  # current facts first, stable
+    histories: dict[int, History] = {}  # by entry: each entity's supersessions, read once
+
+    def history(hit: Hit) -> History:
+        if (known := histories.get(id(hit.entry))) is None:
+            known = histories[id(hit.entry)] = History(hit.entry.entity.observations)
+        return known
+
+    hits = sorted(hits, key=lambda hit: history(hit).ended(hit.observation))  # current facts first, stable
     for hit in hits:
         e, obs, rel = hit.entry.entity, hit.observation, hit.entry.rel
         url = ctx.vault.url(rel) + (f"%23%5E{obs.block_id}" if obs.block_id else "")
@@ -234,8 +242,8 @@ async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryO
                 by=obs.fields.get("by"),
                 source=guard.excerpt(source) if (source := obs.fields.get("source")) else None,
                 tags=tags_of(obs.text),
-                valid_until=obs.fields.get("valid_until"),
-                superseded_by=superseded(obs),
+                valid_until=history(hit).until(obs),
+                superseded_by=history(hit).by(obs),
                 sensitive=guard.sensitive(obs.text),
                 score=round(hit.score, 4),
                 path=rel,

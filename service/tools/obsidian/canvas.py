@@ -209,7 +209,9 @@ def _read_canvas(ctx: ToolContext, vp: VaultPath) -> CanvasOut:
         data = cv.loads(note.content)
     except ValueError as exc:
         raise ValidationFailed(
-            f"{vp.rel!r} is not valid JSON: {exc}", details={"path": vp.rel, "reason": "invalid_json"}
+            f"{vp.rel!r} is not valid JSON: {exc}",
+            details={"path": vp.rel, "reason": "invalid_json"},
+            hint="The file is broken, not the call: fix it in Obsidian or an editor, or replace it with write_canvas.",
         ) from None
     limit = ctx.services.settings.governor.max_response_bytes
     least = _least_bytes(data, limit)

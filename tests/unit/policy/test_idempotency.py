@@ -98,3 +98,29 @@ def test_the_issue_names_are_accepted_as_config_aliases(monkeypatch) -> None:  #
     assert (settings.idempotency.ttl_seconds, settings.idempotency.reclaim_seconds) == (7200, 90)
     assert settings.confirmation.elicit_ttl_seconds == 120
     assert IdempotencySettings(ttl_seconds=600).ttl_seconds == 600  # the short names still work
+
+
+async def test_a_live_servers_claim_stays_in_flight_and_a_dead_ones_is_interrupted_at_once(
+    make_vault: Callable[..., Path],
+) -> None:
+    """Two servers on one data folder (two owners: `flock` locks belong to an open file): the other
+    server's claim is `in_flight` while it lives, whatever the clock; once its owner lock is free (a
+    killed process, K2 s95) the next call with the key hears `interrupted` at once, not
+    `reclaim_seconds` later, and so does every later one: the key's call is never run twice."""
+    from service.policy.idempotency import IdempotencyStore
+    from service.storage.owners import Owner
+
+    async with started(make_vault(VAULT), idempotency={"reclaim_seconds": 300}) as vg:
+        store = vg.app.services.idempotency
+        assert store.owner is not None
+        other = IdempotencyStore(
+            vg.app.services.state, ttl_seconds=3600, reclaim_seconds=300, owner=Owner(store.owner.folder)
+        )
+        assert (await other.claim("test", "main", "k", "append_note", "h")).outcome == "owner"
+        assert (await store.claim("test", "main", "k", "append_note", "h")).outcome == "in_flight"
+        assert other.owner is not None
+        other.owner.release()  # the process is gone: the kernel dropped its lock
+        first = await store.claim("test", "main", "k", "append_note", "h")
+        assert first.outcome == "interrupted" and first.claimed_at is not None
+        assert (await store.claim("test", "main", "k", "append_note", "h")).outcome == "interrupted"
+        assert (await store.claim("test", "main", "k2", "append_note", "h")).outcome == "owner"  # a new key runs

@@ -56,3 +56,32 @@ def test_cert_file_is_relative_to_the_config_file_and_must_exist(tmp_path: Path)
     config.write_text(block.replace("obsidian.crt", "gone.crt"))
     with pytest.raises(ConfigError, match="cert_file"):
         load_settings(config)
+
+
+def _two_bridged(tmp_path: Path, second_url: str) -> Path:
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    config = tmp_path / "vaultgate.toml"
+    config.write_text(
+        f'[[vaults]]\nid = "a"\npath = "{tmp_path / "a"}"\n[vaults.bridge]\n'
+        f'[[vaults]]\nid = "b"\npath = "{tmp_path / "b"}"\n[vaults.bridge]\nurl = "{second_url}"\n',
+        encoding="utf-8",
+    )
+    return config
+
+
+def test_two_vaults_bridged_to_one_address_are_a_warning_at_validate(tmp_path: Path) -> None:
+    """One Local REST API plugin answers at an address, for whichever vault its Obsidian has open:
+    two vaults bridged there reach each other's open note and commands (A5 s95). It works, so it is
+    a warning, as a secret in the config file is; the server logs it at its start too."""
+    from service.settings import config_warnings
+    from tests.e2e.test_cli import run
+
+    shared = _two_bridged(tmp_path, "https://127.0.0.1:27124/")  # the default, written out
+    [warning] = config_warnings(load_settings(shared))
+    assert "'a', 'b'" in warning and "own Local REST API port" in warning
+    out = run("config", "validate", str(shared))
+    assert out.returncode == 0 and f"warning: {warning}" in out.stderr, out.stderr
+    (tmp_path / "other").mkdir()
+    apart = _two_bridged(tmp_path / "other", "https://127.0.0.1:27125")
+    assert config_warnings(load_settings(apart)) == []

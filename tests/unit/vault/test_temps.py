@@ -45,6 +45,17 @@ def test_a_temp_file_of_a_dead_writer_on_this_host_is_stale_at_once(tmp_path: Pa
     assert not is_stale(leftover(tmp_path, "c.md", gone, age=0.5), now=now, started=now)
 
 
+def test_a_temp_file_with_this_processs_pid_from_before_its_start_is_stale_at_once(tmp_path: Path) -> None:
+    """A container's PID 1 restarted after a kill (K2 s95): the killed server had this pid on this
+    host, so it is gone; one written since this process started may be its own write in flight,
+    and another host's pid means nothing here."""
+    now, me = time.time(), os.getpid()
+    assert is_stale(leftover(tmp_path, "a.md", me, age=0.5, host=f"h{HOST}"), now=now, started=now)
+    assert not is_stale(leftover(tmp_path, "b.md", me, age=0.5, host=f"h{HOST}"), now=now, started=now - 1)
+    assert not is_stale(leftover(tmp_path, "c.md", me, age=0.5, host="h00000000"), now=now, started=now)
+    assert not is_stale(leftover(tmp_path, "d.md", me, age=0.5), now=now, started=now)
+
+
 def test_which_temp_files_are_stale(tmp_path: Path) -> None:
     now = time.time()
     started = now - 10
