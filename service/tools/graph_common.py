@@ -67,8 +67,6 @@ async def complete_index(ctx: ToolContext, within: float | None = None) -> None:
     )
 
 
-
-
 class NoteItem(BaseModel):
     path: str = Field(description="Vault-relative path.")
     title: str = Field(description="Note title.")
