@@ -46,3 +46,28 @@ async def test_queries_while_the_provider_is_down_answer_at_once(make_vault: Cal
             assert len(server.requests) > asked + 2  # the note's new chunk went to the provider
             back = await ok(client, "search_semantic", query="kitten", limit=1)
             assert back["items"][0]["path"] == "Pets/Cats.md"
+
+
+async def test_search_hybrid_ranks_by_words_while_the_provider_is_down(make_vault: Callable[..., Path]) -> None:
+    """search_hybrid answers while the provider is down: its text half ranks the notes, and the
+    answer says meaning took no part (`by_meaning: false`). It answered embedding_unavailable, an
+    agent then asking search_text for what the hybrid call could have answered itself."""
+    vault = {
+        "Pets/Cats.md": "# Cats\n\nKitten vaccinations and kitten care.\n",
+        "Pets/Dogs.md": "# Dogs\n\nPuppy training and one kitten.\n",
+        "Work/Plan.md": "# Plan\n\nQuarterly goals.\n",
+    }
+    async with stand_in() as server:
+        cfg = {"provider": "ollama", "base_url": server.url, "debounce_ms": 0, "retries": 0}
+        async with e2e(make_vault(vault), embeddings=cfg) as (url, h), Client(url) as client:
+            await settled(h)
+            up = await ok(client, "search_hybrid", query="kitten care")
+            assert up["by_meaning"] is True and up["items"], up
+            server.fail_next = 1_000  # the provider goes down
+            for query in ("kitten vaccinations", "kitten"):  # the first waits for the provider, the next not
+                down = await ok(client, "search_hybrid", query=query)
+                assert down["by_meaning"] is False, down
+                assert [i["path"] for i in down["items"]] == ["Pets/Cats.md", "Pets/Dogs.md"], down
+                assert all(i["chunk"] is None for i in down["items"]), down
+            semantic = await error(client, "search_semantic", query="kitten")  # no words to fall back on
+            assert semantic["code"] == "embedding_unavailable"

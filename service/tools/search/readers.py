@@ -87,7 +87,7 @@ async def hybrid_halves(
     ctx: ToolContext,
     engine: SemanticEngine,
     use: Searchable,
-    vector: np.ndarray[Any, Any],
+    vector: np.ndarray[Any, Any] | None,
     query: str,
     depth: int,
     keep: Callable[[], sem.NoteFilter],
@@ -104,7 +104,8 @@ async def hybrid_halves(
     secret under `exclude` when `guard` is given. BM25 runs in SQLite and the first pass in
     numpy, both mostly without the interpreter's lock: at 100k notes ~17 and ~20 ms of CPU,
     which take the longer of the two when a core is free (search_hybrid, graphrag_query and
-    context_for_query compose their rankings so; the answer is the one on one connection)."""
+    context_for_query compose their rankings so; the answer is the one on one connection).
+    `vector` None (the model did not answer): no chunks, the words alone."""
     vid = ctx.vault.id
     words, meaning = keep(), keep()
 
@@ -114,9 +115,13 @@ async def hybrid_halves(
             return sem.text_candidates(conn, vid, query, allowed, depth)
         return sem.text_side(conn, vid, query, allowed, depth, engine.cache.doc_freq)
 
+    if vector is None:
+        return await run_ranking(ctx, by_words, words=True), []
+    near = vector
+
     def by_meaning(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
         allowed = meaning if guard is None else without_secrets(guard, conn, meaning)
-        return sem.nearest(engine, conn, vid, vector, depth, allowed, use.model, text=False, rows=rows)
+        return sem.nearest(engine, conn, vid, near, depth, allowed, use.model, text=False, rows=rows)
 
     texts, chunks = await asyncio.gather(run_ranking(ctx, by_words, words=True), run_ranking(ctx, by_meaning))
     return texts, chunks

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
-from service.errors import ModeUnavailable, NotANote, NoteNotFound, ValidationFailed
+from service.errors import EmbeddingUnavailable, ModeUnavailable, NotANote, NoteNotFound, ValidationFailed
 from service.rerank.protocol import Reordered, reorder
 from service.retrieval import hybrid
 from service.semantic import search as sem
@@ -93,6 +93,11 @@ class SemanticOut(ToolOutput, Partial, Capped):
     )
     reranked: bool = Field(default=False, description="The configured reranker ordered the leading results.")
     degraded: bool = Field(default=False, description="A reranker is configured but failed: the fused order is kept.")
+    by_meaning: bool = Field(
+        default=True,
+        description="Vectors ranked them too. False (search_hybrid only): the embedding model or provider did not "
+        "answer (embedding_unavailable), so they are ranked by their words alone; ask again later for meaning.",
+    )
 
 
 def engine_of(ctx: ToolContext) -> SemanticEngine:
@@ -252,7 +257,10 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     offset = decode_cursor(args.cursor, t="semantic", q=key)
     vid = ctx.vault.id
     use = await engine.searchable(vid)
-    vector = await engine.query_vector(args.query, use.embedder)
+    try:
+        vector = await engine.query_vector(args.query, use.embedder)
+    except EmbeddingUnavailable:  # the model or provider is down: the words still rank (by_meaning false)
+        vector = None
     # At least the reranker's window: each page is cut from the same reranked order (`rag_search`).
     want = max(offset + args.limit + 1, rerank_window(ctx))
     depth = hybrid.depth(want)
@@ -265,7 +273,9 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     )
     # While the job catches up, a note written since has no vector: ranked by its words alone.
     pending: set[int] = set()
-    if not use.complete and texts.hits:
+    if vector is None:
+        pending = {t.note_id for t in texts.hits}
+    elif not use.complete and texts.hits:
         ids = [t.note_id for t in texts.hits]
         pending = await ctx.services.db.run_read(lambda conn: sem.without_vectors(conn, ids, use.model))
     ranked = sem.fused(texts, chunks, 2 * want, pending)  # items for the page and spares (not every candidate)
@@ -297,9 +307,12 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
         for h in found
     ]
     if not reranks:
-        return _capped(ctx, args, _out(ctx, use, hits, more, offset, args.limit, key))
-    hits, order = await rerank(ctx, args.query, hits, lambda h: f"{h.title}\n{h.chunk or ''}")
-    return _capped(ctx, args, await _page(ctx, use, hits, offset, args.limit, key, order))
+        out = _out(ctx, use, hits, more, offset, args.limit, key)
+    else:
+        hits, order = await rerank(ctx, args.query, hits, lambda h: f"{h.title}\n{h.chunk or ''}")
+        out = await _page(ctx, use, hits, offset, args.limit, key, order)
+    out.by_meaning = vector is not None
+    return _capped(ctx, args, out)
 
 
 # find_similar compares notes by their embedded chunks: a file that is not one, and what to pass instead.
