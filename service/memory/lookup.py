@@ -5,13 +5,15 @@ Each note's name is read once per change and kept, per app and bounded (`EntityN
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from service.errors import AmbiguousNote, PathInvalid
 from service.markdown.frontmatter import split
@@ -30,6 +32,8 @@ MAX_NOTES = 20_000  # names kept (a few hundred bytes each); past it, the least 
 
 
 # One call's listings of memory folders (`one_listing`), by the folder's real path: None outside one.
+P = ParamSpec("P")
+R = TypeVar("R")
 _LISTED: ContextVar[dict[str, list[tuple[str, _Known]]] | None] = ContextVar("memory_listed", default=None)
 
 
@@ -44,6 +48,19 @@ def one_listing() -> Iterator[None]:
         yield
     finally:
         _LISTED.reset(token)
+
+
+def listed_once(call: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """`call` (a memory tool naming up to 100 entities) inside `one_listing`, its writes included:
+    each name no file name spells (an entity renamed by hand) was a listing of its own, twice
+    (found, then written): 40 such names were 160 listings of the folder (A4 s95's leftover)."""
+
+    @functools.wraps(call)
+    async def once(*args: P.args, **kwargs: P.kwargs) -> R:
+        with one_listing():
+            return await call(*args, **kwargs)
+
+    return once
 
 
 class EntityNames:

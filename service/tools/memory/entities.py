@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import AclDenied
 from service.memory.history import History
+from service.memory.lookup import listed_once
 from service.memory.model import Entity, Observation, Relation, new_block_id, tags_of
 from service.memory.store import Loaded
 from service.tools.context import ToolContext
@@ -203,6 +204,7 @@ class AddObservationsOut(ToolOutput):
     )
 
 
+@listed_once
 async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObservationsOut:
     store = entity_store(ctx)
     batches = []

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import Conflict, NoteNotFound, ValidationFailed
 from service.graph.workspace_paths import forget_deleted
+from service.memory.lookup import listed_once
 from service.memory.model import Entity, Observation, normalize_text
 from service.memory.store import EntityStore, Loaded
 from service.policy.confirmations import ChangePreview
@@ -63,6 +64,7 @@ async def delete_entities_preview(ctx: ToolContext, args: DeleteEntitiesIn) -> C
     return ChangePreview.of(f"move {len(paths)} memory entity note(s) to the trash", paths)
 
 
+@listed_once
 async def delete_entities(ctx: ToolContext, args: DeleteEntitiesIn) -> DeleteEntitiesOut:
     store = entity_store(ctx)
     found = []
@@ -132,6 +134,7 @@ class DeleteObservationsOut(ToolOutput):
     )
 
 
+@listed_once
 async def delete_observations(ctx: ToolContext, args: DeleteObservationsIn) -> DeleteObservationsOut:
     store = entity_store(ctx)
     plans = []

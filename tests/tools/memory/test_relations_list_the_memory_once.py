@@ -46,3 +46,31 @@ async def test_one_listing_a_call_whatever_its_targets(
         assert gone["deleted"] == 100
         assert len(listings) <= 4, len(listings)
         assert "- mentions [[Notes/N99]]" not in vg.read("Memory/Renamed.md")
+
+
+async def test_add_and_delete_observations_list_once_a_call(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """add_observations and delete_observations name up to 100 entities a call: each one whose file
+    name does not spell it (renamed by hand) was a listing of its own (A4 s95's leftover)."""
+    files = {f"Memory/R{i}.md": entity(f"Person {i}") for i in range(40)}
+    async with started(make_vault(files)) as vg:
+        await vg.settled()
+        listings: list[str] = []
+        real = lookup._listed
+
+        def counting(*args: Any) -> Any:
+            listings.append(args[2])
+            return real(*args)
+
+        monkeypatch.setattr(lookup, "_listed", counting)
+        batches = [{"entityName": f"Person {i}", "contents": ["Likes tea"]} for i in range(40)]
+        added = await vg.ok("add_observations", observations=batches)
+        assert [r["addedObservations"] for r in added["results"]] == [["Likes tea"]] * 40, added
+        assert len(listings) <= 4, len(listings)
+        listings.clear()
+        deletions = [{"entityName": f"Person {i}", "observations": ["Likes tea"]} for i in range(40)]
+        gone = await vg.ok("delete_observations", deletions=deletions)
+        assert gone["deleted"] == 40, gone
+        assert len(listings) <= 4, len(listings)
+        assert "Likes tea" not in vg.read("Memory/R7.md")
