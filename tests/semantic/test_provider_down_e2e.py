@@ -71,3 +71,23 @@ async def test_search_hybrid_ranks_by_words_while_the_provider_is_down(make_vaul
                 assert all(i["chunk"] is None for i in down["items"]), down
             semantic = await error(client, "search_semantic", query="kitten")  # no words to fall back on
             assert semantic["code"] == "embedding_unavailable"
+
+
+async def test_graphrag_query_ranks_its_seeds_by_words_while_the_provider_is_down(
+    make_vault: Callable[..., Path],
+) -> None:
+    """graphrag_query ranks its seeds as search_hybrid does: by their words while the provider is
+    down (`by_meaning: false`), then follows the links as always."""
+    vault = {
+        "Pets/Cats.md": "# Cats\n\nKitten vaccinations and kitten care. See [[Vets]].\n",
+        "Pets/Vets.md": "# Vets\n\nOpening hours.\n",
+        "Work/Plan.md": "# Plan\n\nQuarterly goals.\n",
+    }
+    async with stand_in() as server:
+        cfg = {"provider": "ollama", "base_url": server.url, "debounce_ms": 0, "retries": 0}
+        async with e2e(make_vault(vault), embeddings=cfg) as (url, h), Client(url) as client:
+            await settled(h)
+            server.fail_next = 1_000  # the provider goes down
+            down = await ok(client, "graphrag_query", query="kitten vaccinations")
+            assert down["by_meaning"] is False and down["seeds"][0] == "Pets/Cats.md", down
+            assert "Pets/Vets.md" in [i["path"] for i in down["items"]], down  # reached through the link

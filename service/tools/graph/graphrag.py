@@ -32,6 +32,7 @@ import sqlite3
 
 from pydantic import BaseModel, Field
 
+from service.errors import EmbeddingUnavailable
 from service.graph.adjacency import LinkGraph
 from service.graph.expand import Expansion, OnHop, expand
 from service.graph.queries import GraphQueries
@@ -106,6 +107,11 @@ class GraphRagOut(ToolOutput, Partial):
     truncated: bool = Field(description="Some neighbours were left out by fan_out.")
     model: str = Field(description="The embedding model of the vector ranking.")
     complete: bool = Field(description="Every chunk of the vault has its vector.")
+    by_meaning: bool = Field(
+        default=True,
+        description="Vectors ranked the seeds too. False: the embedding model or provider did not answer "
+        "(embedding_unavailable), so they are ranked by their words alone; ask again later for meaning.",
+    )
 
 
 def evidence(
@@ -185,7 +191,10 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
     can_read = readable(ctx)
     vid = ctx.vault.id
     use = await engine.searchable(vid)
-    vector = await engine.query_vector(args.query, use.embedder)
+    try:
+        vector = await engine.query_vector(args.query, use.embedder)
+    except EmbeddingUnavailable:  # the model or provider is down: the words still rank (as search_hybrid)
+        vector = None
     want = max(args.limit, args.seeds)
     # search_hybrid's ranking (`sem.hybrid_rank` on one connection): its halves side by side.
     guard = guard_of(ctx)
@@ -201,7 +210,9 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
     )
     by_words, by_meaning = halves
     pending: set[int] = set()  # as search_hybrid: a note with no vector yet ranked by its words alone
-    if not use.complete and by_words.hits:
+    if vector is None:
+        pending = {t.note_id for t in by_words.hits}
+    elif not use.complete and by_words.hits:
         words_ids = [t.note_id for t in by_words.hits]
         pending = await ctx.services.db.run_read(lambda conn: sem.without_vectors(conn, words_ids, use.model))
     hits = sem.fused(by_words, by_meaning, None, pending)
@@ -290,6 +301,7 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
         truncated=expansion.truncated,
         model=use.model,
         complete=use.complete,
+        by_meaning=vector is not None,
         partial=partial(ctx),
     )
 
