@@ -48,13 +48,15 @@ async def test_queries_while_the_provider_is_down_answer_at_once(make_vault: Cal
             assert back["items"][0]["path"] == "Pets/Cats.md"
 
 
-async def test_search_hybrid_ranks_by_words_while_the_provider_is_down(make_vault: Callable[..., Path]) -> None:
-    """search_hybrid answers while the provider is down: its text half ranks the notes, and the
-    answer says meaning took no part (`by_meaning: false`). It answered embedding_unavailable, an
-    agent then asking search_text for what the hybrid call could have answered itself."""
+async def test_hybrid_rankings_go_by_words_while_the_provider_is_down(make_vault: Callable[..., Path]) -> None:
+    """search_hybrid and graphrag_query answer while the provider is down: their text half ranks the
+    notes, and the answer says meaning took no part (`by_meaning: false`); graphrag_query then
+    follows the links as always. They answered embedding_unavailable, an agent then asking
+    search_text for what the call could have answered itself."""
     vault = {
-        "Pets/Cats.md": "# Cats\n\nKitten vaccinations and kitten care.\n",
+        "Pets/Cats.md": "# Cats\n\nKitten vaccinations and kitten care. See [[Vets]].\n",
         "Pets/Dogs.md": "# Dogs\n\nPuppy training and one kitten.\n",
+        "Pets/Vets.md": "# Vets\n\nOpening hours.\n",
         "Work/Plan.md": "# Plan\n\nQuarterly goals.\n",
     }
     async with stand_in() as server:
@@ -69,25 +71,8 @@ async def test_search_hybrid_ranks_by_words_while_the_provider_is_down(make_vaul
                 assert down["by_meaning"] is False, down
                 assert [i["path"] for i in down["items"]] == ["Pets/Cats.md", "Pets/Dogs.md"], down
                 assert all(i["chunk"] is None for i in down["items"]), down
+            rag = await ok(client, "graphrag_query", query="kitten vaccinations")
+            assert rag["by_meaning"] is False and rag["seeds"][0] == "Pets/Cats.md", rag
+            assert "Pets/Vets.md" in [i["path"] for i in rag["items"]], rag  # reached through the link
             semantic = await error(client, "search_semantic", query="kitten")  # no words to fall back on
             assert semantic["code"] == "embedding_unavailable"
-
-
-async def test_graphrag_query_ranks_its_seeds_by_words_while_the_provider_is_down(
-    make_vault: Callable[..., Path],
-) -> None:
-    """graphrag_query ranks its seeds as search_hybrid does: by their words while the provider is
-    down (`by_meaning: false`), then follows the links as always."""
-    vault = {
-        "Pets/Cats.md": "# Cats\n\nKitten vaccinations and kitten care. See [[Vets]].\n",
-        "Pets/Vets.md": "# Vets\n\nOpening hours.\n",
-        "Work/Plan.md": "# Plan\n\nQuarterly goals.\n",
-    }
-    async with stand_in() as server:
-        cfg = {"provider": "ollama", "base_url": server.url, "debounce_ms": 0, "retries": 0}
-        async with e2e(make_vault(vault), embeddings=cfg) as (url, h), Client(url) as client:
-            await settled(h)
-            server.fail_next = 1_000  # the provider goes down
-            down = await ok(client, "graphrag_query", query="kitten vaccinations")
-            assert down["by_meaning"] is False and down["seeds"][0] == "Pets/Cats.md", down
-            assert "Pets/Vets.md" in [i["path"] for i in down["items"]], down  # reached through the link
