@@ -14,8 +14,8 @@ import pytest
 
 from service.app import VaultgateApp
 from service.memory.model import file_name
-from service.vault.files import VaultFiles
 from tests.conftest import Harness, settings_for, started
+from tests.tools.memory.reads import counted_reads
 
 ALICE = {"name": "Alice", "entityType": "person", "observations": ["Works at Acme", "Lives in Oslo"]}
 
@@ -82,14 +82,7 @@ async def test_a_miss_suggests_close_names_reading_only_the_notes_it_suggests(
 ) -> None:
     many = [{"name": f"Topic {i:03d}", "entityType": "topic"} for i in range(60)]
     await vg.ok("create_entities", entities=[ALICE, {"name": "AC/DC", "entityType": "band"}, *many])
-    reads: list[str] = []
-    real_read = VaultFiles.read
-
-    def counting(self: VaultFiles, vp: Any, *args: Any, **kwargs: Any) -> Any:
-        reads.append(vp.rel)
-        return real_read(self, vp, *args, **kwargs)
-
-    monkeypatch.setattr(VaultFiles, "read", counting)
+    reads = counted_reads(monkeypatch)
     error = await vg.err(
         "add_observations", "note_not_found", observations=[{"entityName": "AC/DX", "contents": ["a"]}]
     )

@@ -11,29 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from service.vault.files import VaultFiles
 from tests.conftest import started
+from tests.tools.memory.reads import counted_reads
 
 ANN = "---\nname: Ann\nentityType: person\n---\n# Ann\n\n## Observations\n- Lives in Oslo ^m-a\n\n## Relations\n"
 HUB = "---\nname: Hub\nentityType: topic\n---\n# Hub\n\n## Observations\n- Is big ^m-h\n\n## Relations\n"
 HUB += "".join(f"- knows [[Memory/P{i}]]\n" for i in range(2000))
-
-
-def _counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The vault paths every note read from now on reads, in order."""
-    reads: list[str] = []
-    real_read = VaultFiles.read
-
-    def counting(self: VaultFiles, vp: Any, *args: Any, **kwargs: Any) -> Any:
-        reads.append(vp.rel)
-        return real_read(self, vp, *args, **kwargs)
-
-    monkeypatch.setattr(VaultFiles, "read", counting)
-    return reads
 
 
 @pytest.mark.parametrize("target", ["Hub", "[[Memory/Hub]]", "[[Hub|the hub]]"])
@@ -41,7 +27,7 @@ async def test_many_relations_to_one_entity_read_its_note_at_most_once(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:
     async with started(make_vault({"Memory/Ann.md": ANN, "Memory/Hub.md": HUB})) as vg:
-        reads = _counted_reads(monkeypatch)
+        reads = counted_reads(monkeypatch)
         relations = [{"from": "Ann", "to": target, "relationType": f"kind_{i}"} for i in range(100)]
         made = await vg.ok("create_relations", relations=relations)
         assert len(made["created"]) == 100 and {r["to"] for r in made["created"]} == {"Hub"}, made
@@ -63,7 +49,7 @@ async def test_many_relations_from_one_linked_entity_read_its_note_once_to_name_
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with started(make_vault({"Memory/Ann.md": ANN, "Memory/Hub.md": HUB})) as vg:
-        reads = _counted_reads(monkeypatch)
+        reads = counted_reads(monkeypatch)
         relations = [{"from": "[[Memory/Hub]]", "to": "Ann", "relationType": f"kind_{i}"} for i in range(100)]
         made = await vg.ok("create_relations", relations=relations)
         assert len(made["created"]) == 100 and {r["from"] for r in made["created"]} == {"Hub"}, made
